@@ -1,0 +1,6 @@
+"""Federated problems: quadratic clients, L2-logistic regression, a smooth nonconvex loss."""
+
+from .base import Problem
+from .quadratic import QuadraticProblem, is_psd_exact, random_quadratic
+
+__all__ = ["Problem", "QuadraticProblem", "is_psd_exact", "random_quadratic"]

@@ -1,0 +1,90 @@
+"""The federated problem interface every simulator, oracle and checker uses.
+
+A :class:`Problem` is N client losses f_i : R^d -> R with the equal-client objective
+f = (1/N) sum_i f_i (seed 002 "equal-client objective"; Lean ``SCAFFOLD.objective``), and
+the constants the theorems need, each with how it was derived (``derivations``).
+
+Batch conventions (R replicates, M client slots, d dimension):
+
+* ``client_grads(y, clients=None)``: ``y`` shaped (..., M, d). If ``clients`` is None then
+  M == N and slot i holds client i; otherwise ``clients`` is an int array shaped
+  ``y.shape[:-1]`` (e.g. (R, S)) naming the client of each slot. Returns (..., M, d).
+* ``client_values(y, clients=None)``: same convention, returns (..., M).
+* ``value(x)`` / ``grad(x)``: the objective f and its gradient at ``x`` shaped (..., d).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+
+class Problem(ABC):
+    """Abstract federated problem (see module docstring for array conventions).
+
+    Attributes
+    ----------
+    name : str
+        Short instance name used in reports.
+    N, d : int
+        Number of clients and model dimension.
+    beta : float | Fraction
+        Smoothness: every grad f_i is beta-Lipschitz (a certified upper bound).
+    mu : float | Fraction
+        Strong convexity of every f_i (0 if merely convex); ``None`` for nonconvex problems.
+    x_star : ndarray (d,) | None
+        A minimiser of f (``None`` when none is known / needed).
+    f_star : float | Fraction | None
+        f(x_star).
+    f_low : float | Fraction | None
+        A certified lower bound on f over all of R^d.
+    derivations : dict[str, str]
+        For each constant above, how it was obtained (shown in reports).
+    """
+
+    name: str = "problem"
+    N: int
+    d: int
+    beta = None
+    mu = None
+    x_star = None
+    f_star = None
+    f_low = None
+    convex: bool = True
+
+    def __init__(self):
+        self.derivations: dict[str, str] = {}
+
+    @abstractmethod
+    def client_values(self, y: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
+        """f_i at each slot of ``y`` (..., M, d) -> (..., M)."""
+
+    @abstractmethod
+    def client_grads(self, y: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
+        """grad f_i at each slot of ``y`` (..., M, d) -> (..., M, d)."""
+
+    def value(self, x: np.ndarray) -> np.ndarray:
+        """f(x) = (1/N) sum_i f_i(x) for ``x`` shaped (..., d) -> (...)."""
+        x = np.asarray(x, dtype=np.float64)
+        y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
+        return self.client_values(y).mean(axis=-1)
+
+    def grad(self, x: np.ndarray) -> np.ndarray:
+        """grad f(x) for ``x`` shaped (..., d) -> (..., d)."""
+        x = np.asarray(x, dtype=np.float64)
+        y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
+        return self.client_grads(y).mean(axis=-2)
+
+    def describe(self) -> dict:
+        """JSON-ready summary: name, sizes, constants and their derivations."""
+        def num(v):
+            if v is None:
+                return None
+            return str(v) if not isinstance(v, float) else v
+        return {
+            "name": self.name, "N": self.N, "d": self.d,
+            "beta": num(self.beta), "mu": num(self.mu),
+            "f_star": num(self.f_star), "f_low": num(self.f_low),
+            "derivations": dict(self.derivations),
+        }

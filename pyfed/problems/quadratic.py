@@ -1,0 +1,287 @@
+"""Quadratic clients f_i(x) = 1/2 x^T A_i x - b_i^T x (A_i symmetric PSD), rational data allowed.
+
+Constants (seed 000 assumptions A3-A5 for this class):
+
+* beta = max_i lambda_max(A_i) (grad f_i = A_i x - b_i is lambda_max(A_i)-Lipschitz);
+* mu = min_i lambda_min(A_i) (each f_i is lambda_min(A_i)-strongly convex);
+* x* solves (mean_i A_i) x = mean_i b_i, f_low = f* = f(x*) = -1/2 mean(b)^T x*.
+
+With rational data, beta and mu are rationals *certified* exactly: the floating eigenvalue
+is rounded outward to a rational and ``beta I - A_i`` / ``A_i - mu I`` are then proved PSD
+by an exact rational LDL^T factorisation (:func:`is_psd_exact`). x* and f* are exact
+rationals (python-flint ``fmpq_mat`` solve). With float data beta/mu come from
+``numpy.linalg.eigvalsh`` padded outward by 1e-12 relative (stated in ``derivations``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import InputError, check_finite_array, check_rng
+from ..exact import all_exact, coerce_array
+from .base import Problem
+
+__all__ = ["QuadraticProblem", "is_psd_exact", "random_quadratic"]
+
+
+def is_psd_exact(M) -> bool:
+    """Exact PSD test of a symmetric rational matrix (object array of Fractions, (d, d)).
+
+    Symmetric Gaussian elimination: a negative pivot refutes PSD; a zero pivot requires its
+    whole remaining row to vanish. Returns True iff M is positive semidefinite.
+    """
+    M = [[Fraction(v) for v in row] for row in np.asarray(M, dtype=object)]
+    n = len(M)
+    for k in range(n):
+        p = M[k][k]
+        if p < 0:
+            return False
+        if p == 0:
+            if any(M[k][j] != 0 for j in range(k + 1, n)):
+                return False
+            continue
+        for i in range(k + 1, n):
+            if M[i][k] == 0:
+                continue
+            f = M[i][k] / p
+            for j in range(k + 1, n):
+                M[i][j] -= f * M[k][j]
+    return True
+
+
+def _outward_candidates(x: float, up: bool):
+    """Short rationals >= x (up) or <= x (down): ceil/floor(x*D)/D for D = 10, ..., 1e6."""
+    import math
+    for e in range(1, 7):
+        D = 10**e
+        v = x * D
+        k = math.ceil(v + 1e-9 * abs(v)) if up else math.floor(v - 1e-9 * abs(v))
+        yield Fraction(k, D)
+
+
+class QuadraticProblem(Problem):
+    """N quadratic clients f_i(x) = 1/2 x^T A_i x - b_i^T x.
+
+    Parameters
+    ----------
+    A : array (N, d, d)
+        Symmetric PSD Hessians; entries may be int/Fraction/str ("1/3") for exact data.
+    b : array (N, d)
+        Linear terms.
+    name : str
+    beta, mu : optional
+        Override the computed constants; they are verified (exactly for rational data)
+        and an :class:`InputError` is raised if beta < lambda_max or mu > lambda_min.
+
+    Attributes
+    ----------
+    A, b : float64 arrays (N, d, d), (N, d)
+    A_exact, b_exact : object arrays of Fraction, or None for float data
+    exact : bool
+        True when all data are rational (then beta, mu, x_star, f_star are Fractions).
+
+    Raises
+    ------
+    InputError
+        Wrong shapes, NaN/inf entries, a non-symmetric or non-PSD A_i, or singular mean(A).
+    """
+
+    def __init__(self, A, b, *, name: str = "quadratic", beta=None, mu=None):
+        super().__init__()
+        self.name = name
+        A_obj = np.asarray(A, dtype=object)
+        b_obj = np.asarray(b, dtype=object)
+        if A_obj.ndim != 3 or A_obj.shape[1] != A_obj.shape[2]:
+            raise InputError("A", f"must have shape (N, d, d), got {A_obj.shape}")
+        N, d = A_obj.shape[0], A_obj.shape[1]
+        if N < 1:
+            raise InputError("A", "needs at least one client (N >= 1)")
+        if b_obj.shape != (N, d):
+            raise InputError("b", f"must have shape (N, d) = ({N}, {d}), got {b_obj.shape}")
+        self.N, self.d = N, d
+        self.exact = all_exact(A_obj.ravel().tolist()) and all_exact(b_obj.ravel().tolist())
+        if self.exact:
+            self.A_exact = coerce_array(A_obj, True)
+            self.b_exact = coerce_array(b_obj, True)
+            self.A = np.array([[[float(v) for v in row] for row in Ai] for Ai in self.A_exact], dtype=np.float64).reshape(N, d, d)
+            self.b = np.array([[float(v) for v in row] for row in self.b_exact], dtype=np.float64).reshape(N, d)
+            if any(self.A_exact[i, j, k] != self.A_exact[i, k, j] for i in range(N) for j in range(d) for k in range(d)):
+                raise InputError("A", "every A_i must be symmetric")
+        else:
+            self.A_exact = self.b_exact = None
+            self.A = check_finite_array("A", A_obj.astype(np.float64), shape=(N, d, d))
+            self.b = check_finite_array("b", b_obj.astype(np.float64), shape=(N, d))
+            if not np.allclose(self.A, np.swapaxes(self.A, 1, 2), rtol=0, atol=1e-12 * max(1.0, np.abs(self.A).max())):
+                raise InputError("A", "every A_i must be symmetric")
+            self.A = 0.5 * (self.A + np.swapaxes(self.A, 1, 2))
+        if not (np.all(np.isfinite(self.A)) and np.all(np.isfinite(self.b))):
+            raise InputError("A", "contains NaN or infinite entries")
+        self._certify_constants(beta, mu)
+        self._solve_minimiser()
+
+    # -- constants -----------------------------------------------------------------
+    def _certify_constants(self, beta, mu):
+        eig = np.linalg.eigvalsh(self.A) if self.d else np.zeros((self.N, 0))
+        lmax = float(eig.max()) if self.d else 0.0
+        lmin = float(eig.min()) if self.d else 0.0
+        if self.exact:
+            I = np.eye(self.d, dtype=object)
+            if mu is None:
+                mu_c = Fraction(0)
+                if lmin > 0:
+                    for cand in _outward_candidates(lmin, up=False):
+                        if cand > mu_c and all(is_psd_exact(Ai - cand * I) for Ai in self.A_exact):
+                            mu_c = cand
+            else:
+                mu_c = Fraction(mu)
+            if beta is None:
+                beta_c = None
+                for cand in _outward_candidates(max(lmax, 0.0), up=True):
+                    if cand > 0 and (beta_c is None or cand < beta_c) and all(
+                            is_psd_exact(cand * I - Ai) for Ai in self.A_exact):
+                        beta_c = cand
+                if beta_c is None:  # pragma: no cover - float eigenvalues off by > 1e-9 relative
+                    raise InputError("A", "could not certify a rational smoothness constant beta")
+            else:
+                beta_c = Fraction(beta)
+            for i, Ai in enumerate(self.A_exact):
+                if not is_psd_exact(Ai - mu_c * I):
+                    raise InputError("mu" if mu is not None else "A",
+                                     f"A_{i} - mu I is not PSD for mu={mu_c} (A_i must be PSD; mu <= lambda_min)")
+                if not is_psd_exact(beta_c * I - Ai):
+                    raise InputError("beta", f"beta={beta_c} is below lambda_max(A_{i})")
+            self.beta, self.mu = beta_c, mu_c
+            self.derivations["beta"] = ("max_i lambda_max(A_i), rounded up to a rational and certified "
+                                        "exactly: beta*I - A_i is PSD by rational LDL^T")
+            self.derivations["mu"] = ("min_i lambda_min(A_i), rounded down to a rational and certified "
+                                      "exactly: A_i - mu*I is PSD by rational LDL^T")
+        else:
+            if lmin < -1e-10 * max(1.0, abs(lmax)):
+                raise InputError("A", f"every A_i must be PSD (smallest eigenvalue {lmin:.3e})")
+            self.beta = float(beta) if beta is not None else max(lmax * (1 + 1e-12) + 1e-300, 1e-300)
+            self.mu = float(mu) if mu is not None else max(0.0, lmin * (1 - 1e-12) if lmin > 0 else 0.0)
+            if beta is not None and self.beta < lmax * (1 - 1e-12):
+                raise InputError("beta", f"beta={beta} is below max_i lambda_max(A_i)={lmax}")
+            if mu is not None and self.mu > lmin * (1 + 1e-12) + 1e-15:
+                raise InputError("mu", f"mu={mu} exceeds min_i lambda_min(A_i)={lmin}")
+            self.derivations["beta"] = "max_i lambda_max(A_i) by numpy.linalg.eigvalsh, padded up by 1e-12 relative"
+            self.derivations["mu"] = "min_i lambda_min(A_i) by numpy.linalg.eigvalsh, padded down by 1e-12 relative (0 if not PD)"
+
+    def _solve_minimiser(self):
+        if self.exact:
+            import flint
+            Abar = flint.fmpq_mat(self.d, self.d, [flint.fmpq(v.numerator, v.denominator)
+                                                   for v in (self.A_exact.sum(axis=0) / self.N).ravel()])
+            bbar = flint.fmpq_mat(self.d, 1, [flint.fmpq(v.numerator, v.denominator)
+                                              for v in (self.b_exact.sum(axis=0) / self.N).ravel()])
+            if self.d and Abar.det() == 0:
+                raise InputError("A", "mean_i A_i is singular: the minimiser of f is not unique or does not exist")
+            xs = Abar.solve(bbar) if self.d else None
+            self.x_star_exact = np.array([Fraction(int(xs[j, 0].p), int(xs[j, 0].q)) for j in range(self.d)], dtype=object)
+            bbar_f = self.b_exact.sum(axis=0) / self.N
+            self.f_star = -sum((bbar_f[j] * self.x_star_exact[j] for j in range(self.d)), Fraction(0)) / 2
+            self.x_star = np.array([float(v) for v in self.x_star_exact], dtype=np.float64)
+            self.derivations["x_star"] = "exact rational solve of mean(A) x = mean(b) (python-flint fmpq_mat)"
+        else:
+            Abar = self.A.mean(axis=0)
+            bbar = self.b.mean(axis=0)
+            try:
+                cond = np.linalg.cond(Abar) if self.d else 1.0
+            except np.linalg.LinAlgError:
+                cond = np.inf
+            if not np.isfinite(cond) or cond > 1e12:
+                raise InputError("A", "mean_i A_i is singular or ill-conditioned (cond > 1e12)")
+            self.x_star_exact = None
+            self.x_star = np.linalg.solve(Abar, bbar) if self.d else np.zeros(0)
+            self.f_star = float(-0.5 * bbar @ self.x_star)
+            self.derivations["x_star"] = "numpy.linalg.solve of mean(A) x = mean(b)"
+        self.f_low = self.f_star
+        self.derivations["f_low"] = "f_low = f(x*) (f is convex quadratic, x* its minimiser)"
+
+    # -- evaluation ------------------------------------------------------------------
+    def _gather(self, clients, shape):
+        if clients is None:
+            if shape[-1] != self.N:
+                raise InputError("y", f"with clients=None the slot axis must have N={self.N} entries, got {shape[-1]}")
+            return self.A, self.b
+        clients = np.asarray(clients)
+        return self.A[clients], self.b[clients]
+
+    def client_grads(self, y, clients=None):
+        """A_i y_i - b_i for each slot; y: (..., M, d) -> (..., M, d)."""
+        y = np.asarray(y, dtype=np.float64)
+        if clients is None:
+            A, b = self._gather(None, y.shape[:-1])
+            lead = y.shape[:-2]
+            yy = y.reshape((-1, self.N, self.d)).transpose(1, 0, 2)  # (N, P, d)
+            g = np.matmul(yy, A).transpose(1, 0, 2).reshape(lead + (self.N, self.d))  # A symmetric
+            return g - b
+        A, b = self._gather(clients, y.shape[:-1])
+        return np.einsum("...ij,...j->...i", A, y) - b
+
+    def client_values(self, y, clients=None):
+        """1/2 y^T A_i y - b_i^T y for each slot; y: (..., M, d) -> (..., M)."""
+        y = np.asarray(y, dtype=np.float64)
+        g = self.client_grads(y, clients)
+        A, b = self._gather(clients, y.shape[:-1])
+        bb = np.broadcast_to(b, y.shape)
+        # 1/2 y^T A y - b^T y = 1/2 y^T (A y - b) - 1/2 b^T y
+        return 0.5 * np.einsum("...i,...i->...", y, g) - 0.5 * np.einsum("...i,...i->...", bb, y)
+
+    def value(self, x):
+        x = np.asarray(x, dtype=np.float64)
+        Abar, bbar = self.A.mean(axis=0), self.b.mean(axis=0)
+        return 0.5 * np.einsum("...i,ij,...j->...", x, Abar, x) - x @ bbar
+
+    def grad(self, x):
+        x = np.asarray(x, dtype=np.float64)
+        return x @ self.A.mean(axis=0) - self.b.mean(axis=0)
+
+    # exact helpers used by the exact-moment engine and the checkers
+    def value_exact(self, x) -> Fraction:
+        """f(x) as an exact Fraction for a rational vector x (requires rational data)."""
+        if not self.exact:
+            raise InputError("problem", "value_exact needs rational data")
+        x = coerce_array(x, True)
+        Abar = self.A_exact.sum(axis=0) / self.N
+        bbar = self.b_exact.sum(axis=0) / self.N
+        return Fraction(1, 2) * (x @ Abar @ x) - bbar @ x
+
+    def grads_exact(self, x):
+        """(N, d) object array of exact client gradients A_i x - b_i at rational x."""
+        if not self.exact:
+            raise InputError("problem", "grads_exact needs rational data")
+        x = coerce_array(x, True)
+        return np.array([Ai @ x - bi for Ai, bi in zip(self.A_exact, self.b_exact)], dtype=object).reshape(self.N, self.d)
+
+
+def random_quadratic(N: int, d: int, rng, *, mu: float = 0.1, L: float = 1.0, rational: bool = False,
+                     heterogeneity: float = 1.0, name: str | None = None) -> QuadraticProblem:
+    """A seeded random quadratic instance: A_i = Q_i diag(spectrum in [mu, L]) Q_i^T, b_i ~ N(0, heterogeneity^2 I).
+
+    With ``rational=True`` the data are small-denominator rationals (A_i = mu I + B_i B_i^T
+    scaled into [mu, L] with B_i entries in {k/4}), so every constant is exact.
+    """
+    rng = check_rng(rng)
+    if rational:
+        A = np.empty((N, d, d), dtype=object)
+        b = np.empty((N, d), dtype=object)
+        mu_f, L_f = Fraction(mu).limit_denominator(1000), Fraction(L).limit_denominator(1000)
+        for i in range(N):
+            B = np.array([[Fraction(int(v), 4) for v in row] for row in rng.integers(-4, 5, size=(d, d))], dtype=object)
+            M = B @ B.T
+            tr = sum(M[j, j] for j in range(d)) or Fraction(1)
+            scale = (L_f - mu_f) / tr  # lambda_max(M) <= trace(M)
+            A[i] = M * scale + np.eye(d, dtype=object) * mu_f
+            b[i] = np.array([Fraction(int(v), 4) for v in rng.integers(-8, 9, size=d)], dtype=object) * Fraction(heterogeneity).limit_denominator(100)
+        return QuadraticProblem(A, b, name=name or f"quadratic-rational-N{N}-d{d}")
+    A = np.empty((N, d, d))
+    for i in range(N):
+        Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        lam = rng.uniform(mu, L, size=d)
+        lam[0], lam[-1] = mu, L
+        A[i] = (Q * lam) @ Q.T
+    b = heterogeneity * rng.standard_normal((N, d))
+    return QuadraticProblem(A, b, name=name or f"quadratic-N{N}-d{d}")

@@ -1,0 +1,171 @@
+"""The arithmetic of the SCAFFOLD finite-round theorems: the one place for each formula.
+
+Every function mirrors a Lean definition of ``lean/Pyfed/Scaffold/Model.lean`` (namespace
+``SCAFFOLD``); the Lean name is given in each docstring and the drift check
+(``tests/test_lean_drift.py``) proves the two sides symbolically equal.
+
+Arithmetic: when every input is an exact rational the result is a
+:class:`fractions.Fraction` computed without any float; otherwise it is an ``mpmath.mpf``
+at :data:`pyfed.exact.DEFAULT_DPS` digits (see :mod:`pyfed.exact`). Pass ``exact=True`` to
+demand exactness (an inexact input then raises ``ValueError``).
+
+Source: Karimireddy et al., SCAFFOLD, ICML 2020, arXiv:1910.06378v4, Appendix E.1,
+PDF p. 30 (Lemma 15) and p. 31 (averaging display); seed 000 "Convex and strongly convex
+convergence" for the exact finite-round form, including weights w_r = q^-(r+1), r = 0..T-1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exact import DEFAULT_DPS, coerce, coerce_array, sum_squares
+
+__all__ = [
+    "effective_step",
+    "round_time",
+    "contraction",
+    "weight",
+    "weights",
+    "weight_sum",
+    "initial_control_error",
+    "squared_distance",
+    "initial_potential",
+    "convex_rhs",
+    "nonconvex_rhs",
+    "noise_term",
+]
+
+
+def effective_step(K, eta_l, eta_g, *, exact=None, dps=DEFAULT_DPS):
+    """Effective step h = K * eta_l * eta_g (Lean ``SCAFFOLD.effectiveStep``).
+
+    K: local steps per round; eta_l: local step size; eta_g: global step size.
+    """
+    (K, eta_l, eta_g), _ = coerce([K, eta_l, eta_g], exact=exact, dps=dps)
+    return K * eta_l * eta_g
+
+
+def round_time(K: int, r: int) -> int:
+    """Filtration index tau_r = K + r(K+1) at which round r starts (Lean ``SCAFFOLD.roundTime``).
+
+    The first K filtration steps are the K warm-start oracle queries; each round then uses
+    K oracle steps plus one sampling step.
+    """
+    return K + r * (K + 1)
+
+
+def contraction(mu, h, *, exact=None, dps=DEFAULT_DPS):
+    """q = 1 - mu*h/2, the per-round contraction of the weighted telescoping (seed 000)."""
+    (mu, h), _ = coerce([mu, h], exact=exact, dps=dps)
+    return 1 - mu * h / 2
+
+
+def weight(r: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
+    """w_r = q^-(r+1) with q = 1 - mu*h/2 (Lean ``SCAFFOLD.weight``), for 0 <= r < T.
+
+    mu = 0 gives w_r = 1. Raises ``ZeroDivisionError`` if q = 0 (outside the hypotheses).
+    """
+    q = contraction(mu, h, exact=exact, dps=dps)
+    return (1 / q) ** (int(r) + 1)
+
+
+def weights(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS) -> list:
+    """[w_0, ..., w_{T-1}] (length T list of Fraction or mpf)."""
+    q = contraction(mu, h, exact=exact, dps=dps)
+    inv = 1 / q
+    out, w = [], 1
+    for _ in range(int(T)):
+        w = w * inv
+        out.append(w)
+    return out
+
+
+def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
+    """W_T = sum_{r=0}^{T-1} q^-(r+1) (Lean ``SCAFFOLD.weightSum``).
+
+    Closed form (q^-T - 1)/(1 - q) when q != 1, and T when mu*h = 0, so a huge T costs one
+    power, not T terms (exact mode: one big-rational power; mpmath mode: no overflow since
+    mpf exponents are unbounded).
+    """
+    q = contraction(mu, h, exact=exact, dps=dps)
+    T = int(T)
+    if q == 1:
+        return q * 0 + T
+    return ((1 / q) ** T - 1) / (1 - q)
+
+
+def initial_control_error(c0, grads_star, *, exact=None, dps=DEFAULT_DPS):
+    """C_0 = (1/N) sum_i ||c_i^0 - grad f_i(x*)||^2 (Lean ``SCAFFOLD.initialControlError``).
+
+    c0, grads_star: arrays shaped (N, d) (client controls and client gradients at x*).
+    """
+    c0 = np.asarray(c0, dtype=object)
+    g = np.asarray(grads_star, dtype=object)
+    if c0.shape != g.shape or c0.ndim != 2:
+        raise ValueError(f"c0 and grads_star must both have shape (N, d); got {c0.shape} and {g.shape}")
+    flat, is_exact = coerce(list(c0.ravel()) + list(g.ravel()), exact=exact, dps=dps)
+    n = c0.size
+    diff = np.array([a - b for a, b in zip(flat[:n], flat[n:])], dtype=object)
+    N = c0.shape[0]
+    return sum_squares(diff) / N if N else 0
+
+
+def squared_distance(x, y, *, exact=None, dps=DEFAULT_DPS):
+    """||x - y||^2 for two (d,) vectors, exact when both are rational."""
+    x = np.asarray(x, dtype=object).ravel()
+    y = np.asarray(y, dtype=object).ravel()
+    flat, _ = coerce(list(x) + list(y), exact=exact, dps=dps)
+    n = len(x)
+    return sum_squares(np.array([a - b for a, b in zip(flat[:n], flat[n:])], dtype=object))
+
+
+def initial_potential(dist_sq, C0, N, S, h, *, exact=None, dps=DEFAULT_DPS):
+    """V_0 = ||x0 - x*||^2 + 9 N h^2 / S * C_0 (Lean ``SCAFFOLD.initialPotential``).
+
+    dist_sq: ||x0 - x*||^2; C0: initial control error; N clients; S clients per round; h
+    effective step.
+    """
+    (dist_sq, C0, N, S, h), _ = coerce([dist_sq, C0, N, S, h], exact=exact, dps=dps)
+    return dist_sq + 9 * N * h**2 / S * C0
+
+
+def noise_term(constant, sigma, S, K, eta_g, h, *, exact=None, dps=DEFAULT_DPS):
+    """constant * h * sigma^2 / (K S) * (1 + S / eta_g^2), the variance term shared by both
+    right-hand sides (constant = 12 convex; 70*beta nonconvex)."""
+    (c, sigma, S, K, eta_g, h), _ = coerce([constant, sigma, S, K, eta_g, h], exact=exact, dps=dps)
+    return c * h * sigma**2 / (K * S) * (1 + S / eta_g**2)
+
+
+def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, dps=DEFAULT_DPS):
+    """Right side of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Lean ``SCAFFOLD.convexRHS``):
+
+        V_0 / (h W_T) + 12 h sigma^2 / (K S) * (1 + S / eta_g^2)
+
+    with h = K eta_l eta_g, V_0 = dist_sq + 9 N h^2 / S * C0, W_T = weight_sum(T, mu, h).
+
+    Parameters: dist_sq = ||x0 - x*||^2; C0 = initial control error; N clients; S per
+    round; K local steps; T rounds; eta_l, eta_g step sizes; mu strong convexity (>= 0);
+    sigma noise standard deviation. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
+    """
+    vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma], exact=exact, dps=dps)
+    dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma = vals
+    ex = True if is_exact else False
+    h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
+    V0 = initial_potential(dist_sq, C0, N, S, h, exact=ex, dps=dps)
+    W = weight_sum(int(T), mu, h, exact=ex, dps=dps)
+    return V0 / (h * W) + noise_term(12, sigma, S, K, eta_g, h, exact=ex, dps=dps)
+
+
+def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma, exact=None, dps=DEFAULT_DPS):
+    """Right side of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (Lean ``SCAFFOLD.nonconvexRHS``):
+
+        14 (f(x0) - f_low) / (h T) + 70 beta h sigma^2 / (K S) * (1 + S / eta_g^2)
+
+    f_gap = f(x0) - f_low (>= 0 under the hypotheses). Source: SCAFFOLD Appendix E.2,
+    PDF pp. 31 and 35, equations (26)-(27), warm-start controls.
+    """
+    vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, sigma], exact=exact, dps=dps)
+    f_gap, beta, S, K, T, eta_l, eta_g, sigma = vals
+    ex = True if is_exact else False
+    h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
+    return 14 * f_gap / (h * T) + noise_term(70 * beta, sigma, S, K, eta_g, h, exact=ex, dps=dps)

@@ -1,0 +1,109 @@
+"""Verdict objects: every question pyfed answers ends in exactly one of these.
+
+* :class:`Holds` — certified: exact arithmetic, a certified ball, or a confidence bound
+  (``certificate`` says which, and at what level).
+* :class:`Violated` — with a ``witness`` from which the counterexample is reproduced
+  (instance, parameters and the seed).
+* :class:`Inconclusive` — with the ``reason`` (e.g. confidence interval straddles the
+  bound, solver status not optimal, a ball contains 0).
+
+All carry ``lhs``, ``rhs``, ``margin = rhs - lhs`` and ``ratio = lhs / rhs`` (when defined)
+so reports show how tight the statement is, not only a boolean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .exact import as_float
+
+
+@dataclass
+class Verdict:
+    """Base class; use :class:`Holds`, :class:`Violated` or :class:`Inconclusive`.
+
+    Attributes
+    ----------
+    statement : str
+        Lean name of the statement checked (e.g. ``"ConvexFiniteRoundConvergence"``).
+    lhs, rhs : Fraction | mpmath.mpf | float | None
+        Left and right sides (an estimate for Monte Carlo left sides).
+    exact : bool
+        True when the decision was made in exact rational (or certified ball) arithmetic.
+    details : dict
+        Free-form JSON-serialisable extras (confidence interval, instance name, ...).
+    """
+
+    statement: str
+    lhs: object = None
+    rhs: object = None
+    exact: bool = False
+    details: dict = field(default_factory=dict)
+
+    status = "abstract"
+
+    @property
+    def margin(self):
+        """rhs - lhs (None if either side is missing)."""
+        if self.lhs is None or self.rhs is None:
+            return None
+        a, b = self.lhs, self.rhs
+        if isinstance(a, float) and isinstance(b, Fraction):
+            a = Fraction(a)
+        if isinstance(b, float) and isinstance(a, Fraction):
+            b = Fraction(b)
+        return b - a
+
+    @property
+    def ratio(self):
+        """lhs / rhs (None if undefined)."""
+        if self.lhs is None or self.rhs is None or self.rhs == 0:
+            return None
+        a, b = self.lhs, self.rhs
+        if isinstance(a, float) and isinstance(b, Fraction):
+            a = Fraction(a)
+        return a / b
+
+    def to_json(self) -> dict:
+        """JSON-ready dict; exact numbers are given both as a string ``p/q`` and a float."""
+        def num(v):
+            if v is None:
+                return None
+            if isinstance(v, Fraction):
+                return {"exact": f"{v.numerator}/{v.denominator}", "float": as_float(v)}
+            return {"float": as_float(v)}
+        return {
+            "statement": self.statement,
+            "status": self.status,
+            "lhs": num(self.lhs),
+            "rhs": num(self.rhs),
+            "margin": num(self.margin),
+            "ratio": num(self.ratio),
+            "exact": self.exact,
+            "details": self.details,
+        }
+
+
+@dataclass
+class Holds(Verdict):
+    """The statement holds on this instance; ``certificate`` says how it is certified."""
+
+    certificate: str = ""
+    status = "holds"
+
+
+@dataclass
+class Violated(Verdict):
+    """The statement fails on this instance; ``witness`` reproduces the failure."""
+
+    witness: dict = field(default_factory=dict)
+    status = "violated"
+
+
+@dataclass
+class Inconclusive(Verdict):
+    """Neither certified nor refuted; ``reason`` says why."""
+
+    reason: str = ""
+    status = "inconclusive"
