@@ -1,0 +1,120 @@
+"""Command line: ``pyfed check | search | lean | tightness | worst-case``.
+
+``pyfed check`` is the main job (see :mod:`pyfed.check`). Other subcommands live in their own
+modules, each exposing ``register(subparsers)``; this file only wires them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import InputError
+from .exact import as_float
+
+#: Modules that add subcommands (each has ``register(subparsers)``).
+SUBCOMMAND_MODULES: list[str] = []
+
+
+def _fmt(v, digits=6):
+    if v is None:
+        return "-"
+    try:
+        return f"{as_float(v):.{digits}g}"
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+
+
+STYLE = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
+
+
+def render_verdicts(console: Console, verdicts, title: str) -> None:
+    """Print one table per theorem: instance, hypotheses, LHS (± CI), RHS, ratio, verdict."""
+    by_theorem: dict[str, list] = {}
+    for v in verdicts:
+        by_theorem.setdefault(v.statement, []).append(v)
+    for theorem, vs in by_theorem.items():
+        t = Table(title=f"{title}: SCAFFOLD.{theorem}", show_lines=False)
+        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict"):
+            t.add_column(col)
+        for v in vs:
+            d = v.details
+            hyps = d.get("hypotheses", [])
+            bad = [h["statement"] for h in hyps if not h["holds"]]
+            hyp = "all met" if not bad else "FAIL: " + ", ".join(bad)
+            est = d.get("estimate")
+            if est:
+                lhs = f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}"
+            else:
+                lhs = _fmt(v.lhs) + (" (exact)" if v.exact else "")
+            t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(v.rhs), _fmt(v.ratio, 4),
+                      f"[{STYLE.get(v.status, '')}]{v.status}[/]")
+        console.print(t)
+        for v in vs:
+            d = v.details
+            p = d.get("parameters")
+            if p:
+                console.print(f"  [dim]{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p) + "[/dim]")
+            reason = getattr(v, "reason", "")
+            if reason:
+                console.print(f"  [yellow]{d.get('instance')}: {reason}[/yellow]")
+
+
+def _cmd_check(args) -> int:
+    from rich.progress import Progress
+
+    from .check import report_json, run_check
+
+    console = Console()
+    reps = args.replicates
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("pyfed check", total=None)
+
+        def tick(label):
+            progress.update(task, description=f"running {label}")
+
+        verdicts = run_check(quick=args.quick, seed=args.seed, replicates=reps, progress=tick)
+    render_verdicts(console, verdicts, "pyfed check")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps) + "\n")
+        console.print(f"JSON report written to {args.json}")
+    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
+    console.print(f"{counts['holds']} holds, {counts['violated']} violated, {counts['inconclusive']} inconclusive")
+    return 1 if counts["violated"] else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pyfed", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"pyfed {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("check", help="verdicts on the SCAFFOLD theorems over the default suite")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random generator (default 0)")
+    p.add_argument("--replicates", type=int, default=None,
+                   help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
+    p.add_argument("--quick", action="store_true", help="shorter horizons and fewer replicates")
+    p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH")
+    p.set_defaults(func=_cmd_check)
+    for mod in SUBCOMMAND_MODULES:
+        importlib.import_module(mod).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``pyfed`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"pyfed: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Expectation engines: Monte Carlo with confidence intervals, exact moments, PEP worst case."""

@@ -1,0 +1,139 @@
+"""Monte Carlo estimates of the theorems' left sides, with confidence intervals.
+
+The left sides are expectations over the run's randomness (oracle noise and client
+sampling):
+
+* ``weightedGap`` (seed 000) = (1/W_T) sum_{r=0}^{T-1} w_r E[f(x^r) - f(x*)], w_r = q^-(r+1);
+* ``averageGradientSq`` = (1/T) sum_{r=0}^{T-1} E||grad f(x^r)||^2 (rounds 0..T-1, x^T excluded).
+
+Each replicate of a vectorised run gives one unbiased sample of the left side (the same
+linear combination applied to its own path), so the estimate is the replicate mean and the
+interval is the Student-t interval at the stated confidence (a CLT interval: it assumes R is
+large enough for the mean to be near-normal; reports state R and the level).
+
+A verdict compares the interval with the exact (or mpmath) right side, exactly:
+``holds`` when the upper end is below the right side, ``violated`` when the lower end is
+above it, ``inconclusive`` otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from ..errors import InputError
+from ..exact import as_float, compare
+from ..theory import weights
+from ..verdicts import Holds, Inconclusive, Verdict, Violated
+
+__all__ = ["Estimate", "estimate_weighted_gap", "estimate_average_gradient_sq", "decide"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate of an expectation.
+
+    Attributes
+    ----------
+    mean : float
+        Replicate mean.
+    stderr : float
+        Standard error of the mean (sample std / sqrt(R)).
+    replicates : int
+        Number R of independent replicates.
+    confidence : float
+        Two-sided confidence level of [lower, upper] (e.g. 0.999).
+    lower, upper : float
+        Student-t confidence interval ends.
+    samples : ndarray (R,)
+        Per-replicate values (kept for re-analysis).
+    """
+
+    mean: float
+    stderr: float
+    replicates: int
+    confidence: float
+    lower: float
+    upper: float
+    samples: np.ndarray
+
+    @classmethod
+    def from_samples(cls, samples, confidence: float = 0.999) -> "Estimate":
+        """Build from per-replicate values ``samples`` (R,), R >= 2."""
+        s = np.asarray(samples, dtype=np.float64).ravel()
+        if s.size < 2:
+            raise InputError("replicates", f"need at least 2 replicates for a confidence interval, got {s.size}")
+        if not np.all(np.isfinite(s)):
+            raise InputError("samples", "non-finite values: the run diverged (check step sizes)")
+        if not (0 < confidence < 1):
+            raise InputError("confidence", f"must be in (0, 1), got {confidence}")
+        mean = float(s.mean())
+        se = float(s.std(ddof=1) / np.sqrt(s.size))
+        t = float(stats.t.ppf(0.5 + confidence / 2, df=s.size - 1))
+        return cls(mean, se, int(s.size), confidence, mean - t * se, mean + t * se, s)
+
+    def to_json(self) -> dict:
+        return {"mean": self.mean, "stderr": self.stderr, "replicates": self.replicates,
+                "confidence": self.confidence, "lower": self.lower, "upper": self.upper}
+
+
+def estimate_weighted_gap(x, problem, mu, h, *, f_star=None, confidence: float = 0.999) -> Estimate:
+    """Estimate weightedGap = (1/W_T) sum_{r<T} w_r E[f(x^r) - f*].
+
+    Parameters
+    ----------
+    x : ndarray (R, T+1, d) or (R, T, d)
+        Server iterates of R replicates; only x^0..x^{T-1} are used when T+1 are given
+        (pass a ``Trajectory.x``; the caller states T through the array).
+    problem : Problem
+        Gives f (``problem.value``) and, unless ``f_star`` is given, f* = ``problem.f_star``.
+    mu, h : scalars
+        Strong convexity and effective step defining w_r = (1 - mu h / 2)^-(r+1).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 3:
+        raise InputError("x", f"must have shape (R, T+1, d), got {x.shape}")
+    T = x.shape[1] - 1
+    if T < 1:
+        raise InputError("x", "needs at least one round (T >= 1)")
+    fs = as_float(problem.f_star if f_star is None else f_star)
+    gaps = problem.value(x[:, :T, :]) - fs  # (R, T)
+    w = np.array([as_float(v) for v in weights(T, mu, h, exact=False)])
+    per_rep = gaps @ (w / w.sum())
+    return Estimate.from_samples(per_rep, confidence)
+
+
+def estimate_average_gradient_sq(x, problem, *, confidence: float = 0.999) -> Estimate:
+    """Estimate averageGradientSq = (1/T) sum_{r<T} E||grad f(x^r)||^2 from x (R, T+1, d)."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 3:
+        raise InputError("x", f"must have shape (R, T+1, d), got {x.shape}")
+    T = x.shape[1] - 1
+    if T < 1:
+        raise InputError("x", "needs at least one round (T >= 1)")
+    g = problem.grad(x[:, :T, :])  # (R, T, d)
+    per_rep = np.einsum("rtd,rtd->rt", g, g).mean(axis=1)
+    return Estimate.from_samples(per_rep, confidence)
+
+
+def decide(statement: str, estimate: Estimate, rhs, *, details: dict | None = None,
+           witness: dict | None = None) -> Verdict:
+    """Compare a Monte Carlo estimate of the left side with the right side ``rhs``.
+
+    The comparison of each interval end (a float, converted exactly) with ``rhs``
+    (Fraction or mpf) is exact. Returns Holds / Violated (with ``witness``) / Inconclusive.
+    """
+    d = dict(details or {})
+    d["estimate"] = estimate.to_json()
+    cert = (f"Monte Carlo, R={estimate.replicates} replicates, {estimate.confidence:.1%} Student-t "
+            f"interval [{estimate.lower:.6g}, {estimate.upper:.6g}] below the right side")
+    if compare(estimate.upper, rhs) > 0:
+        return Holds(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, certificate=cert)
+    if compare(estimate.lower, rhs) < 0:
+        return Violated(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, witness=dict(witness or {}))
+    return Inconclusive(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d,
+                        reason=(f"the {estimate.confidence:.1%} interval [{estimate.lower:.6g}, {estimate.upper:.6g}] "
+                                f"contains the right side {as_float(rhs):.6g}; more replicates needed"))

@@ -1,0 +1,24 @@
+"""README's two set-up commands are the ones CI and users run."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"```sh\n(.+?)\n```", text)
+
+
+def test_readme_has_the_two_setup_commands():
+    cmds = _commands()
+    assert any(c.endswith("pyfed check") and "pip install" in c for c in cmds)
+    assert any("pytest" in c and "pip install" in c and "[test]" in c for c in cmds)
+
+
+def test_ci_runs_the_readme_test_command_in_a_fresh_venv():
+    test_cmd = next(c for c in _commands() if "pytest" in c)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_cmd in ci
+    assert "rm -rf .venv" in ci.split(test_cmd)[0]
