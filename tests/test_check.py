@@ -1,0 +1,64 @@
+"""`pyfed check`: the main job returns honest verdicts on the default suite."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from pyfed.check import (CONVEX, NONCONVEX, convex_step, default_suite, instance_hypotheses, instance_rhs,
+                         nonconvex_step, round_down)
+from pyfed.cli import main
+from pyfed.errors import InputError
+from pyfed.theory import failing
+
+
+def test_round_down_is_below_and_close():
+    for v in [1 / 81, 0.0123456789, 3.0, 1e-7]:
+        r = round_down(v)
+        assert isinstance(r, Fraction)
+        assert r <= Fraction(v) and float(r) > v * (1 - 1e-5)
+    with pytest.raises(InputError, match="value"):
+        round_down(-1)
+
+
+def test_step_choices_meet_hypotheses_exactly():
+    eta = convex_step(Fraction(3), Fraction(1, 10), 10, 5, 4)
+    assert 4 * eta <= Fraction(1, 81 * 3)
+    eta = nonconvex_step(Fraction(2), 8, 1, 1)
+    assert (24 * 2 * eta) ** 3 <= Fraction(1, 64)
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return default_suite(quick=True, seed=0)
+
+
+def test_default_suite_covers_both_theorems_on_real_data(suite):
+    theorems = [inst.theorem for inst in suite]
+    assert theorems.count(CONVEX) >= 2 and theorems.count(NONCONVEX) >= 1
+    assert any("breast_cancer" in inst.name for inst in suite if inst.theorem == CONVEX)
+    for inst in suite:
+        assert failing(instance_hypotheses(inst)) == [], inst.name
+        assert inst.S < inst.problem.N
+    nonconvex = [inst for inst in suite if inst.theorem == NONCONVEX]
+    assert all(inst.c0 is None for inst in nonconvex)  # warm start, as the theorem requires
+
+
+def test_quadratic_instance_rhs_is_exact(suite):
+    q = next(inst for inst in suite if inst.name.startswith("quadratic"))
+    assert isinstance(instance_rhs(q), Fraction)
+
+
+def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
+    out = tmp_path / "report.json"
+    status = main(["check", "--quick", "--seed", "0", "--json", str(out)])
+    text = capsys.readouterr().out
+    report = json.loads(out.read_text())
+    statuses = [v["status"] for v in report["verdicts"]]
+    assert statuses and all(s == "holds" for s in statuses), text
+    assert status == 0
+    assert "holds" in text
+    for v in report["verdicts"]:
+        assert 0 <= v["ratio"]["float"] < 1
+
