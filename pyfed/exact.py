@@ -145,16 +145,26 @@ def as_float(value) -> float:
     return float(value)
 
 
+def mpf_to_fraction(x) -> Fraction:
+    """The exact dyadic rational value of a finite ``mpmath.mpf``."""
+    if not mpmath.isfinite(x):
+        raise ValueError(f"cannot convert non-finite {x!r} to a rational")
+    man, exp = x.man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
 def compare(lhs, rhs) -> int:
     """Exact sign of ``rhs - lhs`` for Fraction/int/float operands (floats converted exactly).
 
-    Returns +1 if lhs < rhs, 0 if equal, -1 if lhs > rhs. mpf operands are compared in
-    mpmath (their own precision); callers reporting a certified verdict must use exact or
-    ball arithmetic.
+    Returns +1 if lhs < rhs, 0 if equal, -1 if lhs > rhs. An mpf operand is a binary
+    floating-point number, converted exactly to its dyadic rational, so the comparison itself
+    adds no rounding (the mpf's own rounding error is the caller's to state).
     """
     def conv(x):
         if isinstance(x, (float, np.floating)):
             return Fraction(float(x))
+        if isinstance(x, mpmath.mpf):
+            return mpf_to_fraction(x)
         f = to_fraction(x)
         return f if f is not None else x
     a, b = conv(lhs), conv(rhs)

@@ -1,6 +1,9 @@
 """Federated problems: quadratic clients, L2-logistic regression, a smooth nonconvex loss."""
 
 from .base import Problem
+from .logistic import FiniteSumProblem, LogisticProblem
+from .nonconvex import NonconvexLogisticProblem
 from .quadratic import QuadraticProblem, is_psd_exact, random_quadratic
 
-__all__ = ["Problem", "QuadraticProblem", "is_psd_exact", "random_quadratic"]
+__all__ = ["Problem", "QuadraticProblem", "is_psd_exact", "random_quadratic",
+           "FiniteSumProblem", "LogisticProblem", "NonconvexLogisticProblem"]

@@ -57,8 +57,11 @@ def _outward_candidates(x: float, up: bool):
     for e in range(1, 7):
         D = 10**e
         v = x * D
+        k0 = round(v)  # nearest grid point: exact when lambda is on the grid (caller certifies)
+        yield Fraction(k0, D)
         k = math.ceil(v + 1e-9 * abs(v)) if up else math.floor(v - 1e-9 * abs(v))
-        yield Fraction(k, D)
+        if k != k0:
+            yield Fraction(k, D)
 
 
 class QuadraticProblem(Problem):
