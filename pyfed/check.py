@@ -26,8 +26,8 @@ from fractions import Fraction
 import numpy as np
 
 from . import __version__
-from .errors import InputError, check_int, check_rng
-from .exact import as_float, to_fraction
+from .errors import InputError, check_int
+from .exact import as_float
 from .expectation.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
 from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
@@ -204,8 +204,20 @@ def instance_rhs(inst: Instance):
                          eta_g=inst.eta_g, sigma=_sigma(inst.oracle))
 
 
+def exact_engine_applies(inst: Instance) -> bool:
+    """True when the left side can be computed exactly: quadratic clients with rational data
+    and exact or Gaussian (known covariance) noise (issue 3, :mod:`pyfed.expectation.exact_moments`)."""
+    from .oracles import ExactOracle, GaussianOracle
+    from .problems.quadratic import QuadraticProblem
+
+    return (isinstance(inst.problem, QuadraticProblem) and getattr(inst.problem, "exact", False)
+            and type(inst.oracle) in (ExactOracle, GaussianOracle))
+
+
 def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confidence: float = 0.999) -> Verdict:
-    """Simulate ``inst`` with the seed-000 Run model and decide the theorem by Monte Carlo.
+    """Decide the theorem on ``inst``: exactly (exact-moment engine) for rational quadratic
+    clients with Gaussian/exact oracles, otherwise by simulating the seed-000 Run model over
+    ``replicates`` replicates (Monte Carlo with a ``confidence`` interval).
 
     Returns a Verdict whose ``details`` hold the parameters, hypotheses, estimate and seed.
     If a hypothesis fails the verdict is Inconclusive (the theorem says nothing there).
@@ -223,6 +235,19 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
     if bad:
         return Inconclusive(inst.theorem, rhs=rhs, details=details,
                             reason="hypotheses fail: " + "; ".join(h.statement for h in bad))
+    if exact_engine_applies(inst):
+        from .expectation.exact_moments import decide_convex, decide_nonconvex
+
+        kw = dict(S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
+                  x0=inst.x0_exact if inst.x0_exact is not None else inst.x0)
+        sigma = _sigma(inst.oracle)
+        if inst.theorem == CONVEX:
+            v = decide_convex(inst.problem, sigma, c0=inst.c0_exact if inst.c0_exact is not None else inst.c0, **kw)
+        else:
+            v = decide_nonconvex(inst.problem, sigma, **kw)
+        v.details.update(details)
+        v.details["method"] = "exact-moments"
+        return v
     traj = scaffold_run(inst.problem, inst.oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
                         eta_g=inst.eta_g, x0=inst.x0, c0=inst.c0, R=replicates, rng=np.random.default_rng(seed))
     h = effective_step(inst.K, inst.eta_l, inst.eta_g)

@@ -18,7 +18,7 @@ from .errors import InputError
 from .exact import as_float
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
-SUBCOMMAND_MODULES: list[str] = []
+SUBCOMMAND_MODULES: list[str] = ["pyfed.tightness"]
 
 
 def _fmt(v, digits=6):
@@ -41,7 +41,7 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
     for theorem, vs in by_theorem.items():
         t = Table(title=f"{title}: SCAFFOLD.{theorem}", show_lines=False)
         for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for v in vs:
             d = v.details
             hyps = d.get("hypotheses", [])
