@@ -90,7 +90,10 @@ class GaussianOracle(Oracle):
         g = self.problem.client_grads(y, clients)
         if self._scale == 0.0:
             return g
-        return g + self._scale * rng.standard_normal(g.shape)
+        noise = rng.standard_normal(g.shape)  # in place: no temporaries (same values as g + scale*noise)
+        noise *= self._scale
+        noise += g
+        return noise
 
 
 class MinibatchOracle(Oracle):

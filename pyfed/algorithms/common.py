@@ -171,3 +171,29 @@ def split_streams(rng) -> tuple[np.random.Generator, np.random.Generator]:
     rng = check_rng(rng)
     sampling, oracle = rng.spawn(2)
     return sampling, oracle
+
+
+#: Target number of float64 entries of one oracle batch (replicates x slots x d). Replicates
+#: are processed in consecutive blocks of about this size inside every local step, so the
+#: oracle's temporaries stay in the CPU cache. Blocks are visited in replicate order within
+#: each step, so an oracle that draws its randomness in C order over its batch (as
+#: GaussianOracle does) consumes exactly the same random numbers as one call on the whole
+#: (R, ., d) batch: results do not depend on this constant.
+BLOCK_ENTRIES = 1 << 15
+
+
+def replicate_blocks(R: int, per_replicate: int) -> list[slice]:
+    """Consecutive slices of range(R), each holding about BLOCK_ENTRIES / per_replicate replicates."""
+    size = max(1, BLOCK_ENTRIES // max(1, per_replicate))
+    return [slice(a, min(a + size, R)) for a in range(0, R, size)]
+
+
+def call_oracle(oracle, y: np.ndarray, rng: np.random.Generator, clients) -> np.ndarray:
+    """One oracle call on the batch ``y`` (..., M, d); returns a writable float64 array of the
+    same shape (the algorithms update it in place). A wrong shape raises InputError('oracle')."""
+    g = oracle(y, rng, clients)
+    if not isinstance(g, np.ndarray) or g.dtype != np.float64 or not g.flags.writeable:
+        g = np.array(g, dtype=np.float64)
+    if g.shape != y.shape:
+        raise InputError("oracle", f"returned shape {g.shape} for a batch of points shaped {y.shape}")
+    return g

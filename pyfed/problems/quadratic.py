@@ -221,8 +221,26 @@ class QuadraticProblem(Problem):
             yy = y.reshape((-1, self.N, self.d)).transpose(1, 0, 2)  # (N, P, d)
             g = np.matmul(yy, A).transpose(1, 0, 2).reshape(lead + (self.N, self.d))  # A symmetric
             return g - b
-        A, b = self._gather(clients, y.shape[:-1])
-        return np.einsum("...ij,...j->...i", A, y) - b
+        clients = np.asarray(clients)
+        flat = clients.reshape(-1)
+        counts = np.bincount(flat, minlength=self.N) if flat.size else np.zeros(self.N, dtype=np.int64)
+        m_max = int(counts.max()) if flat.size else 0
+        if m_max * self.N > 4 * flat.size:  # few slots: gathering their Hessians is cheaper
+            A, b = self._gather(clients, y.shape[:-1])
+            return np.einsum("...ij,...j->...i", A, y) - b
+        # group the slots by client into a zero-padded (N, m_max, d) stack and do one batched
+        # matmul with the (N, d, d) Hessians (each A_i read once; no (..., M, d, d) gather)
+        yf = y.reshape(-1, self.d)
+        order = np.argsort(flat, kind="stable")
+        sorted_clients = flat[order]
+        rank = np.arange(flat.size) - (np.cumsum(counts) - counts)[sorted_clients]
+        Y = np.zeros((self.N, m_max, self.d))
+        Y[sorted_clients, rank] = yf[order]
+        G = np.matmul(Y, self.A)  # row m of block i is (A_i y)^T since A_i is symmetric
+        g = np.empty_like(yf)
+        g[order] = G[sorted_clients, rank]
+        g -= self.b[flat]
+        return g.reshape(y.shape)
 
     def client_values(self, y, clients=None):
         """1/2 y^T A_i y - b_i^T y for each slot; y: (..., M, d) -> (..., M)."""
