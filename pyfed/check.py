@@ -274,7 +274,10 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     return out
 
 
-def report_json(verdicts: list[Verdict], *, seed: int, quick: bool, replicates) -> str:
-    """The JSON report written by ``pyfed check --json``."""
+def report_json(verdicts: list[Verdict], *, seed: int, quick: bool, replicates, statements=()) -> str:
+    """The JSON report written by ``pyfed check --json``: theorem verdicts, and the statement
+    checkers' verdicts (``[(lean_name, Verdict)]`` from :func:`checkers.run_all`)."""
     return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates,
-                       "verdicts": [v.to_json() for v in verdicts]}, indent=2, sort_keys=True, default=str)
+                       "verdicts": [v.to_json() for v in verdicts],
+                       "statements": [dict(v.to_json(), lean_name=name) for name, v in statements]},
+                      indent=2, sort_keys=True, default=str)

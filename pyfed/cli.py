@@ -18,7 +18,7 @@ from .errors import InputError
 from .exact import as_float
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
-SUBCOMMAND_MODULES: list[str] = ["pyfed.tightness"]
+SUBCOMMAND_MODULES: list[str] = ["pyfed.search", "pyfed.lean.cli", "pyfed.tightness"]
 
 
 def _fmt(v, digits=6):
@@ -72,6 +72,7 @@ def _cmd_check(args) -> int:
 
     console = Console()
     reps = args.replicates
+    statements = []
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("pyfed check", total=None)
 
@@ -79,12 +80,23 @@ def _cmd_check(args) -> int:
             progress.update(task, description=f"running {label}")
 
         verdicts = run_check(quick=args.quick, seed=args.seed, replicates=reps, progress=tick)
+        if not args.skip_statements:
+            from .search import run_all
+
+            tick("statement checkers (checkers/)")
+            statements = run_all(budget=args.budget, seed=args.seed)
     render_verdicts(console, verdicts, "pyfed check")
+    if statements:
+        from .search import render_statement_verdicts
+
+        render_statement_verdicts(console, statements)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps) + "\n")
+            fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps,
+                                 statements=statements) + "\n")
         console.print(f"JSON report written to {args.json}")
-    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
+    everything = list(verdicts) + [v for _, v in statements]
+    counts = {s: sum(v.status == s for v in everything) for s in ("holds", "violated", "inconclusive")}
     console.print(f"{counts['holds']} holds, {counts['violated']} violated, {counts['inconclusive']} inconclusive")
     return 1 if counts["violated"] else 0
 
@@ -99,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
     p.add_argument("--quick", action="store_true", help="shorter horizons and fewer replicates")
     p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH")
+    p.add_argument("--budget", type=int, default=None,
+                   help="search budget per statement checker (default: each checker's own)")
+    p.add_argument("--skip-statements", action="store_true",
+                   help="only the theorem instances, not the statement checkers of checkers/")
     p.set_defaults(func=_cmd_check)
     for mod in SUBCOMMAND_MODULES:
         importlib.import_module(mod).register(sub)

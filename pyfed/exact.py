@@ -88,22 +88,39 @@ def all_exact(values: Iterable) -> bool:
     return True
 
 
+def is_symbolic(value) -> bool:
+    """True for a sympy expression with free symbols (used by the Lean drift check)."""
+    return isinstance(value, sympy.Basic) and bool(value.free_symbols)
+
+
+def _to_sympy(value):
+    f = to_fraction(value) if not isinstance(value, sympy.Basic) else None
+    if f is not None:
+        return sympy.Rational(f.numerator, f.denominator)
+    return sympy.sympify(value)
+
+
 def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DPS):
     """Convert scalars to one arithmetic: all Fraction (exact) or all mpf.
 
     Parameters
     ----------
     values : iterable of scalars
-    exact : bool or None
+    exact : bool, None or "symbolic"
         ``None`` (default) picks exact iff every value is rational; ``True`` demands it
         (raises ``ValueError`` naming the first inexact value); ``False`` forces mpmath.
+        ``"symbolic"`` (also chosen automatically when a value is a sympy expression with
+        free symbols) returns sympy objects: formulas then build expressions, which is how
+        the Lean drift check proves them equal to the Lean definitions.
 
     Returns
     -------
-    (list, bool)
-        Converted values and whether the mode is exact.
+    (list, bool | "symbolic")
+        Converted values and the mode (True exact, False mpmath, "symbolic").
     """
     values = list(values)
+    if exact == "symbolic" or any(is_symbolic(v) for v in values):
+        return [_to_sympy(v) for v in values], "symbolic"
     if exact is None:
         exact = all_exact(values)
     if exact:

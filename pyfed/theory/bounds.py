@@ -7,7 +7,9 @@ Every function mirrors a Lean definition of ``lean/Pyfed/Scaffold/Model.lean`` (
 Arithmetic: when every input is an exact rational the result is a
 :class:`fractions.Fraction` computed without any float; otherwise it is an ``mpmath.mpf``
 at :data:`pyfed.exact.DEFAULT_DPS` digits (see :mod:`pyfed.exact`). Pass ``exact=True`` to
-demand exactness (an inexact input then raises ``ValueError``).
+demand exactness (an inexact input then raises ``ValueError``). Called with sympy symbols the
+functions return sympy expressions (``weight_sum`` then returns the defining ``Sum``): the
+drift check uses this to prove them equal to the Lean definitions symbolically.
 
 Source: Karimireddy et al., SCAFFOLD, ICML 2020, arXiv:1910.06378v4, Appendix E.1,
 PDF p. 30 (Lemma 15) and p. 31 (averaging display); seed 000 "Convex and strongly convex
@@ -17,6 +19,7 @@ convergence" for the exact finite-round form, including weights w_r = q^-(r+1), 
 from __future__ import annotations
 
 import numpy as np
+import sympy
 
 from ..exact import DEFAULT_DPS, coerce, coerce_array, sum_squares
 
@@ -34,6 +37,13 @@ __all__ = [
     "nonconvex_rhs",
     "noise_term",
 ]
+
+
+def _index(n):
+    """A natural-number index (T, r): int for numbers, kept as is when symbolic."""
+    if isinstance(n, sympy.Basic) and n.free_symbols:
+        return n
+    return int(n)
 
 
 def effective_step(K, eta_l, eta_g, *, exact=None, dps=DEFAULT_DPS):
@@ -66,7 +76,7 @@ def weight(r: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
     mu = 0 gives w_r = 1. Raises ``ZeroDivisionError`` if q = 0 (outside the hypotheses).
     """
     q = contraction(mu, h, exact=exact, dps=dps)
-    return (1 / q) ** (int(r) + 1)
+    return (1 / q) ** (_index(r) + 1)
 
 
 def weights(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS) -> list:
@@ -88,7 +98,11 @@ def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
     mpf exponents are unbounded).
     """
     q = contraction(mu, h, exact=exact, dps=dps)
-    T = int(T)
+    T = _index(T)
+    if isinstance(q, sympy.Basic) or isinstance(T, sympy.Basic):
+        # symbolic mode (drift check): the definition itself, a sum over r = 0..T-1
+        r = sympy.Dummy("r")
+        return sympy.Sum((1 / q) ** (r + 1), (r, 0, T - 1))
     if q == 1:
         return q * 0 + T
     return ((1 / q) ** T - 1) / (1 - q)
@@ -149,10 +163,10 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, 
     """
     vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma], exact=exact, dps=dps)
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma = vals
-    ex = True if is_exact else False
+    ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
     V0 = initial_potential(dist_sq, C0, N, S, h, exact=ex, dps=dps)
-    W = weight_sum(int(T), mu, h, exact=ex, dps=dps)
+    W = weight_sum(T, mu, h, exact=ex, dps=dps)
     return V0 / (h * W) + noise_term(12, sigma, S, K, eta_g, h, exact=ex, dps=dps)
 
 
@@ -166,6 +180,6 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma, exact=None, dps=
     """
     vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, sigma], exact=exact, dps=dps)
     f_gap, beta, S, K, T, eta_l, eta_g, sigma = vals
-    ex = True if is_exact else False
+    ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
     return 14 * f_gap / (h * T) + noise_term(70 * beta, sigma, S, K, eta_g, h, exact=ex, dps=dps)

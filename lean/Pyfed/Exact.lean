@@ -1,0 +1,93 @@
+import Pyfed.Scaffold.Model
+
+/-!
+# Computable ℚ mirrors of the arithmetic definitions
+
+`effectiveStepQ`, `weightQ`, `weightSumQ`, `initialPotentialQ`, `convexRHSQ`, `nonconvexRHSQ`
+compute over `ℚ`, so the generated test library (`lean/PyfedTest/Generated`) can check exact
+values with `norm_num` and `#guard`. The `*_cast` theorems say that the cast to `ℝ` of each
+mirror is the corresponding real definition of `Pyfed.Scaffold.Model`; numbers that the real
+definitions read from a `Problem` (`‖x0 - x⋆‖²`, `C₀`, `σ`, `β`, `F(x0) - f_low`) are passed
+to the mirrors as rationals together with an equation saying what they stand for.
+
+The cast theorems are not checker statements: `tests/test_lean_drift.py` covers them (it
+checks each mirror against both its real definition and `pyfed.theory`).
+-/
+
+namespace SCAFFOLD
+
+/-- `h = K ηl ηg` over `ℚ`. -/
+def effectiveStepQ (K : ℕ) (ηl ηg : ℚ) : ℚ :=
+  (K : ℚ) * ηl * ηg
+
+/-- `w_r = (1 / (1 - μ h / 2))^(r+1)` over `ℚ`. -/
+def weightQ (μ h : ℚ) (r : ℕ) : ℚ :=
+  (1 / (1 - μ * h / 2)) ^ (r + 1)
+
+/-- `W_T = ∑_{r<T} w_r` over `ℚ`. -/
+def weightSumQ (μ h : ℚ) (T : ℕ) : ℚ :=
+  ∑ r ∈ Finset.range T, weightQ μ h r
+
+/-- `V₀ = distSq + 9 N h² / S · C0` over `ℚ`. -/
+def initialPotentialQ (distSq C0 : ℚ) (N S : ℕ) (h : ℚ) : ℚ :=
+  distSq + 9 * (N : ℚ) * h ^ 2 / (S : ℚ) * C0
+
+/-- The convex right side over `ℚ`, from `distSq = ‖x0 - x⋆‖²`, `C0` and `σ`. -/
+def convexRHSQ (distSq C0 : ℚ) (N S K T : ℕ) (ηl ηg μ σ : ℚ) : ℚ :=
+  initialPotentialQ distSq C0 N S (effectiveStepQ K ηl ηg) /
+      (effectiveStepQ K ηl ηg * weightSumQ μ (effectiveStepQ K ηl ηg) T) +
+    12 * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
+
+/-- The nonconvex right side over `ℚ`, from `fGap = F(x0) - f_low`, `β` and `σ`. -/
+def nonconvexRHSQ (fGap β : ℚ) (S K T : ℕ) (ηl ηg σ : ℚ) : ℚ :=
+  14 * fGap / (effectiveStepQ K ηl ηg * (T : ℚ)) +
+    70 * β * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
+
+theorem effectiveStepQ_cast (K : ℕ) (ηl ηg : ℚ) :
+    ((effectiveStepQ K ηl ηg : ℚ) : ℝ) = effectiveStep K (ηl : ℝ) (ηg : ℝ) := by
+  simp only [effectiveStepQ, effectiveStep]
+  push_cast
+  try ring
+
+theorem weightQ_cast (μ h : ℚ) (r : ℕ) :
+    ((weightQ μ h r : ℚ) : ℝ) = weight (μ : ℝ) (h : ℝ) r := by
+  simp only [weightQ, weight]
+  push_cast
+  try ring
+
+theorem weightSumQ_cast (μ h : ℚ) (T : ℕ) :
+    ((weightSumQ μ h T : ℚ) : ℝ) = weightSum (μ : ℝ) (h : ℝ) T := by
+  simp only [weightSumQ, weightSum, weightQ, weight]
+  push_cast
+  try ring
+
+theorem initialPotentialQ_cast (distSq C0 : ℚ) (N S : ℕ) (h : ℚ) :
+    ((initialPotentialQ distSq C0 N S h : ℚ) : ℝ) =
+      initialPotential (distSq : ℝ) (C0 : ℝ) N S (h : ℝ) := by
+  simp only [initialPotentialQ, initialPotential]
+  push_cast
+  try ring
+
+theorem convexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℚ)
+    (c0 : Fin N → Space d) (xstar : Space d) (distSq C0 σ : ℚ)
+    (hdist : (distSq : ℝ) = ‖P.x0 - xstar‖ ^ 2)
+    (hC0 : (C0 : ℝ) = initialControlError P c0 xstar) (hσ : (σ : ℝ) = P.σ) :
+    ((convexRHSQ distSq C0 N S K T ηl ηg μ σ : ℚ) : ℝ) =
+      convexRHS P S K T (ηl : ℝ) (ηg : ℝ) (μ : ℝ) c0 xstar := by
+  simp only [convexRHSQ, convexRHS, initialPotentialQ, initialPotential, effectiveStepQ,
+    effectiveStep, weightSumQ, weightSum, weightQ, weight]
+  push_cast
+  rw [hdist, hC0, hσ]
+  try ring
+
+theorem nonconvexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg : ℚ)
+    (f_low : ℝ) (fGap β σ : ℚ) (hgap : (fGap : ℝ) = objective P.f P.x0 - f_low)
+    (hβ : (β : ℝ) = P.β) (hσ : (σ : ℝ) = P.σ) :
+    ((nonconvexRHSQ fGap β S K T ηl ηg σ : ℚ) : ℝ) =
+      nonconvexRHS P S K T (ηl : ℝ) (ηg : ℝ) f_low := by
+  simp only [nonconvexRHSQ, nonconvexRHS, effectiveStepQ, effectiveStep]
+  push_cast
+  rw [hgap, hβ, hσ]
+  try ring
+
+end SCAFFOLD

@@ -1,0 +1,15 @@
+"""The Lean side of pyfed: template rendering of the test library and the drift check.
+
+* :mod:`pyfed.lean.render` — ``pyfed lean``: renders ``lean/PyfedTest/Generated/*.lean`` (exact
+  values of the ℚ mirrors, hypothesis facts, counterexamples) from Jinja2 templates;
+* :mod:`pyfed.lean.drift` — parses the Lean arithmetic definitions and checks them against
+  :mod:`pyfed.theory`;
+* :mod:`pyfed.lean.cli` — the ``lean`` subcommand (``register(subparsers)``).
+"""
+
+from .drift import assert_no_drift, check_drift, parse_definitions
+from .render import (check_all, render_all, render_counterexample, write_all,
+                     write_counterexample)
+
+__all__ = ["assert_no_drift", "check_drift", "parse_definitions", "check_all", "render_all",
+           "render_counterexample", "write_all", "write_counterexample"]

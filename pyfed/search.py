@@ -1,0 +1,208 @@
+"""``pyfed search``: adversarial counterexample search for one statement, exported as JSON.
+
+    pyfed search LEAN_NAME --seed S --budget B [--relax HYPOTHESIS ...] [--mutate NAME] --out DIR
+
+runs the checker registered under ``LEAN_NAME`` (:mod:`checkers.registry`) with a progress
+bar and writes, per counterexample found, ``DIR/<name>-s<seed>-b<budget>[-relax-..][-mutate-..]-NNN.json``
+with the instance (exact rationals as "p/q" strings), both sides exactly ("p/q") and as
+floats, the margin rhs - lhs, the seed, the budget and ``pyfed.__version__``. Keys are
+sorted and nothing time-dependent is written, so the same seed and budget give
+byte-identical files. When :func:`pyfed.lean.render.render_counterexample` exists, a Lean
+file stating the instance is written next to each exact JSON file (not for ``--mutate``
+runs: a counterexample to a mutated statement says nothing about the Lean statement).
+
+``--relax KEY`` searches beyond a hypothesis (e.g. ``--relax step_size`` for
+ConvexFiniteRoundConvergence samples h > 1/(81 beta)) to show what the hypothesis protects;
+``--mutate NAME`` checks a deliberately wrong variant (see each checker's ``mutations``).
+
+Read back with :func:`load_counterexample` (the instance) or :func:`recheck` (its verdict).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from . import __version__
+from .errors import InputError
+
+__all__ = ["register", "run", "search_to_dir", "load_counterexample", "load_record", "recheck", "run_all",
+           "file_stem", "render_statement_verdicts", "statement_verdicts_json"]
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", s)
+
+
+def file_stem(lean_name: str, seed: int, budget: int, relax=(), mutate=None) -> str:
+    """Deterministic file-name stem of a search's outputs (no timestamps)."""
+    stem = f"{lean_name}-s{int(seed)}-b{int(budget)}"
+    if relax:
+        stem += "-relax-" + "+".join(_slug(r) for r in sorted(relax))
+    if mutate:
+        stem += "-mutate-" + _slug(mutate)
+    return stem
+
+
+def _dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True, indent=2, default=str, ensure_ascii=True) + "\n"
+
+
+def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(), mutate=None,
+                  progress=None) -> list:
+    """Run the search and write the files; returns the list of written JSON paths.
+
+    Parameters: lean_name (bare or ``SCAFFOLD.``-prefixed); seed (int, seeds
+    ``numpy.random.default_rng(seed)``); budget (int >= 0, candidates per the checker's
+    search); out (directory, created); relax (hypothesis keys); mutate (mutation name or
+    None); progress (callable(advance) or None).
+
+    Raises InputError for an unknown name/mutation/relax key or a negative budget.
+    """
+    import numpy as np
+
+    from checkers.registry import get
+
+    chk = get(lean_name)
+    seed, budget = int(seed), int(budget)
+    if budget < 0:
+        raise InputError("budget", "must be >= 0")
+    relax = tuple(sorted(set(relax or ())))
+    records = chk.search(np.random.default_rng(seed), budget, relax=relax, mutate=mutate, progress=progress)
+    os.makedirs(out, exist_ok=True)
+    stem = file_stem(chk.lean_name, seed, budget, relax, mutate)
+    render = None
+    if mutate is None:  # a mutated statement is not the Lean statement: no Lean file for it
+        try:
+            from .lean.render import render_counterexample as render
+        except ImportError:
+            render = None
+    paths = []
+    for i, rec in enumerate(records):
+        rec = dict(rec, seed=seed, budget=budget, pyfed_version=__version__, index=i)
+        path = os.path.join(out, f"{stem}-{i:03d}.json")
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(_dumps(rec))
+        paths.append(path)
+        if render is not None and rec["exact"]:
+            lean_rec = {"lean_name": chk.lean_name, "instance": chk.lean_instance(rec["instance"]),
+                        "lhs": rec["lhs"]["exact"], "rhs": rec["rhs"]["exact"], "id": f"{stem}-{i:03d}",
+                        "note": (f"pyfed search seed {seed} budget {budget}"
+                                 + (f", relaxing {', '.join(relax)}" if relax else ""))}
+            text = render(lean_rec)
+            with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+    return paths
+
+
+def load_record(path: str) -> dict:
+    """The full JSON record written by ``pyfed search`` (raises InputError if unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            rec = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError("path", f"cannot read counterexample {path!r}: {exc}") from None
+    for key in ("statement", "instance"):
+        if key not in rec:
+            raise InputError("path", f"{path!r} is not a pyfed counterexample (missing {key!r})")
+    return rec
+
+
+def load_counterexample(path: str) -> dict:
+    """The instance of a counterexample file (exact rationals as "p/q" strings), ready for
+    ``checkers.get(record["statement"]).check(instance, relax=..., mutate=...)``."""
+    return load_record(path)["instance"]
+
+
+def recheck(path: str):
+    """Re-run the checker on a counterexample file (same relax and mutation); returns the Verdict."""
+    from checkers.registry import get
+
+    rec = load_record(path)
+    return get(rec["statement"]).check(rec["instance"], relax=tuple(rec.get("relax") or ()),
+                                       mutate=rec.get("mutate"))
+
+
+def run_all(budget=None, seed: int = 0) -> list:
+    """[(lean_name, Verdict)] for every registered checker (see :func:`checkers.run_all`)."""
+    from checkers.registry import run_all as _run_all
+
+    return _run_all(budget=budget, seed=seed)
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    try:
+        from .exact import as_float
+        return f"{as_float(v):.6g}"
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+
+
+def render_statement_verdicts(console, results) -> None:
+    """Print one row per statement of ``run_all``'s [(lean_name, Verdict)]: verdict, the
+    tightest lhs/rhs found (exact or not), ratio and the search statistics."""
+    from rich.table import Table
+
+    style = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
+    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD)")
+    t.add_column("statement", no_wrap=True)
+    for col in ("verdict", "lhs", "rhs", "lhs/rhs", "exact", "candidates"):
+        t.add_column(col, overflow="fold")
+    for name, v in results:
+        d = v.details or {}
+        t.add_row(name, f"[{style.get(v.status, '')}]{v.status}[/]", _fmt(v.lhs), _fmt(v.rhs), _fmt(v.ratio),
+                  "yes" if v.exact else "no", str(d.get("candidates", "-")))
+    console.print(t)
+
+
+def statement_verdicts_json(results) -> list:
+    """JSON-ready list of ``run_all`` results (each verdict's ``to_json()``)."""
+    out = []
+    for name, v in results:
+        j = v.to_json()
+        j["details"] = json.loads(json.dumps(j.get("details") or {}, default=str))
+        out.append(j)
+    return out
+
+
+def register(subparsers) -> None:
+    """Add the ``search`` subcommand to an argparse subparsers object."""
+    p = subparsers.add_parser("search", help="adversarial counterexample search for one statement (JSON export)")
+    p.add_argument("lean_name", help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    p.add_argument("--budget", type=int, default=None, help="search budget (default: the checker's)")
+    p.add_argument("--relax", action="append", default=[], metavar="HYPOTHESIS",
+                   help="hypothesis key to search beyond (repeatable), e.g. step_size")
+    p.add_argument("--mutate", default=None, metavar="NAME", help="check a mutated (wrong) statement")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Execute ``pyfed search``; returns 0 (the count of counterexamples is printed)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from checkers.registry import get
+
+    chk = get(args.lean_name)
+    if args.mutate is not None:
+        chk._mutation(args.mutate)
+    budget = chk.default_budget if args.budget is None else args.budget
+    console = Console(stderr=True)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(f"searching SCAFFOLD.{chk.lean_name}", total=None)
+        paths = search_to_dir(chk.lean_name, seed=args.seed, budget=budget, out=args.out,
+                              relax=args.relax, mutate=args.mutate,
+                              progress=lambda n: progress.advance(task, n))
+    what = f"SCAFFOLD.{chk.lean_name}" + (f" (mutation {args.mutate})" if args.mutate else "") + \
+        (f" relaxing {', '.join(args.relax)}" if args.relax else "")
+    console.print(f"{len(paths)} counterexample(s) to {what}; seed {args.seed}, budget {budget}"
+                  + (f"; written to {args.out}" if paths else ""))
+    for p in paths:
+        console.print(f"  {p}")
+    return 0

@@ -1,0 +1,63 @@
+"""Mathlib API list: the Lean sources use no Mathlib import or name missing from lean/MATHLIB_API.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pyfed.lean import inventory
+
+LEAN = Path(__file__).resolve().parents[1] / "lean"
+API = LEAN / "MATHLIB_API.md"
+
+
+def test_api_list_covers_sources():
+    assert inventory.api_mismatch(LEAN) == {"modules": [], "names": []}
+
+
+def test_api_list_rows_name_a_mathlib_file():
+    rows = [ln for ln in API.read_text(encoding="utf-8").splitlines() if ln.startswith("| `")]
+    assert len(rows) >= 25
+    for row in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+        assert len(cells) == 5, row
+        assert "Mathlib" in cells[2] or "Lean core" in cells[2], row
+
+
+def test_usage_is_detected():
+    used = inventory.mathlib_usage(LEAN)
+    assert set(used["modules"]) == {"Mathlib"}
+    assert {"Real.rpow", "ProbabilityTheory.iCondIndepFun", "MeasureTheory.condExp", "MemLp", "EuclideanSpace",
+            "Finset.powersetCard"} <= set(used["names"])
+
+
+def test_broken_copy_new_name_fails():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = text.replace("(1 + a⁻¹) * ‖v‖ ^ 2 := by sorry", "(1 + a⁻¹) * ‖v‖ ^ 2 + Real.sqrt 0 := by sorry")
+    assert broken != text
+    assert inventory.api_mismatch(LEAN, sources={rel: broken})["names"] == ["Real.sqrt"]
+
+
+def test_broken_copy_new_import_fails():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = "import Mathlib.Analysis.SpecialFunctions.Sqrt\n" + text
+    assert inventory.api_mismatch(LEAN, sources={rel: broken})["modules"] == [
+        "Mathlib.Analysis.SpecialFunctions.Sqrt"]
+
+
+def test_broken_api_list_fails(tmp_path):
+    lines = API.read_text(encoding="utf-8").splitlines()
+    cut = [ln for ln in lines if not ln.startswith("| `ProbabilityTheory.iCondIndepFun`")]
+    assert len(cut) == len(lines) - 1
+    p = tmp_path / "MATHLIB_API.md"
+    p.write_text("\n".join(cut), encoding="utf-8")
+    assert inventory.api_mismatch(LEAN, api_path=p)["names"] == ["ProbabilityTheory.iCondIndepFun"]
+
+
+def test_names_in_comments_are_ignored():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = text + "\n-- Real.sqrt in a comment\n/- MeasureTheory.volume in a block -/\n"
+    assert inventory.api_mismatch(LEAN, sources={rel: broken}) == {"modules": [], "names": []}

@@ -1,0 +1,79 @@
+"""Registry check: every Lean `theorem` has a checker of the same name and vice versa.
+
+The cast theorems of lean/Pyfed/Exact.lean (`effectiveStepQ_cast`, ...) are not checker
+statements: they relate the ℚ mirrors to the real definitions and are covered by the drift check
+(tests/test_lean_drift.py), so they are excluded here and listed separately.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyfed.lean import inventory
+
+LEAN = Path(__file__).resolve().parents[1] / "lean"
+
+#: The brief's list (namespace SCAFFOLD), used when `checkers.registry` cannot be imported.
+BRIEF_NAMES = [
+    "ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "GradientGrowth",
+    "RelaxedTriangle", "YoungInner", "SumSquares", "MartingaleDifferenceBound",
+    "StichWeightedAveraging", "StichWeightSumLowerBound", "UniformAveraging",
+    "GeometricAveraging", "GradientStepNonexpansive", "SamplingVarianceIdentity",
+    "SamplingVarianceBound", "SamplingSingleClient", "LocalSGDOneStep",
+    "OptionTwoControlIsAverage", "ServerControlIsMean",
+]
+EXACT_CASTS = {"effectiveStepQ_cast", "weightQ_cast", "weightSumQ_cast", "initialPotentialQ_cast",
+               "convexRHSQ_cast", "nonconvexRHSQ_cast"}
+
+
+def registry_names():
+    """Names from `checkers.registry.names()`; falls back to the brief's list if the checkers
+    package is not importable yet."""
+    try:
+        from checkers import registry
+    except ImportError:
+        return list(BRIEF_NAMES)
+    return list(registry.names())
+
+
+def test_registry_is_the_brief_list():
+    assert sorted(registry_names()) == sorted(BRIEF_NAMES)
+
+
+def test_every_theorem_has_a_checker_and_back():
+    statements, casts = inventory.theorem_names(LEAN)
+    assert inventory.registry_mismatch(statements, registry_names()) == {
+        "missing_checker": [], "missing_theorem": []}
+    assert set(casts) == EXACT_CASTS
+
+
+def test_theorem_files():
+    statements, _ = inventory.theorem_names(LEAN)
+    assert statements["ConvexFiniteRoundConvergence"] == "Pyfed/Scaffold/Theorems.lean"
+    assert statements["ServerControlIsMean"] == "Pyfed/Algorithms/Scaffold.lean"
+
+
+def test_broken_copy_extra_theorem_fails():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = text.replace("end SCAFFOLD", "theorem ParallelogramLaw : True := trivial\n\nend SCAFFOLD")
+    statements, _ = inventory.theorem_names(LEAN, sources={rel: broken})
+    mm = inventory.registry_mismatch(statements, registry_names())
+    assert mm["missing_checker"] == ["ParallelogramLaw"] and mm["missing_theorem"] == []
+
+
+def test_broken_copy_renamed_theorem_fails():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = text.replace("theorem YoungInner", "theorem YoungInequality")
+    statements, _ = inventory.theorem_names(LEAN, sources={rel: broken})
+    mm = inventory.registry_mismatch(statements, registry_names())
+    assert mm == {"missing_checker": ["YoungInequality"], "missing_theorem": ["YoungInner"]}
+
+
+def test_commented_out_theorem_does_not_count():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = text.replace("theorem SumSquares", "-- theorem SumSquares\ntheorem SumSquares'")
+    statements, _ = inventory.theorem_names(LEAN, sources={rel: broken})
+    assert "SumSquares" not in statements and "SumSquares'" in statements
