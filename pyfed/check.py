@@ -261,7 +261,8 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
 
 def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None, progress=None,
               statements: bool = True) -> list[Verdict]:
-    """Run the default suite; returns the list of verdicts (theorem instances first).
+    """Run the default suite; returns the list of verdicts: the theorem instances, then one
+    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N).
 
     ``progress``: optional callable ``progress(label)`` invoked before each task.
     """
@@ -271,6 +272,12 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
         if progress:
             progress(inst.name)
         out.append(run_instance(inst, replicates=reps, seed=seed))
+    # worst case over the whole function class at a small size (PEP, deterministic regime)
+    from .expectation.worst_case import pep_row_for_check
+
+    if progress:
+        progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")
+    out.append(pep_row_for_check())
     return out
 
 

@@ -18,7 +18,7 @@ from .errors import InputError
 from .exact import as_float
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
-SUBCOMMAND_MODULES: list[str] = ["pyfed.search", "pyfed.lean.cli", "pyfed.tightness"]
+SUBCOMMAND_MODULES: list[str] = ["pyfed.search", "pyfed.lean.cli", "pyfed.tightness", "pyfed.worst_case_cli"]
 
 
 def _fmt(v, digits=6):

@@ -10,12 +10,18 @@ Two modes, chosen from the inputs and never mixed:
   report). Floats are converted exactly (a float *is* a dyadic rational), irrational sympy
   expressions are evaluated to the working precision.
 
+* ``ball``: some input is a python-flint ``arb``; every result is a certified ball that
+  contains the true value (used by the exact-moment engine for irrational inputs).
+* ``symbolic``: some input is a sympy expression with free symbols; formulas return sympy
+  expressions (used by the Lean drift check).
+
 Python floats are deliberately treated as inexact: ``0.1`` means "about one tenth" to a
 user, so a formula fed ``0.1`` reports an mpmath result, not the rational 3602879701896397/2**55.
 """
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from fractions import Fraction
 from typing import Iterable
@@ -23,6 +29,9 @@ from typing import Iterable
 import mpmath
 import numpy as np
 import sympy
+from flint import arb, ctx, fmpq
+
+from .errors import InputError
 
 #: Working precision (decimal digits) of the mpmath mode.
 DEFAULT_DPS = 50
@@ -111,16 +120,20 @@ def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DP
         (raises ``ValueError`` naming the first inexact value); ``False`` forces mpmath.
         ``"symbolic"`` (also chosen automatically when a value is a sympy expression with
         free symbols) returns sympy objects: formulas then build expressions, which is how
-        the Lean drift check proves them equal to the Lean definitions.
+        the Lean drift check proves them equal to the Lean definitions. ``"ball"`` (also
+        chosen when a value is a python-flint ``arb``) returns certified balls at flint's
+        current precision (see :func:`precision`).
 
     Returns
     -------
-    (list, bool | "symbolic")
-        Converted values and the mode (True exact, False mpmath, "symbolic").
+    (list, bool | "symbolic" | "ball")
+        Converted values and the mode (True exact, False mpmath, "symbolic", "ball").
     """
     values = list(values)
     if exact == "symbolic" or any(is_symbolic(v) for v in values):
         return [_to_sympy(v) for v in values], "symbolic"
+    if exact == "ball" or any(isinstance(v, arb) for v in values):
+        return [to_arb(v) for v in values], "ball"
     if exact is None:
         exact = all_exact(values)
     if exact:
@@ -190,3 +203,95 @@ def compare(lhs, rhs) -> int:
     if a > b:
         return -1
     return 0
+
+
+# -- certified balls (python-flint arb) ---------------------------------------------------
+# A third arithmetic, used where inputs are irrational but a *certified* sign is needed (the
+# exact-moment engine): every arb ball contains the true real value. ``coerce`` switches to
+# it when any input is already an ``arb``, so the theory formulas evaluate in balls unchanged.
+
+@contextlib.contextmanager
+def precision(bits: int):
+    """Temporarily set python-flint's working precision (bits) for arb arithmetic."""
+    old = ctx.prec
+    ctx.prec = int(bits)
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+def fraction_of(value) -> Fraction | None:
+    """Exact Fraction of a rational scalar, including floats and mpf (exact dyadics).
+
+    Returns None for irrational sympy expressions and other non-rational inputs.
+    """
+    f = to_fraction(value)
+    if f is not None:
+        return f
+    if isinstance(value, (float, np.floating)):
+        return Fraction(float(value))
+    if isinstance(value, mpmath.mpf):
+        return mpf_to_fraction(value) if mpmath.isfinite(value) else None
+    if isinstance(value, sympy.Float):
+        return fraction_of(mpmath.mpf(value._mpf_))
+    return None
+
+def _q(f: Fraction) -> fmpq:
+    return fmpq(f.numerator, f.denominator)
+
+def to_arb(value) -> arb:
+    """A certified enclosing ball of ``value`` at the current flint precision.
+
+    Raises
+    ------
+    InputError
+        The value is not a real number pyfed can enclose (e.g. a symbol, ``zoo``).
+    """
+    if isinstance(value, arb):
+        return value
+    f = fraction_of(value)
+    if f is not None:
+        return arb(_q(f))
+    if isinstance(value, sympy.Basic):
+        return _sympy_to_arb(value)
+    if isinstance(value, str):
+        return _sympy_to_arb(sympy.sympify(value))
+    raise InputError("value", f"cannot enclose {value!r} in a certified ball")
+
+def _sympy_to_arb(e) -> arb:
+    if e.is_Rational:
+        return arb(fmpq(int(e.p), int(e.q)))
+    if e.is_Float:
+        return arb(_q(fraction_of(e)))
+    if e is sympy.pi:
+        return arb.pi()
+    if e is sympy.E:
+        return arb(1).exp()
+    if e.is_Add:
+        out = arb(0)
+        for a in e.args:
+            out = out + _sympy_to_arb(a)
+        return out
+    if e.is_Mul:
+        out = arb(1)
+        for a in e.args:
+            out = out * _sympy_to_arb(a)
+        return out
+    if e.is_Pow:
+        base, ex = e.args
+        b = _sympy_to_arb(base)
+        if ex.is_Integer:
+            n = int(ex)
+            return b ** n if n >= 0 else 1 / (b ** (-n))
+        if ex == sympy.Rational(1, 2):
+            return b.sqrt()
+        if ex == sympy.Rational(-1, 2):
+            return 1 / b.sqrt()
+        return b ** _sympy_to_arb(ex)
+    funcs = {sympy.exp: "exp", sympy.log: "log", sympy.sin: "sin", sympy.cos: "cos"}
+    for fn, name in funcs.items():
+        if isinstance(e, fn):
+            return getattr(_sympy_to_arb(e.args[0]), name)()
+    raise InputError("value", f"cannot enclose the sympy expression {e} in a certified ball "
+                              "(supported: rationals, floats, +, *, powers, sqrt, pi, E, exp, log, sin, cos)")
+

@@ -731,22 +731,6 @@ def _pick_field(arithmetic, rational, n_state, T, prec):
     return BallField(prec)
 
 
-def _ball_weights_sum(T, mu, h):
-    """Ball mirror of :func:`pyfed.theory.weights` / :func:`pyfed.theory.weight_sum`
-    (w_r = q^-(r+1), q = 1 - mu h / 2), used only when the inputs are irrational because the
-    theory module has no ball mode yet (cross-checked against it, see :func:`_crosscheck_loose`)."""
-    q = 1 - mu * h / 2
-    inv = 1 / q
-    ws, w = [], to_arb(1)
-    for _ in range(T):
-        w = w * inv
-        ws.append(w)
-    W = to_arb(0)
-    for w in ws:
-        W = W + w
-    return ws, W
-
-
 def _frac_str(v):
     return f"{v.numerator}/{v.denominator}" if isinstance(v, Fraction) else str(v)
 
@@ -900,30 +884,18 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
             gstar = [A[i].dot(xs) - b[i] for i in range(N)]
             C0 = sum(((c0v[i][j] - gstar[i][j]) ** 2 for i in range(N) for j in range(d)), to_arb(0)) / N
             el, eg, s, m = (to_arb(v) for v in (eta_l, eta_g, sigma, mu))
-            h = K * el * eg
-            ws, W = _ball_weights_sum(T, m, h)
+            h = theory.effective_step(K, el, eg)
+            ws, W = theory.weights(T, m, h), theory.weight_sum(T, m, h)
             lhs = to_arb(0)
             for w, g in zip(ws, res.gaps[:T]):
                 lhs = lhs + w * g
             lhs = lhs / W
-            V0 = dist_sq + 9 * N * h * h / S * C0
-            rhs = V0 / (h * W) + 12 * h * s * s / (K * S) * (1 + S / (eg * eg))
-            approx = theory.convex_rhs(dist_sq=float(dist_sq.mid()), C0=float(C0.mid()), N=N, S=S, K=K, T=T,
-                                       eta_l=eta_l, eta_g=eta_g, mu=mu, sigma=sigma)
-            _crosscheck_loose(rhs, approx, "convex_rhs")
+            rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=el, eta_g=eg,
+                                    mu=m, sigma=s)
             verdict = _verdict("ConvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
         if verdict.status != "inconclusive":
             return verdict
     return verdict
-
-
-def _crosscheck_loose(ball, approx, what):
-    """Agreement to ~1e-12 relative (dist_sq and C0 enter the mpmath value as doubles)."""
-    from flint import arb as _arb
-    import mpmath
-    a = _arb(mpmath.nstr(approx, 30))
-    if not (abs(ball - a) < abs(a) * _arb(10) ** -10 + _arb(10) ** -30):
-        raise RuntimeError(f"ball mirror of {what} disagrees with pyfed.theory: {ball} vs {approx}")
 
 
 def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmetic="auto", prec=None):
@@ -986,12 +958,9 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
             for g in res.grad_sq[:T]:
                 lhs = lhs + g
             lhs = lhs / T
-            el, eg, s, beta = (to_arb(v) for v in (eta_l, eta_g, sigma, problem.beta))
-            h = K * el * eg
-            rhs = 14 * f_gap / (h * T) + 70 * beta * h * s * s / (K * S) * (1 + S / (eg * eg))
-            approx = theory.nonconvex_rhs(f_gap=float(f_gap.mid()), beta=problem.beta, S=S, K=K, T=T,
-                                          eta_l=eta_l, eta_g=eta_g, sigma=sigma)
-            _crosscheck_loose(rhs, approx, "nonconvex_rhs")
+            el, eg, s = (to_arb(v) for v in (eta_l, eta_g, sigma))
+            rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=to_arb(problem.beta), S=S, K=K, T=T, eta_l=el,
+                                       eta_g=eg, sigma=s)
             verdict = _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
         if verdict.status != "inconclusive":
             return verdict

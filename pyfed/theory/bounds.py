@@ -161,12 +161,13 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, 
     round; K local steps; T rounds; eta_l, eta_g step sizes; mu strong convexity (>= 0);
     sigma noise standard deviation. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
     """
+    rounds = _index(T)  # an index, not a real: kept an int (or a symbol) in every mode
     vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma], exact=exact, dps=dps)
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
     V0 = initial_potential(dist_sq, C0, N, S, h, exact=ex, dps=dps)
-    W = weight_sum(T, mu, h, exact=ex, dps=dps)
+    W = weight_sum(rounds, mu, h, exact=ex, dps=dps)
     return V0 / (h * W) + noise_term(12, sigma, S, K, eta_g, h, exact=ex, dps=dps)
 
 

@@ -1,0 +1,331 @@
+"""Tests of the PEP worst-case engine (issue 6): known worst cases, the convex theorem over the
+whole class at small sizes, PEP >= simulators on a quadratic, solver discipline."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pyfed.expectation.worst_case as wc
+from pyfed.errors import InputError
+from pyfed.expectation.worst_case import (WorstCaseResult, pep_gradient_growth, pep_nonexpansive,
+                                          pep_row_for_check, simulate_scaffold_exact, smallest_constant,
+                                          worst_case_fedavg, worst_case_gradient_descent,
+                                          worst_case_local_sgd, worst_case_scaffold)
+from pyfed.theory import effective_step, initial_potential, weight_sum, weights
+
+REL = 1e-4  # solver tolerance 1e-6 on values of order 0.1-1
+
+
+def test_default_solver_is_installed():
+    assert wc.DEFAULT_SOLVER in wc.available_solvers()
+
+
+# ---------------------------------------------------------------- known worst cases (anchors)
+@pytest.mark.parametrize("L, gamma, n", [(3, Fraction(1, 3), 4), (1, 1, 10), (2, Fraction(1, 4), 3)])
+def test_gradient_descent_known_worst_case(L, gamma, n):
+    """PEPit's own example (Drori-Teboulle 2014, Thm 3.1): f(x_n) - f* <= L/(4 n gamma L + 2)."""
+    r = worst_case_gradient_descent(L, gamma, n)
+    expected = L / (4 * n * float(gamma) * L + 2)
+    assert r.status == "optimal"
+    assert r.worst == pytest.approx(expected, rel=REL)
+    assert r.primal == pytest.approx(expected, rel=REL)
+    assert r.known_value == pytest.approx(expected, rel=1e-15)
+
+
+def test_local_sgd_deterministic_equals_gradient_descent():
+    """With the full-gradient oracle all workers coincide: the worst case is GD's, 1/(4*3+2)."""
+    r = worst_case_local_sgd(2, 1, [1, 3], beta=1)
+    assert r.status == "optimal"
+    assert r.worst == pytest.approx(1 / 14, rel=REL)
+    g = worst_case_local_sgd(3, [Fraction(1, 2)] * 2, [2], beta=1)
+    assert g.worst == pytest.approx(1 / (4 * 2 * 0.5 + 2), rel=REL)
+
+
+def test_gradient_growth_inequality_9_is_tight():
+    r = pep_gradient_growth(N=2, beta=1)
+    assert r.status == "optimal" and abs(r.worst) < 1e-5
+    assert r.verdict.status == "holds"
+    # constant 2 is tight: factor 1 leaves (1 - 1/2) beta^2 = 1/2 (beta = 1), attained by beta/2 ||x||^2
+    r1 = pep_gradient_growth(N=1, beta=1, factor=1)
+    assert r1.worst == pytest.approx(0.5, rel=REL) and r1.known_value == 0.5
+    assert r1.verdict.status != "holds"
+
+
+@pytest.mark.parametrize("eta, mu, expected", [(2, 0, 1.0), (1, 0, 1.0), (0.5, 0.2, 0.81), (2.5, 0, 2.25)])
+def test_nonexpansive_known_values(eta, mu, expected):
+    r = pep_nonexpansive(beta=1, eta=eta, mu=mu)
+    assert r.worst == pytest.approx(expected, rel=REL)
+    assert r.known_value == pytest.approx(expected)
+    assert (r.verdict.status == "holds") == (eta <= 2)
+
+
+@pytest.mark.parametrize("workers, eta, mu", [(1, Fraction(1, 4), 0), (3, Fraction(1, 4), Fraction(1, 10)),
+                                             (2, Fraction(1, 8), 0)])
+def test_local_sgd_one_step_lemma_holds_over_the_class(workers, eta, mu):
+    """Stich Lemma 3.1 with a deterministic oracle, eta <= 1/(4L): sup(LHS - RHS) = 0."""
+    r = wc.pep_local_sgd_one_step(workers, eta, beta=1, mu=mu)
+    assert r.status == "optimal" and abs(r.worst) < 1e-5
+    assert r.verdict.status == "holds"
+
+
+def test_local_sgd_one_step_fails_at_eta_2_over_L():
+    """At eta = 2/L the quadratic L/2 ||x||^2 with one worker gives (1-2)^2 - 1 + 1/2 = 1/2 > 0."""
+    r = wc.pep_local_sgd_one_step(1, 2, beta=1, mu=0)
+    assert r.worst == pytest.approx(0.5, rel=REL)
+    assert r.verdict.status == "inconclusive"
+
+
+# ---------------------------------------------------------------- the convex theorem
+def test_bound_is_V0_over_hW_exactly():
+    r = worst_case_scaffold(2, 2, 3, Fraction(1, 162), 1, 1, Fraction(1, 10))
+    h = effective_step(2, Fraction(1, 162), 1)
+    W = weight_sum(3, Fraction(1, 10), h)
+    assert isinstance(r.bound, Fraction)
+    assert r.bound == initial_potential(1, 0, 2, 2, h) / (h * W) == 1 / (h * W)
+    js = r.to_json()
+    assert Fraction(js["bound"]) == r.bound and js["verdict"]["status"] == "holds"
+    assert r.ratio == pytest.approx(r.worst / float(r.bound))
+
+
+@pytest.mark.parametrize("N, K, T, eta_g, mu", [
+    (1, 1, 1, 1, 0), (2, 1, 2, 1, 0), (2, 2, 2, 2, 0), (2, 3, 2, 1, Fraction(1, 2)),
+    (3, 2, 2, 1, 0), (2, 2, 3, 1, Fraction(1, 10)), (1, 3, 4, 3, 0), (3, 1, 4, 1, Fraction(9, 10)),
+    (2, 1, 6, 1, Fraction(1, 5)),
+])
+def test_ratio_at_most_one_inside_hypotheses(N, K, T, eta_g, mu):
+    """N*K*T <= 12, h = 1/(81 beta) (the theorem's limit), mu h <= 1/15: sup over the class <= bound."""
+    assert N * K * T <= 12
+    eta_l = Fraction(1, 81 * K * eta_g)
+    r = worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=mu)
+    assert all(h["holds"] for h in r.details["hypotheses"])
+    assert r.status == "optimal"
+    assert 0 < r.ratio <= 1
+    assert r.verdict.status == "holds"
+    assert "PEP SDP" in r.verdict.certificate and "CLARABEL" in r.verdict.certificate
+    # f(x^0) - f* alone reaches beta/2 * ||x0 - x*||^2 (f_i = beta/2 ||x||^2 is in the class, and
+    # every later term is >= 0) with weight w_0/W_T: a lower bound on the supremum
+    w = weights(T, mu, Fraction(1, 81))
+    assert r.worst >= 0.5 * float(w[0] / sum(w)) * (1 - 1e-4)
+
+
+def test_fedavg_equals_scaffold_for_one_local_step():
+    """K = 1: both reduce to gradient descent on f (controls cancel in the average), and both
+    initial conditions allow any x0 with ||x0 - x*|| <= 1, so the worst cases coincide."""
+    a = worst_case_scaffold(2, 1, 3, Fraction(1, 9), 1, 1, 0)
+    b = worst_case_fedavg(2, 1, 3, Fraction(1, 9), 1, 1, 0)
+    assert b.status == "optimal"
+    assert b.worst == pytest.approx(a.worst, rel=REL)
+    assert b.verdict is None
+
+
+def _scaffold_instance(seed=3, N=2, d=3):
+    from pyfed.problems.quadratic import random_quadratic
+
+    rng = np.random.default_rng(seed)
+    prob = random_quadratic(N, d, rng, mu=Fraction(1, 10), L=1, rational=True)
+    x0 = np.array([Fraction(int(v), 4) for v in rng.integers(-8, 9, size=d)], dtype=object)
+    c0 = np.array([[Fraction(int(v), 8) for v in row] for row in rng.integers(-8, 9, size=(N, d))], dtype=object)
+    return prob, x0, c0
+
+
+def _weighted_gap_over_V0(prob, xs, x0, c0, K, T, eta_l, eta_g):
+    h = effective_step(K, eta_l, eta_g)
+    w = weights(T, prob.mu, h)
+    W = weight_sum(T, prob.mu, h)
+    gap = sum((wr * (prob.value_exact(xs[r]) - prob.f_star) for r, wr in enumerate(w)), Fraction(0)) / W
+    dist = sum(((a - b) ** 2 for a, b in zip(x0, prob.x_star_exact)), Fraction(0))
+    gstar = prob.grads_exact(prob.x_star_exact)
+    C0 = sum((sum(((c0[i][j] - gstar[i][j]) ** 2 for j in range(prob.d)), Fraction(0))
+              for i in range(prob.N)), Fraction(0)) / prob.N
+    return gap / initial_potential(dist, C0, prob.N, prob.N, h)
+
+
+@pytest.mark.parametrize("K, T, m", [(2, 3, 1), (3, 2, 27)])
+def test_pep_dominates_exact_simulation_on_a_quadratic(K, T, m):
+    """The exact weighted gap of a concrete quadratic run, divided by its V0, is <= the PEP worst case."""
+    prob, x0, c0 = _scaffold_instance()
+    eta_g = 1
+    eta_l = Fraction(m, 81 * K)
+    xs = simulate_scaffold_exact(prob.A_exact, prob.b_exact, x0, c0, K, T, eta_l, eta_g)
+    val = _weighted_gap_over_V0(prob, xs, x0, c0, K, T, eta_l, eta_g)
+    r = worst_case_scaffold(prob.N, K, T, eta_l, eta_g, beta=prob.beta, mu=prob.mu)
+    assert r.status == "optimal"
+    assert 0 < float(val) <= r.worst * (1 + 1e-6)
+
+
+def test_pep_dominates_the_simulator_module():
+    """Same comparison through pyfed.algorithms.scaffold_run with ExactOracle (S = N), which must
+    also agree with this module's exact simulator."""
+    algorithms = pytest.importorskip("pyfed.algorithms")
+    from pyfed.oracles import ExactOracle
+
+    prob, x0, c0 = _scaffold_instance(seed=5)
+    K, T, eta_g, eta_l = 2, 3, 2, Fraction(1, 324)
+    tr = algorithms.scaffold_run(prob, ExactOracle(prob), S=prob.N, K=K, T=T, eta_l=float(eta_l),
+                                 eta_g=eta_g, x0=np.array(x0, dtype=float), c0=np.array(c0, dtype=float),
+                                 R=1, rng=0)
+    xs_exact = simulate_scaffold_exact(prob.A_exact, prob.b_exact, x0, c0, K, T, eta_l, eta_g)
+    np.testing.assert_allclose(tr.x[0], np.array(xs_exact, dtype=float), rtol=1e-12, atol=1e-12)
+    h = effective_step(K, eta_l, eta_g)
+    w = [float(v) for v in weights(T, prob.mu, h)]
+    gap = sum(wr * (prob.value(tr.x[0, r]) - float(prob.f_star)) for r, wr in enumerate(w)) / sum(w)
+    gstar = prob.client_grads(np.broadcast_to(prob.x_star, (prob.N, prob.d)))  # (N, d)
+    dist_sq = float(np.sum((np.array(x0, float) - prob.x_star) ** 2))
+    C0 = float(np.mean(np.sum((np.array(c0, float) - gstar) ** 2, axis=1)))
+    V0 = float(initial_potential(dist_sq, C0, prob.N, prob.N, float(h)))
+    r = worst_case_scaffold(prob.N, K, T, eta_l, eta_g, beta=prob.beta, mu=prob.mu)
+    assert r.status == "optimal"
+    assert 0 < gap / V0 <= r.worst * (1 + 1e-6)
+
+
+# ---------------------------------------------------------------- solver discipline
+def test_non_optimal_status_is_inconclusive():
+    r = worst_case_scaffold(2, 2, 2, Fraction(1, 162), 1, 1, 0, solver_options={"max_iter": 3})
+    assert r.status != "optimal"
+    assert r.verdict.status == "inconclusive"
+    assert "not optimal" in r.verdict.reason
+
+
+def test_forced_infeasible_status_is_inconclusive(monkeypatch):
+    monkeypatch.setattr(wc, "_solve_once", lambda *a, **k: (None, None, "infeasible", "CLARABEL", 0.0))
+    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
+    assert r.status == "infeasible" and r.worst is None and r.ratio is None
+    assert r.verdict.status == "inconclusive"
+    g = pep_gradient_growth()
+    assert g.verdict.status == "inconclusive"
+
+
+def test_error_after_an_optimal_solve_is_inconclusive(monkeypatch):
+    """PEPit's post-processing failing (e.g. its feasibility assertion) must not leave 'optimal'."""
+    import PEPit
+
+    def boom(self, *a, **k):
+        raise AssertionError("feasibility check failed")
+
+    monkeypatch.setattr(PEPit.PEP, "check_feasibility", boom)
+    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
+    assert r.status.startswith("optimal then error") and not r.optimal
+    assert r.verdict.status == "inconclusive"
+
+
+def test_claimed_violation_that_does_not_reproduce_is_inconclusive(monkeypatch):
+    """A (fake) PEP value 100x the true worst case claims a violation inside the hypotheses;
+    the exact quadratic re-verification cannot reproduce it -> inconclusive, never violated."""
+    real = wc._solve_once
+
+    def inflated(*a, **k):
+        dual, primal, status, name, secs = real(*a, **k)
+        return dual * 100, primal, status, name, secs
+
+    monkeypatch.setattr(wc, "_solve_once", inflated)
+    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
+    assert r.ratio > 1
+    assert r.verdict.status == "inconclusive"
+    assert r.details["reverification"]["reproduced"] is False
+    assert r.details["reverification"]["ratio"] < 0.05
+
+
+def test_violation_beyond_the_hypothesis_is_reproduced_exactly():
+    """h = 2/beta (162x the allowed step): the PEP claims worst/bound ~ 4 and the fitted quadratic
+    instance reproduces a violation in exact arithmetic; the witness replays exactly."""
+    from pyfed.problems.quadratic import QuadraticProblem
+
+    K, T, eta_l = 1, 4, Fraction(2)
+    r = worst_case_scaffold(2, K, T, eta_l, 1, 1, 0)
+    assert not next(h for h in r.details["hypotheses"] if h["key"] == "step_size")["holds"]
+    assert r.ratio > 3
+    v = r.verdict
+    assert v.status == "violated" and v.exact
+    wit = v.witness
+    A = np.array([[[Fraction(s) for s in row] for row in Ai] for Ai in wit["A"]], dtype=object)
+    b = np.array([[Fraction(s) for s in bi] for bi in wit["b"]], dtype=object)
+    prob = QuadraticProblem(A, b, beta=1, mu=0)  # class membership re-certified exactly
+    x0 = [Fraction(s) for s in wit["x0"]]
+    c0 = [[Fraction(s) for s in ci] for ci in wit["c0"]]
+    xs = simulate_scaffold_exact(A, b, x0, c0, K, T, eta_l, 1)
+    ratio = _weighted_gap_over_V0(prob, xs, x0, c0, K, T, eta_l, 1) * effective_step(K, eta_l, 1) * T
+    assert ratio > 1  # weightedGap > V0/(hT) exactly
+    assert Fraction(wit["weighted_gap"]) > Fraction(wit["convex_rhs"])
+
+
+# ---------------------------------------------------------------- inputs, check row, sweep logic
+@pytest.mark.parametrize("kwargs, arg", [
+    (dict(N=0), "N"), (dict(K=0), "K"), (dict(T=1.5), "T"), (dict(eta_l=0), "eta_l"),
+    (dict(mu=2), "mu"), (dict(mu=1), "mu"), (dict(mu=-1), "mu"), (dict(beta=float("nan")), "beta"), (dict(solver="NOPE"), "solver"),
+])
+def test_bad_input_names_the_argument(kwargs, arg):
+    base = dict(N=2, K=1, T=2, eta_l=Fraction(1, 81), eta_g=1, beta=1, mu=0)
+    base.update(kwargs)
+    with pytest.raises(InputError) as e:
+        worst_case_scaffold(**base)
+    assert e.value.argument == arg
+
+
+def test_pep_row_for_check():
+    v = pep_row_for_check()
+    assert v.statement == "ConvexFiniteRoundConvergence"
+    assert v.status == "holds"
+    assert v.details["status"] == "optimal" and v.details["solver"] == "CLARABEL"
+    assert 0.01 < v.ratio < 0.02  # ~1.2% of the bound at h = 1/(81 beta)
+    import json
+
+    assert json.loads(json.dumps(v.to_json(), default=str))["status"] == "holds"
+
+
+def _fake(m, ratio, status="optimal"):
+    r = WorstCaseResult("scaffold", ratio, ratio, 1, ratio, "X", status, 0.0)
+    r.parameters["m"] = m
+    return r
+
+
+def test_smallest_constant_logic():
+    res = [_fake(1, 0.1), _fake(81, 0.5), _fake(108, 0.9), _fake(108, 0.95), _fake(135, 1.2), _fake(162, 0.5)]
+    out = smallest_constant(res)
+    assert out["m_star"] == 108 and out["m_fail"] == 135 and out["c"] == Fraction(3, 4)
+    out = smallest_constant([_fake(1, 0.1), _fake(81, 2.0, status="optimal_inaccurate")])
+    assert out["m_star"] == 81 and out["c"] == 1 and out["all_optimal"] is False
+    # a failure that also breaks mu h <= S/(15 N) does not count against the step-size constant
+    f = _fake(27, 3.0)
+    f.details["hypotheses"] = [{"key": "step_size", "holds": False}, {"key": "mu_h", "holds": False}]
+    out = smallest_constant([_fake(1, 0.1), f, _fake(81, 0.5)])
+    assert out["m_star"] == 81 and out["excluded"] == 1
+    assert smallest_constant([_fake(1, 0.1), f, _fake(81, 0.5)], keep_other_hypotheses=False)["m_fail"] == 27
+
+
+def test_worst_case_subcommand_quick(tmp_path):
+    """``pyfed worst-case --quick``: table, PNG, JSON, and the smallest constant on the grid.
+    On the quick grid (N = 2, T = 2) worst/bound <= 1 up to h = 1/beta (m = 81) and the first
+    failing step is h = 135/(81 beta) (K = 1: the exact quadratic witness reproduces it)."""
+    import argparse
+    import json
+
+    from pyfed import worst_case_cli
+
+    parser = argparse.ArgumentParser(prog="pyfed")
+    worst_case_cli.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["worst-case", "--quick", "--out", str(tmp_path)])
+    assert args.func is worst_case_cli.run
+    assert args.func(args) == 0
+    assert (tmp_path / "worst_case.png").stat().st_size > 1000
+    data = json.loads((tmp_path / "worst_case.json").read_text())
+    sc = data["smallest_constant"]
+    assert sc["m_star"] == 81 and sc["m_fail"] == 135 and sc["c"] == "1"
+    statuses = {(r["parameters"]["m"], r["parameters"]["K"], r["parameters"]["mu"]): r["verdict"]["status"]
+                for r in data["results"]}
+    assert statuses[(1, 1, "0")] == "holds" and statuses[(135, 1, "0")] == "violated"
+
+
+def test_worst_case_subcommand_rejects_bad_eta_g(tmp_path):
+    import argparse
+
+    from pyfed import worst_case_cli
+
+    parser = argparse.ArgumentParser(prog="pyfed")
+    worst_case_cli.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["worst-case", "--quick", "--eta-g", "1/2", "--out", str(tmp_path)])
+    with pytest.raises(InputError) as e:
+        args.func(args)
+    assert e.value.argument == "--eta-g"
