@@ -26,6 +26,7 @@ import mpmath
 import numpy as np
 
 from pyfed.errors import InputError, check_rng
+from pyfed.exact import number_json, rational_str
 from pyfed.theory.hypotheses import Hypothesis
 from pyfed.verdicts import Holds, Inconclusive, Verdict, Violated
 
@@ -59,9 +60,8 @@ def F(s) -> Fraction:
 
 
 def q(x) -> str:
-    """Exact rational -> canonical string "p/q" ("p" for integers)."""
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    """Exact rational -> canonical string "p/q" ("p" for integers); see pyfed.exact.rational_str."""
+    return rational_str(Fraction(x))
 
 
 def qvec(v) -> list:
@@ -113,14 +113,9 @@ def hyp(key: str, statement: str, margin, strict: bool = False) -> Hypothesis:
 
 
 def num_json(v):
-    """Number -> JSON: exact rationals as {"exact": "p/q", "float": x}; mpf as {"float", "mpmath"}."""
-    if v is None:
-        return None
-    if isinstance(v, (int, Fraction)):
-        v = Fraction(v)
-        fl = float(mpmath.mpf(v.numerator) / v.denominator)
-        return {"exact": q(v), "float": fl}
-    return {"float": float(v), "mpmath": mpmath.nstr(v, 30)}
+    """Number -> JSON (see :func:`pyfed.exact.number_json`): exact rationals as
+    {"exact": "p/q", "float": x}; mpf as {"float", "mpmath"}."""
+    return number_json(v)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .base import Checker, F, Mutation, fvec, hyp, q, qvec, rand_rat, rand_vec
+from .base import Checker, Mutation, fvec, hyp, qvec, rand_rat, rand_vec
 
 
 def cond_exp(p, labels, values):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-from .base import Checker, F, Mutation, fvec, hyp, q, qvec, rand_vec, rat
+from .base import Checker, F, Mutation, fvec, hyp, qvec, rand_vec, rat
 
 
 def _vecs(inst):

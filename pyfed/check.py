@@ -125,7 +125,6 @@ def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
 
     ``quick`` shortens horizons (T) for use inside the test suite.
     """
-    from .data import load_dataset, split  # noqa: F401  (real-data problems need it)
     from .oracles import GaussianOracle, MinibatchOracle
     from .problems import random_quadratic
     from .problems.logistic import LogisticProblem

@@ -15,19 +15,13 @@ from rich.table import Table
 
 from . import __version__
 from .errors import InputError
-from .exact import as_float
+from .exact import format_number
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
 SUBCOMMAND_MODULES: list[str] = ["pyfed.search", "pyfed.lean.cli", "pyfed.tightness", "pyfed.worst_case_cli"]
 
 
-def _fmt(v, digits=6):
-    if v is None:
-        return "-"
-    try:
-        return f"{as_float(v):.{digits}g}"
-    except (TypeError, ValueError, OverflowError):
-        return str(v)
+_fmt = format_number
 
 
 STYLE = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}

@@ -183,6 +183,45 @@ def mpf_to_fraction(x) -> Fraction:
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+def rational_str(value) -> str:
+    """``"p/q"`` (or ``"p"``) for an exact rational; ``str(value)`` otherwise."""
+    f = to_fraction(value) if not isinstance(value, bool) else None
+    if f is None:
+        return str(value)
+    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+
+
+def number_json(value):
+    """A number for JSON reports, never losing exactness.
+
+    Exact rationals -> ``{"exact": "p/q", "float": x}`` ("p" for integers, as ``str(Fraction)``); mpmath numbers ->
+    ``{"float": x, "mpmath": "<30 digits>"}``; arb balls -> ``{"float": midpoint, "ball": str}``;
+    floats -> ``{"float": x}``; ``None`` -> ``None``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, arb):
+        return {"float": float(value.mid()), "ball": value.str(radius=True)}
+    f = to_fraction(value) if not isinstance(value, (float, np.floating)) else None
+    if f is not None:
+        return {"exact": rational_str(f), "float": as_float(f)}
+    if isinstance(value, mpmath.mpf):
+        return {"float": float(value), "mpmath": mpmath.nstr(value, 30)}
+    return {"float": float(value)}
+
+
+def format_number(value, digits: int = 6) -> str:
+    """Short display form (``"-"`` for None); never used in a computation."""
+    if value is None:
+        return "-"
+    try:
+        if isinstance(value, arb):
+            return f"{float(value.mid()):.{digits}g}"
+        return f"{as_float(value):.{digits}g}"
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+
+
 def compare(lhs, rhs) -> int:
     """Exact sign of ``rhs - lhs`` for Fraction/int/float operands (floats converted exactly).
 

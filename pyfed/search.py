@@ -132,13 +132,9 @@ def run_all(budget=None, seed: int = 0) -> list:
 
 
 def _fmt(v) -> str:
-    if v is None:
-        return "-"
-    try:
-        from .exact import as_float
-        return f"{as_float(v):.6g}"
-    except (TypeError, ValueError, OverflowError):
-        return str(v)
+    from .exact import format_number
+
+    return format_number(v)
 
 
 def render_statement_verdicts(console, results) -> None:

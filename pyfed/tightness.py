@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from .errors import InputError, check_int
-from .exact import as_float
+from .exact import as_float, number_json
 
 __all__ = ["SweepPoint", "SweepResult", "DEFAULT_MULTIPLES", "tightness_sweep", "default_instance",
            "plot_sweep", "register", "run"]
@@ -72,12 +72,7 @@ class SweepResult:
     instance: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        def num(v):
-            if v is None:
-                return None
-            if isinstance(v, Fraction):
-                return {"exact": f"{v.numerator}/{v.denominator}", "float": as_float(v)}
-            return {"float": as_float(v)}
+        num = number_json
         return {
             "instance": self.instance,
             "points": [{"multiple": num(p.multiple), "h": num(p.h), "eta_l": num(p.eta_l), "lhs": num(p.lhs),

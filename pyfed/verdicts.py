@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .exact import as_float
+from .exact import number_json
 
 
 @dataclass
@@ -67,12 +67,7 @@ class Verdict:
 
     def to_json(self) -> dict:
         """JSON-ready dict; exact numbers are given both as a string ``p/q`` and a float."""
-        def num(v):
-            if v is None:
-                return None
-            if isinstance(v, Fraction):
-                return {"exact": f"{v.numerator}/{v.denominator}", "float": as_float(v)}
-            return {"float": as_float(v)}
+        num = number_json
         return {
             "statement": self.statement,
             "status": self.status,

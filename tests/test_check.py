@@ -3,7 +3,6 @@
 import json
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from pyfed.check import (CONVEX, NONCONVEX, convex_step, default_suite, instance_hypotheses, instance_rhs,

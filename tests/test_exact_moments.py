@@ -502,5 +502,5 @@ def test_tightness_cli_writes_png(tmp_path):
     png = (tmp_path / "tightness.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads((tmp_path / "tightness.json").read_text())
-    assert [p["multiple"]["exact"] for p in data["points"]] == ["1/8", "1/4", "1/2", "1/1", "2/1", "4/1"]
+    assert [p["multiple"]["exact"] for p in data["points"]] == ["1/8", "1/4", "1/2", "1", "2", "4"]
     assert all(p["ratio"]["float"] < 1 for p in data["points"]) and data["first_crossing"] is None

@@ -19,11 +19,9 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-import sympy
-from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
+from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from ..errors import InputError
-from ..exact import _q, fraction_of, precision, to_arb, to_fraction  # noqa: F401 (re-exported)
+from ..exact import _q, fraction_of, precision, to_arb  # noqa: F401 (precision, to_arb re-exported)
 
 __all__ = ["ExactField", "BallField", "to_arb", "fraction_of", "precision"]
 

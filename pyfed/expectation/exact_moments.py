@@ -95,7 +95,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InputError, check_global_step, check_int, check_nonnegative, check_participation, check_positive
-from ..exact import all_exact
+from ..exact import all_exact, rational_str
 from ._arith import BallField, ExactField, fraction_of, to_arb
 
 __all__ = [
@@ -732,7 +732,7 @@ def _pick_field(arithmetic, rational, n_state, T, prec):
 
 
 def _frac_str(v):
-    return f"{v.numerator}/{v.denominator}" if isinstance(v, Fraction) else str(v)
+    return rational_str(v) if isinstance(v, Fraction) else str(v)
 
 
 def _hyp_json(hyps):

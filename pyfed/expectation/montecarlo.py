@@ -19,7 +19,6 @@ above it, ``inconclusive`` otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 from scipy import stats

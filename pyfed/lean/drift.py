@@ -521,7 +521,6 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
     h_expr = defs["effectiveStep"].body
     for _ in range(points):
         pt = _point(rng)
-        h = theory.effective_step(pt["K"], pt["eta_l"], pt["eta_g"])
         args = dict(N=pt["N"], S=pt["S"], K=pt["K"], T=pt["T"], eta_l=pt["eta_l"],
                     eta_g=pt["eta_g"], beta=pt["beta"], sigma=pt["sigma"])
         ch = {x.key: x for x in hyp_mod.convex_hypotheses(mu=pt["mu"], **args)}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ..exact import DEFAULT_DPS, coerce, coerce_array, sum_squares
+from ..exact import DEFAULT_DPS, coerce, sum_squares
 
 __all__ = [
     "effective_step",
