@@ -7,9 +7,6 @@ GaussianOracle (sigma = 1), S = 10 and S = N = 100 clients per round.
 Compared, as time per replicate-round (wall clock / (replicates * rounds)):
 
 * ``vectorised``   pyfed.algorithms.scaffold on all R replicates at once;
-* ``vectorised+grouped``  the same, with the proposed grouped-by-client
-  ``QuadraticProblem.client_grads`` (see :func:`grouped_client_grads`; not yet in
-  pyfed/problems/quadratic.py) patched onto the problem instance;
 * ``loop/oracle``  a straightforward loop: for each replicate, round and selected client,
   K calls ``oracle(y[None], rng, clients=[i])`` on one point (the library API, one client
   at a time);
@@ -28,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import time
-import types
 
 import numpy as np
 
@@ -36,34 +32,6 @@ from pyfed.algorithms import scaffold
 from pyfed.oracles import ExactOracle, GaussianOracle
 from pyfed.problems import random_quadratic
 from pyfed.sampling import sample_clients
-
-
-def grouped_client_grads(self, y, clients=None):
-    """Proposed QuadraticProblem.client_grads: with a ``clients`` array, group the slots by
-    client into a zero-padded (N, M_max, d) stack and do ONE batched matmul with the (N, d, d)
-    Hessians (each A_i read once), instead of gathering an (..., M, d, d) stack of Hessians
-    (M*d*d floats copied per call). Falls back to the gather path when padding would waste
-    more than 4x. Same values (to rounding)."""
-    y = np.asarray(y, dtype=np.float64)
-    if clients is None:
-        return type(self).client_grads(self, y, None)
-    clients = np.asarray(clients)
-    flat = clients.reshape(-1)
-    counts = np.bincount(flat, minlength=self.N)
-    m_max = int(counts.max()) if flat.size else 0
-    if m_max * self.N > 4 * flat.size:
-        return type(self).client_grads(self, y, clients)
-    yf = y.reshape(-1, self.d)
-    order = np.argsort(flat, kind="stable")
-    sorted_clients = flat[order]
-    pos = np.arange(flat.size) - (np.cumsum(counts) - counts)[sorted_clients]  # rank within client
-    Y = np.zeros((self.N, m_max, self.d))
-    Y[sorted_clients, pos] = yf[order]
-    G = np.matmul(Y, self.A)  # row m of block i: (A_i y)^T, A_i symmetric
-    g = np.empty_like(yf)
-    g[order] = G[sorted_clients, pos]
-    g -= self.b[flat]
-    return g.reshape(y.shape)
 
 
 def scaffold_loop(problem, oracle, *, S, K, T, eta_l, eta_g, R, rng, inline=False):
@@ -133,10 +101,6 @@ def main(argv=None):
         err = np.max(np.abs(lp - ref))
         assert err < 1e-10, f"loop baseline disagrees with scaffold by {err}"
 
-    grouped = random_quadratic(N, d, np.random.default_rng(0), mu=0.1, L=1.0)
-    grouped.client_grads = types.MethodType(grouped_client_grads, grouped)
-    g_oracle = GaussianOracle(grouped, args.sigma) if args.sigma > 0 else ExactOracle(grouped)
-
     print(f"SCAFFOLD option II, N={N} d={d} K={K}; vectorised T={T} R={R}; loops T={T_loop} R={R_loop}; "
           f"oracle={oracle.name} sigma={args.sigma}")
     print(f"{'S':>5} {'method':>20} {'us/replicate-round':>20} {'loop/oracle ratio':>18} {'loop/numpy ratio':>17}")
@@ -149,9 +113,6 @@ def main(argv=None):
         rows = [("loop/oracle", t_lo), ("loop/numpy", t_ln)]
         t_v = _time(lambda: scaffold(problem, oracle, T=T, R=R, rng=1, **kw), args.repeat) / (T * R)
         rows.append(("vectorised", t_v))
-        if S < N:
-            t_g = _time(lambda: scaffold(grouped, g_oracle, T=T, R=R, rng=1, **kw), args.repeat) / (T * R)
-            rows.append(("vectorised+grouped", t_g))
         for name, t in rows:
             print(f"{S:>5} {name:>20} {t * 1e6:>20.1f} {t_lo / t:>18.1f} {t_ln / t:>17.1f}")
 
