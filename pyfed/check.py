@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from .errors import InputError, check_int
-from .exact import as_float
+from .exact import as_float, to_fraction
 from .expectation.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
 from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
@@ -37,7 +37,8 @@ CONVEX = "ConvexFiniteRoundConvergence"
 NONCONVEX = "NonconvexFiniteRoundConvergence"
 
 __all__ = ["Instance", "default_suite", "run_instance", "run_check", "CONVEX", "NONCONVEX",
-           "round_down", "convex_step", "nonconvex_step"]
+           "round_down", "round_up", "convex_step", "nonconvex_step", "instance_constants",
+           "instance_hypotheses", "instance_rhs"]
 
 
 def round_down(value, digits: int = 6) -> Fraction:
@@ -54,6 +55,18 @@ def round_down(value, digits: int = 6) -> Fraction:
     out = Fraction(k) / scale
     # guard: the float value might round above an exact bound; callers verify hypotheses exactly
     return out if out > 0 else Fraction(v)
+
+
+def round_up(value, digits: int = 6) -> Fraction:
+    """A short rational >= value (value > 0) with ``digits`` significant digits (exact
+    comparison: never below ``value``, floats taken at their exact binary value)."""
+    v = float(value)
+    if not (v > 0) or not math.isfinite(v):
+        raise InputError("value", f"must be a finite positive number, got {value!r}")
+    e = math.floor(math.log10(v)) - digits + 1
+    scale = Fraction(10) ** (-e)
+    exact = Fraction(v) if to_fraction(value) is None else to_fraction(value)
+    return Fraction(math.ceil(exact * scale)) / scale
 
 
 def convex_step(beta, mu, N: int, S: int, K: int, eta_g=1) -> Fraction:
@@ -185,8 +198,10 @@ def instance_hypotheses(inst: Instance):
     return nonconvex_hypotheses(f_low=p.f_low, f_x0=f_x0, f_low_certificate=p.derivations.get("f_low"), **common)
 
 
-def instance_rhs(inst: Instance):
-    """The theorem's right side on ``inst`` (exact Fraction when all inputs are rational)."""
+def instance_constants(inst: Instance) -> dict:
+    """The problem-dependent numbers of the right side: ``dist_sq`` = ||x0 - x*||^2 and ``C0``
+    (convex theorem) or ``f_gap`` = f(x0) - f_low (nonconvex). Exact Fractions for rational
+    quadratic data with exact x0, c0; floats otherwise."""
     p = inst.problem
     if inst.theorem == CONVEX:
         if inst.c0_exact is not None and getattr(p, "exact", False):
@@ -196,10 +211,18 @@ def instance_rhs(inst: Instance):
             dist_sq = float(np.sum((inst.x0 - p.x_star) ** 2))
             gs = p.client_grads(np.broadcast_to(p.x_star, (p.N, p.d)))
             C0 = float(np.mean(np.sum((inst.c0 - gs) ** 2, axis=1)))
-        return convex_rhs(dist_sq=dist_sq, C0=C0, N=p.N, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
-                          eta_g=inst.eta_g, mu=p.mu, sigma=_sigma(inst.oracle))
-    f_gap = float(p.value(inst.x0)) - as_float(p.f_low)
-    return nonconvex_rhs(f_gap=f_gap, beta=p.beta, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
+        return {"dist_sq": dist_sq, "C0": C0}
+    return {"f_gap": float(p.value(inst.x0)) - as_float(p.f_low)}
+
+
+def instance_rhs(inst: Instance):
+    """The theorem's right side on ``inst`` (exact Fraction when all inputs are rational)."""
+    p = inst.problem
+    k = instance_constants(inst)
+    if inst.theorem == CONVEX:
+        return convex_rhs(dist_sq=k["dist_sq"], C0=k["C0"], N=p.N, S=inst.S, K=inst.K, T=inst.T,
+                          eta_l=inst.eta_l, eta_g=inst.eta_g, mu=p.mu, sigma=_sigma(inst.oracle))
+    return nonconvex_rhs(f_gap=k["f_gap"], beta=p.beta, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
                          eta_g=inst.eta_g, sigma=_sigma(inst.oracle))
 
 

@@ -82,6 +82,26 @@ def test_numbers_in_generated_files_equal_pyfed_values():
     assert seen["convexRHSQ"] == 4 + 3        # 4 #guards, 3 norm_num examples (T=60 skipped)
 
 
+def test_check_instances_cover_pyfed_check_and_carry_its_exact_values():
+    from pyfed.check import default_suite, instance_rhs
+
+    text = (GEN / "CheckInstances.lean").read_text(encoding="utf-8")
+    suite = default_suite(quick=False)
+    for inst in suite:
+        assert f"instance `{inst.name}`" in text
+    assert "¬" not in text                      # every instance of pyfed check meets its hypotheses
+    n = 0
+    for m in re.finditer(r"(?m)^#guard (\w+Q) (.*?) == (\(-?\d+/\d+ : ℚ\))$", text):
+        name, args, value = m.group(1), _args(m.group(2)), _args(m.group(3))[0]
+        assert value == _python_value(name, args), (name, args)
+        n += 1
+    assert n >= 5
+    # the rational quadratic instance's right side is pyfed check's own exact right side
+    quad = next(inst for inst in suite if inst.name.startswith("quadratic"))
+    rhs = instance_rhs(quad)
+    assert f"== ({rhs.numerator}/{rhs.denominator} : ℚ)" in text
+
+
 def test_hand_derived_values_appear():
     text = (GEN / "ExactValues.lean").read_text(encoding="utf-8")
     # mu = 0, full participation: h = 2 * 1/200 * 2 = 1/50, W_3 = 3, V0 = 1, sigma = 0:

@@ -247,9 +247,53 @@ def instance_hypotheses(inst: dict) -> list:
 def _instances_context(instances):
     out = []
     for inst in instances:
+        values = [] if inst.get("hypotheses_only") else instance_values(inst)
         out.append({"name": _doc_safe(inst["name"]), "theorem": inst["theorem"],
-                    "value_facts": instance_values(inst), "hypothesis_facts": instance_hypotheses(inst)})
+                    "note": _doc_safe(inst.get("note", "")),
+                    "value_facts": values, "hypothesis_facts": instance_hypotheses(inst)})
     return out
+
+
+def check_suite_instances(seed: int = 0) -> list:
+    """The instances of ``pyfed check`` (:func:`pyfed.check.default_suite`, full size) as
+    renderer dicts.
+
+    Rational-data instances (the quadratic one) carry their exact constants, ``dist_sq``, ``C0``
+    and exact-value facts. Real-data instances have floating-point constants: their beta, mu and
+    sigma are rounded *up* to 6 significant digits (``round_up``), so the rendered hypothesis
+    facts are slightly stronger than the instance's own (hence still imply them), and no value
+    facts are rendered for them (``hypotheses_only``).
+    """
+    from ..check import default_suite, instance_constants, round_up
+
+    out = []
+    for inst in default_suite(quick=False, seed=seed):
+        p, sigma = inst.problem, inst.oracle.sigma
+        d = {"name": inst.name, "theorem": inst.theorem, "N": p.N, "S": inst.S, "K": inst.K,
+             "T": inst.T, "eta_l": inst.eta_l, "eta_g": inst.eta_g}
+        exact = getattr(p, "exact", False) and to_fraction(sigma) is not None
+        if exact:
+            d.update(beta=p.beta, sigma=sigma, **instance_constants(inst))
+            if inst.theorem == CONVEX:
+                d["mu"] = p.mu
+            d["note"] = "rational data: every number is the instance's own exact value"
+        else:
+            d.update(beta=round_up(p.beta), sigma=round_up(sigma) if float(sigma) > 0 else Fraction(0),
+                     hypotheses_only=True,
+                     note=("real data: beta, mu, sigma rounded up to 6 significant digits "
+                           "(stronger hypotheses than the instance's own)"))
+            if inst.theorem == CONVEX:
+                d["mu"] = round_up(p.mu) if float(p.mu) > 0 else Fraction(0)
+        out.append(d)
+    return out
+
+
+def render_check_instances(instances=None) -> str:
+    """``PyfedTest/Generated/CheckInstances.lean``: hypothesis facts (and, for rational data,
+    exact values) of every instance of ``pyfed check`` (:func:`check_suite_instances`)."""
+    tpl = environment().get_template("check_instances.lean.j2")
+    return tpl.render(header=HEADER, namespace="PyfedTest.Generated.CheckInstances",
+                      instances=_instances_context(instances or check_suite_instances()))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -338,7 +382,8 @@ def render_root(modules) -> str:
     return tpl.render(header=HEADER, modules=sorted(set(modules)))
 
 
-DEFAULT_FILES = {"ExactValues.lean": render_exact_values, "Hypotheses.lean": render_hypotheses}
+DEFAULT_FILES = {"ExactValues.lean": render_exact_values, "Hypotheses.lean": render_hypotheses,
+                 "CheckInstances.lean": render_check_instances}
 
 
 def _modules_in(gen_dir: Path, extra=()) -> list:
