@@ -107,7 +107,8 @@ def as_step(name: str, value) -> float:
 
 
 def as_global_step_run(value) -> float:
-    """eta_g >= 1, as the seed-000 theorem and its ``Run`` model require -> float."""
+    """eta_g >= 1 ("a run has ... global step eta_g >= 1", seed 000; in Lean a hypothesis of
+    the theorems rather than a field of ``Run``) -> float."""
     frac = to_fraction(value)
     if frac is not None:
         if frac < 1:

@@ -186,7 +186,8 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
     eta_l : real > 0
         Local step size.
     eta_g : real >= 1
-        Global step size; the Lean theorem (and hence this model) requires eta_g >= 1.
+        Global step size, eta_g >= 1 as seed 000 defines a run (in Lean this is a hypothesis of
+        the theorems, not a field of ``Run``).
     c0 : array (N, d) | None
         Given initial controls, or ``None`` for the K-sample warm start at x0.
     rng : numpy.random.Generator | int

@@ -84,9 +84,9 @@ def estimate_weighted_gap(x, problem, mu, h, *, f_star=None, confidence: float =
 
     Parameters
     ----------
-    x : ndarray (R, T+1, d) or (R, T, d)
-        Server iterates of R replicates; only x^0..x^{T-1} are used when T+1 are given
-        (pass a ``Trajectory.x``; the caller states T through the array).
+    x : ndarray (R, T+1, d)
+        Server iterates x^0..x^T of R replicates (a ``Trajectory.x``); the statistic uses
+        x^0..x^{T-1} and excludes x^T, as the theorem does.
     problem : Problem
         Gives f (``problem.value``) and, unless ``f_star`` is given, f* = ``problem.f_star``.
     mu, h : scalars
