@@ -43,29 +43,43 @@ def nonconvexRHSQ (fGap β : ℚ) (S K T : ℕ) (ηl ηg σ : ℚ) : ℚ :=
   14 * fGap / (effectiveStepQ K ηl ηg * (T : ℚ)) +
     70 * β * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
 
+/-! The cast proofs below unfold the definitions and move the casts to the leaves with
+`push_cast`; `ring` closes what is left (numerals or cast instances reached by different
+instance paths). Where a sum is involved, the first alternative keeps the sum behind the
+already-proved cast lemma of its mirror, so that no two sums have to be compared as `ring`
+atoms; the second alternative unfolds everything. Each alternative ends in `done`, so an
+alternative that leaves a goal open falls through to the next one. -/
+
 theorem effectiveStepQ_cast (K : ℕ) (ηl ηg : ℚ) :
     ((effectiveStepQ K ηl ηg : ℚ) : ℝ) = effectiveStep K (ηl : ℝ) (ηg : ℝ) := by
   simp only [effectiveStepQ, effectiveStep]
-  push_cast
+  try push_cast
   try ring
 
 theorem weightQ_cast (μ h : ℚ) (r : ℕ) :
     ((weightQ μ h r : ℚ) : ℝ) = weight (μ : ℝ) (h : ℝ) r := by
   simp only [weightQ, weight]
-  push_cast
+  try push_cast
   try ring
 
 theorem weightSumQ_cast (μ h : ℚ) (T : ℕ) :
     ((weightSumQ μ h T : ℚ) : ℝ) = weightSum (μ : ℝ) (h : ℝ) T := by
-  simp only [weightSumQ, weightSum, weightQ, weight]
-  push_cast
-  try ring
+  first
+  | simp only [weightSumQ, weightSum, Rat.cast_sum, weightQ_cast]
+    done
+  | simp only [weightSumQ, weightSum]
+    (try push_cast [weightQ_cast])
+    done
+  | simp only [weightSumQ, weightSum, weightQ, weight]
+    (try push_cast)
+    (try ring)
+    done
 
 theorem initialPotentialQ_cast (distSq C0 : ℚ) (N S : ℕ) (h : ℚ) :
     ((initialPotentialQ distSq C0 N S h : ℚ) : ℝ) =
       initialPotential (distSq : ℝ) (C0 : ℝ) N S (h : ℝ) := by
   simp only [initialPotentialQ, initialPotential]
-  push_cast
+  try push_cast
   try ring
 
 theorem convexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℚ)
@@ -74,20 +88,33 @@ theorem convexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ 
     (hC0 : (C0 : ℝ) = initialControlError P c0 xstar) (hσ : (σ : ℝ) = P.σ) :
     ((convexRHSQ distSq C0 N S K T ηl ηg μ σ : ℚ) : ℝ) =
       convexRHS P S K T (ηl : ℝ) (ηg : ℝ) (μ : ℝ) c0 xstar := by
-  simp only [convexRHSQ, convexRHS, initialPotentialQ, initialPotential, effectiveStepQ,
-    effectiveStep, weightSumQ, weightSum, weightQ, weight]
-  push_cast
-  rw [hdist, hC0, hσ]
-  try ring
+  first
+  | rw [convexRHS, ← hdist, ← hC0, ← hσ, ← effectiveStepQ_cast, ← weightSumQ_cast,
+      ← initialPotentialQ_cast, convexRHSQ]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [convexRHSQ, convexRHS, initialPotentialQ, initialPotential, effectiveStepQ,
+      effectiveStep, weightSumQ, weightSum, weightQ, weight]
+    (try push_cast)
+    rw [hdist, hC0, hσ]
+    (try ring)
+    done
 
 theorem nonconvexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg : ℚ)
     (f_low : ℝ) (fGap β σ : ℚ) (hgap : (fGap : ℝ) = objective P.f P.x0 - f_low)
     (hβ : (β : ℝ) = P.β) (hσ : (σ : ℝ) = P.σ) :
     ((nonconvexRHSQ fGap β S K T ηl ηg σ : ℚ) : ℝ) =
       nonconvexRHS P S K T (ηl : ℝ) (ηg : ℝ) f_low := by
-  simp only [nonconvexRHSQ, nonconvexRHS, effectiveStepQ, effectiveStep]
-  push_cast
-  rw [hgap, hβ, hσ]
-  try ring
+  first
+  | rw [nonconvexRHS, ← hgap, ← hβ, ← hσ, ← effectiveStepQ_cast, nonconvexRHSQ]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [nonconvexRHSQ, nonconvexRHS, effectiveStepQ, effectiveStep]
+    (try push_cast)
+    rw [hgap, hβ, hσ]
+    (try ring)
+    done
 
 end SCAFFOLD

@@ -49,12 +49,13 @@ theorem UniformAveraging (R : ℕ) (hR : 1 ≤ R) (dist q : ℕ → ℝ) (a η b
     (R : ℝ)⁻¹ * ∑ r ∈ Finset.range R, q r ≤
       dist 0 / (a * η * (R : ℝ)) + (b * η + c * η ^ 2) / a := by sorry
 
-/-- Part 2: with `0 < ρη < 1`, `d (r+1) ≤ (1 - ρη) d r - a η q r + b η² + c η³` for `r < R`,
+/-- Part 2: with `0 < η` (a step size, as in part 1; without it the statement is false:
+`ρ = -1/2, η = -1, a = 1, b = c = 0, d = 0, q 0 = 1`) and `0 < ρη < 1`, `d (r+1) ≤ (1 - ρη) d r - a η q r + b η² + c η³` for `r < R`,
 weights `w = ((1 - ρη)⁻¹)^(r+1)` and `W = ∑_{r<R} w`:
 `W⁻¹ ∑_{r<R} w q r ≤ d 0 / (a η W) + (b η + c η²) / a`. -/
 theorem GeometricAveraging (R : ℕ) (hR : 1 ≤ R) (dist q : ℕ → ℝ) (ρ η a b c : ℝ)
     (hd : ∀ r ≤ R, 0 ≤ dist r) (hq : ∀ r < R, 0 ≤ q r)
-    (hρη : 0 < ρ * η) (hρη1 : ρ * η < 1) (ha : 0 < a) (hb : 0 ≤ b) (hc : 0 ≤ c)
+    (hη : 0 < η) (hρη : 0 < ρ * η) (hρη1 : ρ * η < 1) (ha : 0 < a) (hb : 0 ≤ b) (hc : 0 ≤ c)
     (hrec : ∀ r < R,
       dist (r + 1) ≤ (1 - ρ * η) * dist r - a * η * q r + b * η ^ 2 + c * η ^ 3) :
     (∑ r ∈ Finset.range R, ((1 - ρ * η)⁻¹) ^ (r + 1))⁻¹ *

@@ -54,8 +54,9 @@ theorem SamplingVarianceIdentity {d N S : ℕ} (hN : 1 < N) (hS : 1 ≤ S) (hSN 
         (1 - (S : ℝ) / (N : ℝ)) * ((S : ℝ) * ((N : ℝ) - 1))⁻¹ *
           ∑ i, ‖v i - clientAverage v‖ ^ 2 := by sorry
 
-/-- `E‖v̄_𝒮 - v̄‖² ≤ 2 (1 - S/N) · 1/S · 1/N · ∑ᵢ ‖vᵢ‖²` for `1 ≤ S ≤ N`. -/
-theorem SamplingVarianceBound {d N S : ℕ} (hS : 1 ≤ S) (hSN : S ≤ N) (v : Fin N → Space d) :
+/-- `E‖v̄_𝒮 - v̄‖² ≤ 2 (1 - S/N) · 1/S · 1/N · ∑ᵢ ‖vᵢ‖²` for `N > 1`, `1 ≤ S ≤ N` (seed 002: "If N > 1 … In particular"). -/
+theorem SamplingVarianceBound {d N S : ℕ} (hN : 1 < N) (hS : 1 ≤ S) (hSN : S ≤ N)
+    (v : Fin N → Space d) :
     uniformSampleMean S (fun B => ‖sampleAverage S v B - clientAverage v‖ ^ 2) ≤
       2 * (1 - (S : ℝ) / (N : ℝ)) * (S : ℝ)⁻¹ * (N : ℝ)⁻¹ * ∑ i, ‖v i‖ ^ 2 := by sorry
 
