@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from .errors import InputError, check_int
-from .exact import as_float, to_fraction
+from .exact import as_float, number_json, rational_str, to_fraction
 from .expectation.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
 from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
@@ -123,7 +123,8 @@ class Instance:
         h = effective_step(self.K, self.eta_l, self.eta_g)
         return {"N": self.problem.N, "d": self.problem.d, "S": self.S, "K": self.K, "T": self.T,
                 "eta_l": str(self.eta_l), "eta_g": str(self.eta_g), "h": str(h),
-                "beta": str(self.problem.beta), "mu": str(self.problem.mu),
+                "beta": str(self.problem.beta),
+                **({"mu": str(self.problem.mu)} if self.theorem == CONVEX else {}),
                 "sigma": str(self.oracle.sigma), "oracle": self.oracle.name,
                 "controls": "given c0 = grad f_i(x0)" if self.c0 is not None else "warm start (K samples at x0)"}
 
@@ -144,7 +145,7 @@ def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
     from .problems.nonconvex import NonconvexLogisticProblem
 
     rng = np.random.default_rng(seed)
-    T = 12 if quick else 40
+    T = 8 if quick else 40
     suite = []
 
     # 1. rational quadratic, Gaussian noise, exact right side
@@ -193,7 +194,7 @@ def instance_hypotheses(inst: Instance):
     common = dict(N=p.N, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
                   beta=p.beta, sigma=_sigma(inst.oracle))
     if inst.theorem == CONVEX:
-        return convex_hypotheses(mu=p.mu, **common)
+        return convex_hypotheses(mu=p.mu, convexity=p.convexity(p.mu), **common)
     f_x0 = float(p.value(inst.x0))
     return nonconvex_hypotheses(f_low=p.f_low, f_x0=f_x0, f_low_certificate=p.derivations.get("f_low"), **common)
 
@@ -249,9 +250,9 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
     replicates = check_int("replicates", replicates, minimum=2)
     hyps = instance_hypotheses(inst)
     details = {"instance": inst.name, "description": inst.description, "parameters": inst.parameters(),
-               "hypotheses": [{"statement": h.statement, "holds": h.holds,
-                               "margin": None if h.margin is None else str(h.margin)} for h in hyps],
-               "seed": seed, "replicates": replicates, "method": "monte-carlo"}
+               "hypotheses": [{"key": h.key, "statement": h.statement, "holds": h.holds,
+                               "margin": number_json(h.margin)} for h in hyps],
+               "seed": seed}
     rhs = instance_rhs(inst)
     bad = failing(hyps)
     if bad:
@@ -267,8 +268,13 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
             v = decide_convex(inst.problem, sigma, c0=inst.c0_exact if inst.c0_exact is not None else inst.c0, **kw)
         else:
             v = decide_nonconvex(inst.problem, sigma, **kw)
+        hyp_engine = v.details.get("hypotheses")
         v.details.update(details)
+        if isinstance(rhs, Fraction):  # the exact right side, also when the engine used balls
+            v.details["rhs_exact"] = rational_str(rhs)
         v.details["method"] = "exact-moments"
+        if hyp_engine:
+            v.details["hypotheses"] = hyp_engine
         return v
     traj = scaffold_run(inst.problem, inst.oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
                         eta_g=inst.eta_g, x0=inst.x0, c0=inst.c0, R=replicates, rng=np.random.default_rng(seed))
@@ -277,18 +283,24 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
         est = estimate_weighted_gap(traj.x, inst.problem, inst.problem.mu, h, confidence=confidence)
     else:
         est = estimate_average_gradient_sq(traj.x, inst.problem, confidence=confidence)
+    details.update(replicates=replicates, method="montecarlo")
     witness = {"instance": inst.name, "seed": seed, "replicates": replicates, "parameters": inst.parameters()}
     return decide(inst.theorem, est, rhs, details=details, witness=witness)
 
 
-def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None, progress=None,
-              statements: bool = True) -> list[Verdict]:
+def default_replicates(quick: bool) -> int:
+    """Monte Carlo replicates per instance when the user gives none: 64 quick, 256 otherwise."""
+    return 64 if quick else 256
+
+
+def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None,
+              progress=None) -> list[Verdict]:
     """Run the default suite; returns the list of verdicts: the theorem instances, then one
     PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N).
 
     ``progress``: optional callable ``progress(label)`` invoked before each task.
     """
-    reps = replicates if replicates is not None else (64 if quick else 256)
+    reps = replicates if replicates is not None else default_replicates(quick)
     out = []
     for inst in default_suite(quick=quick, seed=seed):
         if progress:

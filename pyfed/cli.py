@@ -1,4 +1,4 @@
-"""Command line: ``pyfed check | search | lean | tightness | worst-case``.
+"""Command line: pyfed check | search | lean | tightness | worst-case.
 
 ``pyfed check`` is the main job (see :mod:`pyfed.check`). Other subcommands live in their own
 modules, each exposing ``register(subparsers)``; this file only wires them.
@@ -24,6 +24,12 @@ SUBCOMMAND_MODULES: list[str] = ["pyfed.search", "pyfed.lean.cli", "pyfed.tightn
 _fmt = format_number
 
 
+def make_console() -> Console:
+    """A rich console; when the output is not a terminal (a file, CI log) use 140 columns so
+    numbers in tables are not wrapped."""
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
 STYLE = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
 
 
@@ -44,8 +50,11 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             est = d.get("estimate")
             if est:
                 lhs = f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}"
+            elif v.exact:
+                arith = str(d.get("arithmetic", ""))
+                lhs = _fmt(v.lhs) + (" (certified ball)" if "ball" in arith else " (exact)")
             else:
-                lhs = _fmt(v.lhs) + (" (exact)" if v.exact else "")
+                lhs = _fmt(v.lhs)
             t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(v.rhs), _fmt(v.ratio, 4),
                       f"[{STYLE.get(v.status, '')}]{v.status}[/]")
         console.print(t)
@@ -62,10 +71,16 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
 def _cmd_check(args) -> int:
     from rich.progress import Progress
 
-    from .check import report_json, run_check
+    from pathlib import Path
 
-    console = Console()
-    reps = args.replicates
+    from .check import default_replicates, report_json, run_check
+    from .errors import check_int
+
+    check_int("--seed", args.seed, minimum=0)
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise InputError("--json", f"directory {str(Path(args.json).resolve().parent)!r} does not exist")
+    console = make_console()
+    reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
     statements = []
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("pyfed check", total=None)
@@ -96,7 +111,10 @@ def _cmd_check(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pyfed", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="pyfed",
+        description="Verification companion for federated optimization theory (SCAFFOLD, FedAvg, Local SGD): "
+                    "honest verdicts (holds / violated / inconclusive) on the Lean statements.")
     parser.add_argument("--version", action="version", version=f"pyfed {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("check", help="verdicts on the SCAFFOLD theorems over the default suite")

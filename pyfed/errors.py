@@ -116,5 +116,7 @@ def check_rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool):
+        if int(rng) < 0:
+            raise InputError("rng", f"an integer seed must be >= 0, got {int(rng)}")
         return np.random.default_rng(int(rng))
     raise InputError("rng", f"must be a numpy.random.Generator or an integer seed, got {rng!r}")

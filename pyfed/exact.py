@@ -109,7 +109,7 @@ def _to_sympy(value):
     return sympy.sympify(value)
 
 
-def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DPS):
+def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DPS, names=None):
     """Convert scalars to one arithmetic: all Fraction (exact) or all mpf.
 
     Parameters
@@ -124,12 +124,20 @@ def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DP
         chosen when a value is a python-flint ``arb``) returns certified balls at flint's
         current precision (see :func:`precision`).
 
+    names : sequence of str, optional
+        Argument names of ``values``; when given, a NaN or infinite value raises
+        :class:`pyfed.errors.InputError` naming it.
+
     Returns
     -------
     (list, bool | "symbolic" | "ball")
         Converted values and the mode (True exact, False mpmath, "symbolic", "ball").
     """
     values = list(values)
+    if names is not None:
+        for name, v in zip(names, values):
+            if isinstance(v, (float, np.floating, mpmath.mpf)) and not mpmath.isfinite(v):
+                raise InputError(name, f"is {v} (NaN or infinite)")
     if exact == "symbolic" or any(is_symbolic(v) for v in values):
         return [_to_sympy(v) for v in values], "symbolic"
     if exact == "ball" or any(isinstance(v, arb) for v in values):

@@ -14,9 +14,8 @@ so reports show how tight the statement is, not only a boolean.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
-from .exact import number_json
+from .exact import as_float, format_number, number_json
 
 
 @dataclass
@@ -43,16 +42,21 @@ class Verdict:
 
     status = "abstract"
 
+    def _sides(self):
+        """(lhs, rhs) in one arithmetic: exact only when both sides are exact; a float side
+        (an estimate or a solver value) makes both floats, so nothing inexact is reported as
+        an exact rational."""
+        a, b = self.lhs, self.rhs
+        if isinstance(a, float) or isinstance(b, float):
+            return as_float(a), as_float(b)
+        return a, b
+
     @property
     def margin(self):
         """rhs - lhs (None if either side is missing)."""
         if self.lhs is None or self.rhs is None:
             return None
-        a, b = self.lhs, self.rhs
-        if isinstance(a, float) and isinstance(b, Fraction):
-            a = Fraction(a)
-        if isinstance(b, float) and isinstance(a, Fraction):
-            b = Fraction(b)
+        a, b = self._sides()
         return b - a
 
     @property
@@ -60,10 +64,17 @@ class Verdict:
         """lhs / rhs (None if undefined)."""
         if self.lhs is None or self.rhs is None or self.rhs == 0:
             return None
-        a, b = self.lhs, self.rhs
-        if isinstance(a, float) and isinstance(b, Fraction):
-            a = Fraction(a)
+        a, b = self._sides()
         return a / b
+
+    def __str__(self) -> str:
+        parts = [f"{self.status}: SCAFFOLD.{self.statement}"]
+        for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
+            if v is not None:
+                parts.append(f"{name}={format_number(v)}")
+        parts.append("exact" if self.exact else "estimate")
+        extra = getattr(self, "reason", "") or getattr(self, "certificate", "")
+        return " ".join(parts) + (f" ({extra})" if extra else "")
 
     def to_json(self) -> dict:
         """JSON-ready dict; exact numbers are given both as a string ``p/q`` and a float."""

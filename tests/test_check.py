@@ -61,3 +61,20 @@ def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
     for v in report["verdicts"]:
         assert 0 <= v["ratio"]["float"] < 1
 
+
+
+def test_check_rejects_bad_seed_and_json_path_before_running(capsys):
+    assert main(["check", "--seed", "-1"]) == 2
+    assert "--seed" in capsys.readouterr().err
+    assert main(["check", "--json", "/nonexistent-dir/x.json"]) == 2
+    assert "--json" in capsys.readouterr().err
+
+
+def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite):
+    from pyfed.check import run_instance
+    q = next(inst for inst in suite if inst.name.startswith("quadratic"))
+    keys = {h.key: h for h in instance_hypotheses(q)}
+    assert keys["convexity"].holds            # A_i - mu I PSD, decided exactly
+    v = run_instance(q, seed=0)
+    assert v.details["method"] == "exact-moments" and "replicates" not in v.details
+    assert Fraction(v.details["rhs_exact"]) == instance_rhs(q)

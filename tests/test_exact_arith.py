@@ -57,3 +57,20 @@ def test_validators_name_the_argument():
         check_global_step(F(1, 2))
     with pytest.raises(InputError, match="NaN"):
         check_finite_array("X", [1.0, float("nan")])
+
+
+def test_verdict_with_a_float_side_never_reports_an_exact_margin():
+    from pyfed.verdicts import Holds
+    v = Holds("X", lhs=0.5, rhs=F(1, 3))
+    assert isinstance(v.margin, float) and isinstance(v.ratio, float)
+    assert "exact" not in v.to_json()["margin"]
+    w = Holds("X", lhs=F(1, 5), rhs=F(1, 3), exact=True)
+    assert w.margin == F(2, 15) and w.to_json()["ratio"]["exact"] == "3/5"
+
+
+def test_quadratic_problem_input_errors_name_the_argument():
+    from pyfed.problems import QuadraticProblem, random_quadratic
+    with pytest.raises(InputError, match="^A:"):
+        QuadraticProblem([[["1/0"]]], [[0]])
+    with pytest.raises(InputError, match="^mu:"):
+        random_quadratic(2, 2, 0, mu=2, L=1)

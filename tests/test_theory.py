@@ -138,3 +138,24 @@ def test_nonconvex_f_low_needs_certificate():
     base = dict(N=8, S=1, K=1, T=1, eta_l=F(1, 1000), eta_g=1, beta=1, sigma=0, f_low=0, f_x0=1)
     assert [h.key for h in failing(nonconvex_hypotheses(**base))] == ["f_low"]
     assert [h.key for h in failing(nonconvex_hypotheses(**{**base, "f_x0": -1}, f_low_certificate="x"))] == ["f_low"]
+
+
+@pytest.mark.parametrize("change, name", [(dict(T=0), "T"), (dict(eta_l=0), "eta_l"), (dict(S=0), "S"),
+                                          (dict(sigma=float("nan")), "sigma"), (dict(mu=float("inf")), "mu")])
+def test_right_side_rejects_undefined_inputs_by_name(change, name):
+    from pyfed.errors import InputError
+    args = dict(dist_sq=1, C0=0, N=2, S=1, K=1, T=3, eta_l=F(1, 100), eta_g=1, mu=0, sigma=1)
+    with pytest.raises(InputError) as err:
+        convex_rhs(**{**args, **change})
+    assert err.value.argument == name
+
+
+def test_right_side_is_still_evaluated_beyond_the_hypotheses():
+    # S > N and a huge step violate hypotheses but the formula is defined: --relax needs it
+    assert convex_rhs(dist_sq=1, C0=0, N=2, S=3, K=1, T=1, eta_l=10, eta_g=1, mu=0, sigma=0) == F(1, 10)
+
+
+def test_convexity_hypothesis_is_reported_when_the_problem_decides_it():
+    hs = convex_hypotheses(**GOOD, convexity=(False, None))
+    assert [h.key for h in failing(hs)] == ["convexity"]
+    assert "convexity" not in [h.key for h in convex_hypotheses(**GOOD)]

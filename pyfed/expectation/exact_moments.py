@@ -745,7 +745,24 @@ def _hyp_json(hyps):
 
 
 def _verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec=None):
-    """Holds / Violated / Inconclusive from exact Fractions or arb balls."""
+    """The theorem's verdict: the inequality's own verdict (:func:`_inequality_verdict`) when
+    every hypothesis holds; otherwise Inconclusive (the theorem claims nothing there), with
+    ``details["inequality"]`` saying whether the inequality holds, is violated or is undecided
+    at this instance (what ``pyfed tightness`` reports beyond the hypotheses)."""
+    from ..verdicts import Inconclusive
+
+    v = _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec)
+    v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
+    if details.get("hypotheses_hold", True):
+        return v
+    bad = [h["statement"] for h in details.get("hypotheses", []) if not h["holds"]]
+    return Inconclusive(statement, v.lhs, v.rhs, v.exact, v.details,
+                        reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
+                                f"the inequality itself is {v.details['inequality']} at this instance"))
+
+
+def _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec=None):
+    """Holds / Violated / Inconclusive of lhs <= rhs from exact Fractions or arb balls."""
     from ..verdicts import Holds, Inconclusive, Violated
     import mpmath
     if exact:
@@ -842,7 +859,7 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
     n_state = d * (N + 1)
     ladder = [prec] if prec else list(_PREC_LADDER)
     hyps = theory.convex_hypotheses(N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, beta=problem.beta,
-                                    mu=mu, sigma=sigma)
+                                    mu=mu, sigma=sigma, convexity=problem.convexity(mu))
     witness = _witness(problem, sigma=sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, mu=mu, x0=x0, c0=c0)
     verdict = None
     for bits in ladder:
@@ -893,7 +910,7 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
             rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=el, eta_g=eg,
                                     mu=m, sigma=s)
             verdict = _verdict("ConvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
-        if verdict.status != "inconclusive":
+        if verdict.details.get("inequality") != "undecided":
             return verdict
     return verdict
 
@@ -962,6 +979,6 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
             rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=to_arb(problem.beta), S=S, K=K, T=T, eta_l=el,
                                        eta_g=eg, sigma=s)
             verdict = _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
-        if verdict.status != "inconclusive":
+        if verdict.details.get("inequality") != "undecided":
             return verdict
     return verdict

@@ -76,6 +76,18 @@ class Problem(ABC):
         y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
         return self.client_grads(y).mean(axis=-2)
 
+    def convexity(self, mu):
+        """Is every f_i mu-strongly convex (Lean ``SCAFFOLD.Convexity P mu``)? -> (holds, margin).
+
+        Default: certified iff the problem is convex and mu <= its certified constant ``self.mu``
+        (margin ``self.mu - mu``); a larger mu is reported as not certified (it may still hold).
+        Nonconvex problems: (False, None). Subclasses with an exact test override this.
+        """
+        if not self.convex or self.mu is None:
+            return False, None
+        margin = self.mu - mu if not isinstance(self.mu, float) else float(self.mu) - float(mu)
+        return bool(margin >= 0), margin
+
     def describe(self) -> dict:
         """JSON-ready summary: name, sizes, constants and their derivations."""
         def num(v):

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InputError, check_finite_array, check_rng
+from ..errors import InputError, check_finite_array, check_int, check_rng
 from ..exact import all_exact, coerce_array
 from .base import Problem
 
@@ -64,6 +64,14 @@ def _outward_candidates(x: float, up: bool):
             yield Fraction(k, D)
 
 
+def _as_float_array(name, obj):
+    try:
+        return np.asarray(obj, dtype=object).astype(np.float64)
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise InputError(name, "entries must be numbers, Fractions or rational strings such as '1/3' "
+                               "(got an entry that is neither)") from None
+
+
 class QuadraticProblem(Problem):
     """N quadratic clients f_i(x) = 1/2 x^T A_i x - b_i^T x.
 
@@ -83,7 +91,11 @@ class QuadraticProblem(Problem):
     A, b : float64 arrays (N, d, d), (N, d)
     A_exact, b_exact : object arrays of Fraction, or None for float data
     exact : bool
-        True when all data are rational (then beta, mu, x_star, f_star are Fractions).
+        True when all data are rational: then beta, mu and f_star are Fractions and the exact
+        minimiser is ``x_star_exact`` ((d,) object array of Fractions; ``x_star`` is its float64
+        copy for simulators), and ``grads_exact(x)`` gives exact client gradients. Pass
+        ``x_star_exact``/``grads_exact`` to :mod:`pyfed.theory` to keep its results exact
+        (e.g. C0 = ``initial_control_error(c0, grads_exact(x_star_exact))``).
 
     Raises
     ------
@@ -114,8 +126,8 @@ class QuadraticProblem(Problem):
                 raise InputError("A", "every A_i must be symmetric")
         else:
             self.A_exact = self.b_exact = None
-            self.A = check_finite_array("A", A_obj.astype(np.float64), shape=(N, d, d))
-            self.b = check_finite_array("b", b_obj.astype(np.float64), shape=(N, d))
+            self.A = check_finite_array("A", _as_float_array("A", A_obj), shape=(N, d, d))
+            self.b = check_finite_array("b", _as_float_array("b", b_obj), shape=(N, d))
             if not np.allclose(self.A, np.swapaxes(self.A, 1, 2), rtol=0, atol=1e-12 * max(1.0, np.abs(self.A).max())):
                 raise InputError("A", "every A_i must be symmetric")
             self.A = 0.5 * (self.A + np.swapaxes(self.A, 1, 2))
@@ -203,6 +215,27 @@ class QuadraticProblem(Problem):
         self.f_low = self.f_star
         self.derivations["f_low"] = "f_low = f(x*) (f is convex quadratic, x* its minimiser)"
 
+    def convexity(self, mu):
+        """Every f_i mu-strongly convex iff A_i - mu I is PSD for all i: decided exactly (rational
+        LDL^T) for rational data and rational mu; otherwise mu <= the certified ``self.mu``.
+
+        Returns (holds, margin) with margin = certified mu - mu when that is >= 0, else None
+        when the exact test holds beyond the rounded certified constant.
+        """
+        from ..exact import to_fraction
+
+        m = to_fraction(mu)
+        if self.exact and m is not None:
+            I = np.eye(self.d, dtype=object)
+            holds = all(is_psd_exact(Ai - m * I) for Ai in self.A_exact)
+            margin = self.mu - m
+            return holds, (margin if (margin >= 0) == holds else None)
+        return super().convexity(mu)
+
+    def __repr__(self) -> str:
+        kind = "rational" if self.exact else "float"
+        return f"QuadraticProblem(name={self.name!r}, N={self.N}, d={self.d}, {kind} data, beta={self.beta}, mu={self.mu})"
+
     # -- evaluation ------------------------------------------------------------------
     def _gather(self, clients, shape):
         if clients is None:
@@ -286,6 +319,10 @@ def random_quadratic(N: int, d: int, rng, *, mu: float = 0.1, L: float = 1.0, ra
     scaled into [mu, L] with B_i entries in {k/4}), so every constant is exact.
     """
     rng = check_rng(rng)
+    N = check_int("N", N, minimum=1)
+    d = check_int("d", d, minimum=1)
+    if not (0 <= float(mu) <= float(L)) or not float(L) > 0:
+        raise InputError("mu", f"need 0 <= mu <= L and L > 0 (the spectrum of each A_i lies in [mu, L]), got mu={mu}, L={L}")
     if rational:
         A = np.empty((N, d, d), dtype=object)
         b = np.empty((N, d), dtype=object)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from ..errors import InputError
 from ..exact import DEFAULT_DPS, coerce, sum_squares
 
 __all__ = [
@@ -44,6 +45,17 @@ def _index(n):
     if isinstance(n, sympy.Basic) and n.free_symbols:
         return n
     return int(n)
+
+
+def _require_defined(mode, **values):
+    """The right sides divide by T, S, K, eta_g and h = K eta_l eta_g: a zero there is an
+    InputError naming it (not a ZeroDivisionError). Values outside the hypotheses but nonzero
+    are allowed: evaluating beyond a hypothesis is how ``--relax`` searches work."""
+    if mode == "symbolic":
+        return
+    for name, v in values.items():
+        if v == 0:
+            raise InputError(name, "must be nonzero: the right side divides by it")
 
 
 def effective_step(K, eta_l, eta_g, *, exact=None, dps=DEFAULT_DPS):
@@ -162,7 +174,9 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, 
     sigma noise standard deviation. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
     """
     rounds = _index(T)  # an index, not a real: kept an int (or a symbol) in every mode
-    vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma], exact=exact, dps=dps)
+    vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma], exact=exact, dps=dps,
+                            names=["dist_sq", "C0", "N", "S", "K", "T", "eta_l", "eta_g", "mu", "sigma"])
+    _require_defined(is_exact, T=T, S=S, K=K, eta_l=eta_l, eta_g=eta_g)
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
@@ -179,7 +193,9 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma, exact=None, dps=
     f_gap = f(x0) - f_low (>= 0 under the hypotheses). Source: SCAFFOLD Appendix E.2,
     PDF pp. 31 and 35, equations (26)-(27), warm-start controls.
     """
-    vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, sigma], exact=exact, dps=dps)
+    vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, sigma], exact=exact, dps=dps,
+                            names=["f_gap", "beta", "S", "K", "T", "eta_l", "eta_g", "sigma"])
+    _require_defined(is_exact, T=T, S=S, K=K, eta_l=eta_l, eta_g=eta_g)
     f_gap, beta, S, K, T, eta_l, eta_g, sigma = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)

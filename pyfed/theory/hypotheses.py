@@ -68,10 +68,15 @@ def _common(N, S, K, T, eta_l, eta_g, beta, sigma):
     return out
 
 
-def convex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, mu, sigma, exact=None, dps=DEFAULT_DPS):
+def convex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, mu, sigma, convexity=None, exact=None,
+                      dps=DEFAULT_DPS):
     """Hypotheses of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (seed 000), in order:
     N >= 1, 1 <= S <= N, K >= 1, T >= 1, beta > 0, sigma >= 0, eta_l > 0, eta_g >= 1,
-    mu >= 0, h <= 1/(81 beta), mu h <= S/(15 N).
+    mu >= 0, h <= 1/(81 beta), mu h <= S/(15 N), and, when ``convexity`` is given, "every f_i is
+    mu-strongly convex" (Lean ``Convexity P mu``).
+
+    ``convexity``: ``(holds, margin)`` from the problem (``Problem.convexity(mu)``) — a property
+    of the client functions, not of these numbers, so only the problem can decide it.
 
     Returns a list of :class:`Hypothesis` (all of them, holding or not).
     """
@@ -82,6 +87,9 @@ def convex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, mu, sigma, exact=None, 
     out.append(_h("mu", "mu >= 0", mu))
     out.append(_h("step_size", "h <= 1/(81 beta)", (1 / (81 * beta) - h) if beta > 0 else None))
     out.append(_h("mu_h", "mu h <= S/(15 N)", (S / (15 * N) - mu * h) if N > 0 else None))
+    if convexity is not None:
+        holds, margin = convexity
+        out.append(Hypothesis("convexity", "every f_i is mu-strongly convex", bool(holds), margin))
     return out
 
 
