@@ -169,9 +169,15 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, 
 
     with h = K eta_l eta_g, V_0 = dist_sq + 9 N h^2 / S * C0, W_T = weight_sum(T, mu, h).
 
-    Parameters: dist_sq = ||x0 - x*||^2; C0 = initial control error; N clients; S per
-    round; K local steps; T rounds; eta_l, eta_g step sizes; mu strong convexity (>= 0);
-    sigma noise standard deviation. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
+    Parameters: dist_sq = ||x0 - x*||^2 (:func:`squared_distance`); C0 = initial control error
+    (:func:`initial_control_error`; for a rational quadratic problem ``P`` keep it exact with
+    ``initial_control_error(c0, P.grads_exact(P.x_star_exact))``); N clients; S per round; K
+    local steps; T rounds; eta_l, eta_g step sizes; mu strong convexity (>= 0); sigma noise
+    standard deviation. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
+
+    Raises InputError for NaN/inf inputs and for T, S, K, eta_l, eta_g equal to 0 (the formula
+    divides by them); other values outside the hypotheses are evaluated (see
+    :func:`convex_hypotheses`), since searching beyond a hypothesis needs them.
     """
     rounds = _index(T)  # an index, not a real: kept an int (or a symbol) in every mode
     vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma], exact=exact, dps=dps,
