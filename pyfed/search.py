@@ -5,7 +5,8 @@
 runs the checker registered under ``LEAN_NAME`` (:mod:`checkers.registry`) with a progress
 bar and writes, per counterexample found, ``DIR/<name>-s<seed>-b<budget>[-relax-..][-mutate-..]-NNN.json``
 with the instance (exact rationals as "p/q" strings), both sides exactly ("p/q") and as
-floats, the margin rhs - lhs, the seed, the budget and ``pyfed.__version__``. Keys are
+floats, the margin rhs - lhs, the seed, the budget and ``pyfed.__version__`` (for the two
+SCAFFOLD theorems also ``derived``: the exact dist_sq and C0, or f_gap, of the right side). Keys are
 sorted and nothing time-dependent is written, so the same seed and budget give
 byte-identical files. When :func:`pyfed.lean.render.render_counterexample` exists, a Lean
 file stating the instance is written next to each exact JSON file (not for ``--mutate``
@@ -27,7 +28,7 @@ import re
 from . import __version__
 from .errors import InputError
 
-__all__ = ["register", "run", "search_to_dir", "load_counterexample", "load_record", "recheck", "run_all",
+__all__ = ["register", "run", "search_to_dir", "statement_options", "format_statement_options", "load_counterexample", "load_record", "recheck", "run_all",
            "file_stem", "render_statement_verdicts", "statement_verdicts_json"]
 
 
@@ -58,7 +59,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     search); out (directory, created); relax (hypothesis keys); mutate (mutation name or
     None); progress (callable(advance) or None).
 
-    Raises InputError for an unknown name/mutation/relax key or a negative budget.
+    Raises InputError for an unknown name/mutation/relax key, a negative budget, or an ``out``
+    that cannot be created (argument ``--out``, with the OS reason).
     """
     import numpy as np
 
@@ -69,8 +71,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     if budget < 0:
         raise InputError("budget", "must be >= 0")
     relax = tuple(sorted(set(relax or ())))
+    _prepare_out(out)
     records = chk.search(np.random.default_rng(seed), budget, relax=relax, mutate=mutate, progress=progress)
-    os.makedirs(out, exist_ok=True)
     stem = file_stem(chk.lean_name, seed, budget, relax, mutate)
     render = None
     if mutate is None:  # a mutated statement is not the Lean statement: no Lean file for it
@@ -81,6 +83,9 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     paths = []
     for i, rec in enumerate(records):
         rec = dict(rec, seed=seed, budget=budget, pyfed_version=__version__, index=i)
+        derived = _derived(chk, rec["instance"])
+        if derived:
+            rec["derived"] = derived
         path = os.path.join(out, f"{stem}-{i:03d}.json")
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(_dumps(rec))
@@ -88,12 +93,31 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         if render is not None and rec["exact"]:
             lean_rec = {"lean_name": chk.lean_name, "instance": chk.lean_instance(rec["instance"]),
                         "lhs": rec["lhs"]["exact"], "rhs": rec["rhs"]["exact"], "id": f"{stem}-{i:03d}",
+                        "lhs_exact": True, "generated_by": "pyfed search",
                         "note": (f"pyfed search seed {seed} budget {budget}"
                                  + (f", relaxing {', '.join(relax)}" if relax else ""))}
             text = render(lean_rec)
             with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
     return paths
+
+
+#: Numbers the two SCAFFOLD theorems' right sides are built from (seed 000): dist_sq =
+#: ||x0 - x*||^2 and C0 (initial control error) for the convex one, f_gap = f(x0) - f_low for
+#: the nonconvex one.
+DERIVED_KEYS = ("dist_sq", "C0", "f_gap")
+
+
+def _derived(chk, instance) -> dict:
+    """{key: "p/q"} of :data:`DERIVED_KEYS` that ``chk.lean_instance`` derives from ``instance``
+    (empty for statements without such numbers, or when they cannot be derived exactly)."""
+    try:
+        lean = chk.lean_instance(instance)
+    except Exception:  # an instance outside the problem class (e.g. relaxed): nothing to add
+        return {}
+    if lean is instance or not isinstance(lean, dict):
+        return {}
+    return {k: str(lean[k]) for k in DERIVED_KEYS if k in lean and k not in instance}
 
 
 def load_record(path: str) -> dict:
@@ -164,33 +188,107 @@ def statement_verdicts_json(results) -> list:
     return out
 
 
+def statement_options() -> list:
+    """[(lean_name, sorted --relax hypothesis keys, {--mutate name: description})] for every
+    statement of the checker registry (:mod:`checkers.registry`), in the registry's order."""
+    from checkers.registry import get, names
+
+    out = []
+    for name in names():
+        chk = get(name)
+        out.append((name, sorted(chk.hypothesis_keys()),
+                    {k: m.description for k, m in sorted(chk.mutations.items())}))
+    return out
+
+
+def format_statement_options(lean_name=None) -> str:
+    """Plain text listing the valid ``--relax`` keys and ``--mutate`` names (``pyfed search --list``);
+    only ``lean_name`` if given (InputError for an unknown name)."""
+    rows = statement_options()
+    if lean_name is not None:
+        from checkers.registry import get
+
+        bare = get(lean_name).lean_name
+        rows = [r for r in rows if r[0] == bare]
+    lines = []
+    for name, keys, muts in rows:
+        lines.append(f"SCAFFOLD.{name}")
+        lines.append("  --relax: " + (", ".join(keys) if keys else "(no hypotheses)"))
+        if muts:
+            lines.append("  --mutate:")
+            lines.extend(f"    {k}: {d}" for k, d in muts.items())
+        else:
+            lines.append("  --mutate: (none)")
+    return "\n".join(lines)
+
+
+_DESCRIPTION = (
+    "Adversarial counterexample search for one statement (checker registry, namespace SCAFFOLD). "
+    "Writes one JSON file per counterexample to --out (same seed and budget: byte-identical files), "
+    "and for exact counterexamples to the real statement also a Lean file stating the witness. "
+    "--mutate runs write no .lean file: the mutated statement is not the Lean statement. "
+    "Run pyfed search --list (or pyfed search NAME --list) for the valid --relax hypothesis "
+    "keys and --mutate names of each statement.")
+
+
 def register(subparsers) -> None:
     """Add the ``search`` subcommand to an argparse subparsers object."""
-    p = subparsers.add_parser("search", help="adversarial counterexample search for one statement (JSON export)")
-    p.add_argument("lean_name", help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD)")
+    p = subparsers.add_parser("search", help="adversarial counterexample search for one statement (JSON export)",
+                              description=_DESCRIPTION)
+    p.add_argument("lean_name", nargs="?", default=None,
+                   help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD)")
+    p.add_argument("--list", action="store_true", dest="list_options",
+                   help="list the statements with their --relax keys and --mutate names, then exit")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
     p.add_argument("--budget", type=int, default=None, help="search budget (default: the checker's)")
     p.add_argument("--relax", action="append", default=[], metavar="HYPOTHESIS",
-                   help="hypothesis key to search beyond (repeatable), e.g. step_size")
-    p.add_argument("--mutate", default=None, metavar="NAME", help="check a mutated (wrong) statement")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+                   help="hypothesis key to search beyond (repeatable), e.g. step_size; see --list")
+    p.add_argument("--mutate", default=None, metavar="NAME",
+                   help="check a mutated (deliberately wrong) statement; see --list. Writes JSON only, "
+                        "no .lean file")
+    p.add_argument("--out", default=None, metavar="DIR", help="output directory (required unless --list)")
     p.set_defaults(func=run)
 
 
+def _prepare_out(out: str) -> None:
+    """Create ``out`` (InputError naming ``--out`` with the OS reason if impossible)."""
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise InputError("--out", f"cannot create directory {out!r}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK):
+        raise InputError("--out", f"directory {out!r} is not writable")
+
+
 def run(args) -> int:
-    """Execute ``pyfed search``; returns 0 (the count of counterexamples is printed)."""
+    """Execute ``pyfed search``; returns 0 (the count of counterexamples is printed to stdout).
+
+    Raises InputError for an unknown statement / mutation / relax key, a missing or
+    uncreatable ``--out``.
+    """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from checkers.registry import get
 
+    if getattr(args, "list_options", False):
+        print(format_statement_options(args.lean_name))
+        return 0
+    if args.lean_name is None:
+        raise InputError("lean_name", "missing statement name (e.g. ConvexFiniteRoundConvergence); "
+                                      "`pyfed search --list` lists them")
     chk = get(args.lean_name)
     if args.mutate is not None:
         chk._mutation(args.mutate)
+    chk.effective_relax(args.relax, args.mutate)
+    if not args.out:
+        raise InputError("--out", "required: the directory for the counterexample files")
+    _prepare_out(args.out)
     budget = chk.default_budget if args.budget is None else args.budget
-    console = Console(stderr=True)
+    progress_console = Console(stderr=True)
+    console = Console()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
+                  TimeElapsedColumn(), console=progress_console, transient=True) as progress:
         task = progress.add_task(f"searching SCAFFOLD.{chk.lean_name}", total=None)
         paths = search_to_dir(chk.lean_name, seed=args.seed, budget=budget, out=args.out,
                               relax=args.relax, mutate=args.mutate,
@@ -198,7 +296,10 @@ def run(args) -> int:
     what = f"SCAFFOLD.{chk.lean_name}" + (f" (mutation {args.mutate})" if args.mutate else "") + \
         (f" relaxing {', '.join(args.relax)}" if args.relax else "")
     console.print(f"{len(paths)} counterexample(s) to {what}; seed {args.seed}, budget {budget}"
-                  + (f"; written to {args.out}" if paths else ""))
+                  + (f"; written to {args.out}" if paths else ""), highlight=False, soft_wrap=True)
+    if args.mutate:
+        console.print("(--mutate run: JSON only, no .lean file -- the mutated statement is not the Lean "
+                      "statement)", highlight=False, soft_wrap=True)
     for p in paths:
-        console.print(f"  {p}")
+        console.print(f"  {p}", highlight=False, soft_wrap=True)
     return 0

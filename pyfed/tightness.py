@@ -27,7 +27,7 @@ from .errors import InputError, check_int
 from .exact import as_float, number_json
 
 __all__ = ["SweepPoint", "SweepResult", "DEFAULT_MULTIPLES", "tightness_sweep", "default_instance",
-           "plot_sweep", "register", "run"]
+           "plot_sweep", "sweep_figure", "status_label", "sweep_multiples", "summary_text", "register", "run"]
 
 #: m = 1/8, 1/4, ..., 512: h from 1/(648 beta) to 512/(81 beta) (about 6.3/beta).
 DEFAULT_MULTIPLES = tuple(Fraction(2) ** k for k in range(-3, 10))
@@ -46,9 +46,17 @@ class SweepPoint:
     lhs, rhs, ratio : Fraction | mpf | None
         weightedGap, convexRHS and lhs/rhs (None if the weights are undefined, q <= 0).
     status : str
-        Verdict status (holds / violated / inconclusive / undefined).
+        Verdict status (holds / violated / inconclusive / undefined). Where a hypothesis fails
+        the theorem claims nothing and the verdict is inconclusive; see ``inequality``.
     hypotheses_hold : bool
         All hypotheses of the theorem hold at this h.
+    exact : bool
+        lhs and rhs are exact rationals (not certified balls).
+    inequality : str
+        What lhs <= rhs itself does at this point: "holds", "violated", "undecided" (a ball
+        straddling 0) or "undefined" (weights undefined).
+    failing : tuple of str
+        Keys of the failing hypotheses (e.g. "step_size", "mu_h", "convexity").
     """
 
     multiple: Fraction
@@ -60,6 +68,13 @@ class SweepPoint:
     status: str
     hypotheses_hold: bool
     exact: bool = True
+    inequality: str = "undefined"
+    failing: tuple = ()
+
+    @property
+    def label(self) -> str:
+        """Status column text: the verdict inside the hypotheses, else e.g. "violated (beyond hyp.)"."""
+        return status_label(self.status, self.hypotheses_hold, self.inequality)
 
 
 @dataclass
@@ -77,10 +92,28 @@ class SweepResult:
             "instance": self.instance,
             "points": [{"multiple": num(p.multiple), "h": num(p.h), "eta_l": num(p.eta_l), "lhs": num(p.lhs),
                         "rhs": num(p.rhs), "ratio": num(p.ratio), "status": p.status,
-                        "hypotheses_hold": p.hypotheses_hold} for p in self.points],
+                        "inequality": p.inequality, "label": p.label,
+                        "hypotheses_hold": p.hypotheses_hold, "failing_hypotheses": list(p.failing)}
+                       for p in self.points],
             "first_crossing": None if self.first_crossing is None else num(self.first_crossing.multiple),
             "bracket": None if self.bracket is None else [num(self.bracket[0]), num(self.bracket[1])],
         }
+
+
+def status_label(status: str, hypotheses_hold: bool, inequality: str | None = None) -> str:
+    """Text of a status column (shared wording with ``pyfed worst-case``).
+
+    Inside the hypotheses: the verdict (holds / violated / inconclusive). Where a hypothesis
+    fails the theorem claims nothing, so the label says what the inequality itself does there:
+    "holds (beyond hyp.)", "violated (beyond hyp.)" or "undecided (beyond hyp.)".
+    ``inequality`` defaults to the status (older verdicts without ``details["inequality"]``).
+    """
+    if status == "undefined":
+        return "undefined (q <= 0)"
+    if hypotheses_hold:
+        return status
+    ineq = inequality or ("undecided" if status == "inconclusive" else status)
+    return f"{ineq} (beyond hyp.)"
 
 
 def _point(problem, sigma, m, *, S, K, T, eta_g, x0, c0, mu, arithmetic):
@@ -95,8 +128,11 @@ def _point(problem, sigma, m, *, S, K, T, eta_g, x0, c0, mu, arithmetic):
         if isinstance(exc, InputError):
             raise
         return SweepPoint(Fraction(m), h, eta_l, None, None, None, "undefined", False)
+    d = v.details or {}
+    failing = tuple(x["key"] for x in d.get("hypotheses", []) if not x["holds"])
+    inequality = d.get("inequality") or ("undecided" if v.status == "inconclusive" else v.status)
     return SweepPoint(Fraction(m), h, eta_l, v.lhs, v.rhs, v.ratio, v.status,
-                      bool(v.details.get("hypotheses_hold")), bool(v.exact))
+                      bool(d.get("hypotheses_hold")), bool(v.exact), inequality, failing)
 
 
 def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTIPLES, x0=None, c0=None,
@@ -164,12 +200,26 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
 
 
 def plot_sweep(result: SweepResult, path: str) -> str:
-    """Save ratio vs m (log-log) as a PNG at ``path`` (matplotlib Agg backend); returns the path."""
+    """Save ratio vs m (log-log) as a PNG at ``path`` (matplotlib Agg backend); returns the path.
+
+    Title: the instance (N, S, K, T, sigma, mu); legend: points inside / beyond the hypotheses,
+    the level LHS = RHS, the hypothesis boundary h = 1/(81 beta) and the first crossing.
+    """
+    import matplotlib.pyplot as plt
+
+    fig = sweep_figure(result)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def sweep_figure(result: SweepResult):
+    """The matplotlib Figure of :func:`plot_sweep` (Agg backend; the caller closes it)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     pts = [p for p in result.points if p.ratio is not None and as_float(p.ratio) > 0]
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(9.0, 4.8))
     xs = [as_float(p.multiple) for p in pts]
     ys = [as_float(p.ratio) for p in pts]
     ax.plot(xs, ys, "-", color="0.6", lw=1)
@@ -180,21 +230,24 @@ def plot_sweep(result: SweepResult, path: str) -> str:
     if outside:
         ax.plot(*zip(*outside), "s", color="tab:orange", label="some hypothesis fails")
     ax.axhline(1.0, color="tab:red", ls="--", lw=1, label="LHS = RHS")
-    ax.axvline(1.0, color="k", ls=":", lw=1, label="h = 1/(81 beta)")
+    ax.axvline(1.0, color="k", ls=":", lw=1.2, label="h = 1/(81 beta) (hypothesis)")
     if result.first_crossing is not None:
-        ax.axvline(as_float(result.first_crossing.multiple), color="tab:red", ls=":", lw=1)
+        fc = result.first_crossing
+        ax.axvline(as_float(fc.multiple), color="tab:red", ls="-.", lw=1.2,
+                   label=f"first LHS >= RHS: h = {fc.multiple}/(81 beta)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    if xs:
+        ax.set_xlim(min(min(xs), 1.0) / 1.5, max(max(xs), 1.0) * 1.5)
     ax.set_xlabel("h * 81 beta")
     ax.set_ylabel("weightedGap / convexRHS (exact)")
     i = result.instance
-    ax.set_title(f"SCAFFOLD convex bound tightness: N={i.get('N')}, S={i.get('S')}, K={i.get('K')}, T={i.get('T')}",
-                 fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title("SCAFFOLD convex bound tightness: "
+                 f"N={i.get('N')}, S={i.get('S')}, K={i.get('K')}, T={i.get('T')}, "
+                 f"sigma={i.get('sigma')}, mu={i.get('mu')}", fontsize=11)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def default_instance(seed: int = 0, *, N: int = 4, d: int = 2):
@@ -211,20 +264,25 @@ def default_instance(seed: int = 0, *, N: int = 4, d: int = 2):
 def register(subparsers) -> None:
     """Add the ``tightness`` subcommand to an argparse subparsers object (sets func=run)."""
     p = subparsers.add_parser(
-        "tightness", help="exact LHS/RHS of the convex SCAFFOLD bound as h crosses 1/(81 beta)")
+        "tightness", help="exact LHS/RHS of the convex SCAFFOLD bound as h crosses 1/(81 beta)",
+        description="Exact LHS/RHS of SCAFFOLD.ConvexFiniteRoundConvergence on a random rational "
+                    "quadratic, at h = m/(81 beta) for m = 1/8, 1/4, ..., --max-multiple (powers of "
+                    "two), with exact bisection of the first crossing. Writes tightness.png and "
+                    "tightness.json.")
     p.add_argument("--out", default=".", metavar="DIR", help="directory for tightness.png/.json (default .)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random quadratic instance (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed (>= 0) of the random quadratic instance (default 0)")
     p.add_argument("--N", type=int, default=4, help="clients (default 4)")
     p.add_argument("--d", type=int, default=2, help="dimension (default 2)")
-    p.add_argument("--S", type=int, default=2, help="clients per round (default 2)")
-    p.add_argument("--K", type=int, default=2, help="local steps (default 2)")
-    p.add_argument("--T", type=int, default=10, help="rounds (default 10)")
-    p.add_argument("--sigma", default="1/2", help="noise level, a rational such as 1/2 (default 1/2)")
+    p.add_argument("--S", type=int, default=2, help="clients per round, 1 <= S <= N (default 2)")
+    p.add_argument("--K", type=int, default=2, help="local steps >= 1 (default 2)")
+    p.add_argument("--T", type=int, default=10, help="rounds >= 1 (default 10)")
+    p.add_argument("--sigma", default="1/2", help="noise level >= 0, a rational such as 1/2 (default 1/2)")
     p.add_argument("--eta-g", dest="eta_g", default="1", help="global step >= 1 (default 1)")
-    p.add_argument("--mu", default="0", help="mu of the weights, rational (default 0: uniform weights; "
-                                             "'problem' uses the problem's mu)")
+    p.add_argument("--mu", default="0", help="mu >= 0 of the weights, rational (default 0: uniform weights; "
+                                             "'problem' uses the problem's mu; a mu above the problem's "
+                                             "strong convexity fails the convexity hypothesis)")
     p.add_argument("--max-multiple", dest="max_multiple", type=int, default=512,
-                   help="largest m = h*81*beta, a power of two (default 512)")
+                   help="largest m = h*81*beta swept; must be a power of two >= 1 (default 512)")
     p.set_defaults(func=run)
 
 
@@ -235,47 +293,95 @@ def _rational_arg(name, text):
         raise InputError(name, f"must be a rational number such as 1/2, got {text!r}") from None
 
 
+def sweep_multiples(max_multiple: int) -> list:
+    """The multiples m swept by ``pyfed tightness``: 1/8, 1/4, ..., ``max_multiple`` (powers of two).
+
+    Raises InputError(argument="--max-multiple") unless ``max_multiple`` is a power of two >= 1.
+    """
+    maxm = check_int("--max-multiple", max_multiple)
+    if maxm < 1 or maxm & (maxm - 1):
+        raise InputError("--max-multiple", f"must be a power of two >= 1 (1, 2, 4, ..., 512, ...), got {maxm}")
+    return [Fraction(2) ** k for k in range(-3, maxm.bit_length())]
+
+
+def summary_text(res: SweepResult) -> str:
+    """One-sentence summary of a sweep; never claims more than the swept points show."""
+    if res.first_crossing is None:
+        largest = max(p.multiple for p in res.points)
+        return f"The ratio LHS/RHS stays below 1 at every swept h <= {largest}/(81 beta)."
+    fc = res.first_crossing
+    msg = f"The ratio first reaches 1 at h = {fc.multiple}/(81 beta) (ratio {as_float(fc.ratio):.6g}"
+    msg += "; all hypotheses hold there)" if fc.hypotheses_hold else \
+        f"; beyond the hypotheses, failing there: {', '.join(fc.failing) or 'some hypothesis'})"
+    if res.bracket:
+        msg += f"; bisection bracket [{res.bracket[0]}, {res.bracket[1]}] / (81 beta)"
+    return msg + "."
+
+
+def _validated(args) -> dict:
+    """Check every command-line number; InputError naming the flag (``--K`` etc.)."""
+    N = check_int("--N", args.N, minimum=1)
+    d = check_int("--d", args.d, minimum=1)
+    S = check_int("--S", args.S, minimum=1)
+    if S > N:
+        raise InputError("--S", f"clients per round S={S} cannot exceed the number of clients N={N}")
+    K = check_int("--K", args.K, minimum=1)
+    T = check_int("--T", args.T, minimum=1)
+    seed = check_int("--seed", args.seed, minimum=0)
+    sigma = _rational_arg("--sigma", args.sigma)
+    if sigma < 0:
+        raise InputError("--sigma", f"noise level must be >= 0, got {args.sigma}")
+    eta_g = _rational_arg("--eta-g", args.eta_g)
+    if eta_g < 1:
+        raise InputError("--eta-g", f"global step must be >= 1 (hypothesis of the theorem), got {args.eta_g}")
+    mu = None
+    if str(args.mu) != "problem":
+        mu = _rational_arg("--mu", args.mu)
+        if mu < 0:
+            raise InputError("--mu", f"must be >= 0, got {args.mu}")
+    multiples = sweep_multiples(args.max_multiple)
+    return dict(N=N, d=d, S=S, K=K, T=T, seed=seed, sigma=sigma, eta_g=eta_g, mu=mu, multiples=multiples)
+
+
 def run(args) -> int:
     """Run the sweep from parsed arguments; prints a table, writes tightness.png and tightness.json.
 
-    Returns exit status 0 (the sweep is a report, not a check).
+    Returns exit status 0 (the sweep is a report, not a check). Raises InputError naming the
+    flag for a bad number (``--K 0``, ``--sigma -1``, ``--max-multiple 100``, ...) or an
+    ``--out`` that cannot be created.
     """
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    N = check_int("N", args.N, minimum=1)
-    d = check_int("d", args.d, minimum=1)
-    maxm = check_int("max_multiple", args.max_multiple, minimum=1)
-    sigma = _rational_arg("sigma", args.sigma)
-    eta_g = _rational_arg("eta_g", args.eta_g)
-    mu = None if str(args.mu) == "problem" else _rational_arg("mu", args.mu)
-    problem = default_instance(args.seed, N=N, d=d)
-    multiples = [m for m in DEFAULT_MULTIPLES if m <= maxm]
-    k = 10
-    while Fraction(2) ** k <= maxm:
-        multiples.append(Fraction(2) ** k)
-        k += 1
-    res = tightness_sweep(problem, sigma, S=args.S, K=args.K, T=args.T, eta_g=eta_g, multiples=multiples, mu=mu)
+    if not console.is_terminal:  # pipes and files: rich would assume 80 columns
+        console = Console(width=120)
+    a = _validated(args)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as exc:
+        raise InputError("--out", f"cannot create directory {args.out!r}: {exc.strerror or exc}") from None
+    problem = default_instance(a["seed"], N=a["N"], d=a["d"])
+    res = tightness_sweep(problem, a["sigma"], S=a["S"], K=a["K"], T=a["T"], eta_g=a["eta_g"],
+                          multiples=a["multiples"], mu=a["mu"])
     t = Table(title=f"SCAFFOLD.ConvexFiniteRoundConvergence on {problem.name}: h = m/(81 beta), "
-                    f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})")
-    for col in ("h*81beta", "LHS", "RHS", "LHS/RHS", "hypotheses", "verdict"):
+                    f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})",
+              caption="hypotheses: failing hypothesis keys (step_size: h <= 1/(81 beta); mu_h: mu h <= S/(15 N); "
+                      "convexity: every f_i mu-strongly convex). Beyond the hypotheses the theorem claims "
+                      "nothing; the status then says what LHS <= RHS itself does.")
+    for col in ("h*81beta", "LHS", "RHS", "LHS/RHS", "hypotheses", "status"):
         t.add_column(col)
     for p in res.points:
         fmt = (lambda v: "-" if v is None else f"{as_float(v):.6g}")
-        t.add_row(str(p.multiple), fmt(p.lhs), fmt(p.rhs), fmt(p.ratio), "hold" if p.hypotheses_hold else "fail", p.status)
+        hyp = "hold" if p.hypotheses_hold else ("FAIL: " + ", ".join(p.failing) if p.failing else "FAIL")
+        t.add_row(str(p.multiple), fmt(p.lhs), fmt(p.rhs), fmt(p.ratio), hyp, p.label)
     console.print(t)
-    if res.first_crossing is None:
-        console.print(f"The ratio stays below 1 for every h up to {maxm}/(81 beta).")
-    else:
-        fc = res.first_crossing
-        msg = f"The ratio first reaches 1 at h = {fc.multiple}/(81 beta) (ratio {as_float(fc.ratio):.6g})"
-        if res.bracket:
-            msg += f"; bisection bracket [{res.bracket[0]}, {res.bracket[1]}] / (81 beta)"
-        console.print(msg + ".")
-    os.makedirs(args.out, exist_ok=True)
+    console.print(summary_text(res), highlight=False)
+    if a["mu"] is not None and all("convexity" in p.failing for p in res.points if p.status != "undefined"):
+        console.print(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "
+                      "the convexity hypothesis fails at every point.", highlight=False)
     png = plot_sweep(res, os.path.join(args.out, "tightness.png"))
     with open(os.path.join(args.out, "tightness.json"), "w", encoding="utf-8") as fh:
         json.dump(res.to_json(), fh, indent=1)
-    console.print(f"plot written to {png}")
+    console.print(f"plot written to {png}", highlight=False)
     return 0

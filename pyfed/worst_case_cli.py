@@ -1,4 +1,4 @@
-"""``pyfed worst-case``: worst/bound of deterministic SCAFFOLD over the whole function class.
+"""pyfed worst-case: worst/bound of deterministic SCAFFOLD over the whole function class.
 
 Sweeps the effective step h = m/(81 beta) (m = 1 is the limit of
 ``SCAFFOLD.ConvexFiniteRoundConvergence``; the sweep goes to m = 162, i.e. h = 2/beta), the
@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from .errors import InputError
 
-__all__ = ["register", "run", "QUICK_GRID", "FULL_GRID"]
+__all__ = ["register", "run", "summary_lines", "verdict_label", "QUICK_GRID", "FULL_GRID"]
 
 #: Grid of ``pyfed worst-case --quick`` (20 small SDPs, a few seconds).
 QUICK_GRID = dict(multiples=(1, 27, 81, 135, 162), Ks=(1, 2), mus=(0, Fraction(1, 20)), Ts=(2,))
@@ -75,6 +75,10 @@ def run(args) -> int:
         raise InputError("--eta-g", f"must be a number such as 1 or 3/2, got {args.eta_g!r}") from None
     if eta_g < 1:
         raise InputError("--eta-g", f"must be >= 1 (hypothesis of the theorem), got {args.eta_g}")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as exc:
+        raise InputError("--out", f"cannot create directory {args.out!r}: {exc.strerror or exc}") from None
     grid = QUICK_GRID if args.quick else FULL_GRID
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("worst case", total=None)
@@ -100,25 +104,15 @@ def run(args) -> int:
         table.add_row(str(p["K"]), p["mu"], str(p["T"]), str(p["m"]), _f(r.worst), _f(r.bound),
                       _f(r.ratio), _STATUS.get(r.status, r.status[:12]), f"{r.solve_time:.2f}",
                       "ok" if not bad else "FAIL:" + ",".join(_HYP.get(b, b) for b in bad),
-                      f"[{style[v]}]{v}[/]" + (" (beyond hyp.)" if bad and v == "violated" else ""))
+                      f"[{style[v]}]{verdict_label(r.verdict, not bad)}[/]")
     console.print(table)
 
     sc = smallest_constant(results)
-    if sc["m_fail"] is None:
-        console.print(f"worst/bound <= 1 at every swept step up to h = {sc['grid_max']}/(81 beta): on these "
-                      f"sizes the constant 81 can be replaced by c = {_f(sc['c'])} (and possibly less).")
-    else:
-        console.print(f"Smallest constant on the swept grid: c = 81/{sc['m_star']} = {_f(sc['c'])} "
-                      f"(h <= 1/(c beta) keeps worst/bound <= 1 at every swept size; the first swept step "
-                      f"that fails is h = {sc['m_fail']}/(81 beta), so the true constant lies in "
-                      f"({_f(Fraction(81, sc['m_fail']))}, {_f(sc['c'])}]). The theorem uses c = 81.")
-    if sc["excluded"]:
-        console.print(f"({sc['excluded']} of {sc['used'] + sc['excluded']} points violate another hypothesis, "
-                      "mu h <= S/(15 N), and are not used for c.)")
+    for line in summary_lines(sc):
+        console.print(line, highlight=False)
     if not sc["all_optimal"]:
         console.print("[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
 
-    os.makedirs(args.out, exist_ok=True)
     png = os.path.join(args.out, "worst_case.png")
     _plot(results, png, args.N)
     js = os.path.join(args.out, "worst_case.json")
@@ -132,13 +126,59 @@ def run(args) -> int:
     return 1 if inside_violation else 0
 
 
+def verdict_label(verdict, hypotheses_hold: bool) -> str:
+    """Verdict column text, worded as in ``pyfed tightness``: the verdict inside the hypotheses,
+    else what the inequality does there, e.g. "violated (beyond hyp.)"."""
+    from .tightness import status_label
+
+    return status_label(verdict.status, hypotheses_hold, (verdict.details or {}).get("inequality"))
+
+
+def summary_lines(sc: dict) -> list:
+    """Plain-language summary of :func:`pyfed.expectation.worst_case.smallest_constant`'s dict.
+
+    Says the smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1,
+    next to the theorem's c = 81, and the first swept step that fails (if any).
+    """
+    lines = []
+    if sc.get("m_star") is None:
+        if sc.get("m_fail") is not None:
+            lines.append(f"worst/bound > 1 already at the smallest swept step h = {sc['m_fail']}/(81 beta): "
+                         "no constant c is certified on this grid (the theorem uses c = 81).")
+        else:
+            lines.append("No optimal solve was usable for the constant c (the theorem uses c = 81).")
+    elif sc.get("m_fail") is None:
+        lines.append(f"smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1: "
+                     f"c = {_f(sc['c'])} (the theorem uses c = 81); no swept step fails, up to "
+                     f"h = {sc['grid_max']}/(81 beta), so c may be smaller still.")
+    else:
+        lo = Fraction(81, sc["m_fail"])
+        lines.append(f"smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1: "
+                     f"c = {_f(sc['c'])} (the theorem uses c = 81); first failure at "
+                     f"h = {sc['m_fail']}/(81 beta) = 1/({_f(lo)} beta), so the true constant lies in "
+                     f"({_f(lo)}, {_f(sc['c'])}].")
+    if sc.get("excluded"):
+        lines.append(f"({sc['excluded']} of {sc['used'] + sc['excluded']} points violate another hypothesis, "
+                     "mu h <= S/(15 N), and are not used for c.)")
+    return lines
+
+
 def _plot(results, path: str, N: int) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = _figure(results, N)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _figure(results, N: int):
+    """Figure of worst/bound against m, one line per (K, mu, T); the caller closes it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, ax = plt.subplots(figsize=(10.5, 5.6))
     series: dict = {}
     for r in results:
         p = r.parameters
@@ -154,10 +194,15 @@ def _plot(results, path: str, N: int) -> None:
     ax.axvline(81, color="gray", lw=1, ls=":", label="h = 1/beta")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ms = [m for pts in series.values() for m, _ in pts] or [1, 81]
+    # room on both sides so the hypothesis line m = 1 is not on the axis edge
+    ax.set_xlim(min(min(ms), 1) / 1.6, max(ms) * 1.6)
+    ax.annotate("h = 1/(81 beta)", xy=(1, 0.45), xycoords=("data", "axes fraction"), xytext=(3, 0),
+                textcoords="offset points", rotation=90, va="center", ha="left", color="r", fontsize=9)
     ax.set_xlabel("m, with h = m / (81 beta)")
     ax.set_ylabel("PEP worst weightedGap / (V0 / (h W_T))")
-    ax.set_title(f"Deterministic SCAFFOLD, N = S = {N}: worst case over the class vs the bound")
-    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    ax.set_title(f"Deterministic SCAFFOLD, N = S = {N}: worst case over the class vs the bound", fontsize=11)
+    # one column outside the axes: up to ~30 entries fit at this height and font size
+    ax.legend(fontsize=8, ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig

@@ -307,11 +307,12 @@ def test_ball_violation_certified(tiny):
     arithmetic certifies the violation and agrees with the exact decision."""
     v = decide_convex(tiny, 0, S=2, K=2, T=3, eta_l=Fr(3, 2), eta_g=1, x0=[40, -40], c0=[[9, 9], [-9, 9], [9, -9]],
                       mu=0, arithmetic="ball")
-    assert v.status == "violated" and v.exact
-    assert not v.details["hypotheses_hold"]
+    # beyond the hypotheses the theorem claims nothing: inconclusive, the inequality itself violated
+    assert v.status == "inconclusive" and v.details["inequality"] == "violated" and v.exact
+    assert not v.details["hypotheses_hold"] and "hypotheses fail" in v.reason
     e = decide_convex(tiny, 0, S=2, K=2, T=3, eta_l=Fr(3, 2), eta_g=1, x0=[40, -40], c0=[[9, 9], [-9, 9], [9, -9]],
                       mu=0, arithmetic="exact")
-    assert e.status == "violated" and e.margin < 0
+    assert e.status == "inconclusive" and e.details["inequality"] == "violated" and e.margin < 0
 
 
 def test_ball_containing_zero_is_inconclusive_with_width():
@@ -361,7 +362,18 @@ def test_exact_convex_verdict_reports_lhs_rhs_ratio(tiny):
     res = scaffold_run_moments(tiny, Fr(1, 2), S=2, K=K, T=4, eta_l=eta_l, eta_g=eta_g, c0=c0)
     ws = theory.weights(4, tiny.mu, h)
     assert v.lhs == sum(w * g for w, g in zip(ws, res.gaps[:4])) / sum(ws)
-    assert [hh["key"] for hh in v.details["hypotheses"]][-2:] == ["step_size", "mu_h"]
+    assert [hh["key"] for hh in v.details["hypotheses"]][-3:] == ["step_size", "mu_h", "convexity"]
+
+
+def test_mu_above_the_problems_strong_convexity_fails_the_convexity_hypothesis(tiny):
+    # the weights use mu, so a too-large mu can "violate" the bound; the theorem's hypothesis
+    # Convexity P mu (A_i - mu I PSD, decided exactly) must fail, and the verdict be inconclusive
+    h = 1 / (81 * tiny.beta)
+    v = decide_convex(tiny, Fr(1, 2), S=2, K=2, T=4, eta_l=h / 2, eta_g=1, mu=tiny.mu + 1)
+    conv = next(hh for hh in v.details["hypotheses"] if hh["key"] == "convexity")
+    assert conv["holds"] is False and v.status == "inconclusive"
+    ok = decide_convex(tiny, Fr(1, 2), S=2, K=2, T=4, eta_l=h / 2, eta_g=1, mu=tiny.mu)
+    assert next(hh for hh in ok.details["hypotheses"] if hh["key"] == "convexity")["holds"] is True
 
 
 def test_exact_nonconvex_verdict(tiny):

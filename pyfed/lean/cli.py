@@ -4,7 +4,9 @@
 * ``--check``: write nothing; exit 1 if the committed files differ from a fresh rendering;
 * ``--drift``: also run the Lean <-> pyfed.theory drift check (exit 1 on a mismatch).
 
-``DIR`` is the Lean source directory (default: the repository's ``lean/``).
+``DIR`` is the Lean source directory (default: ``lean/`` next to the nearest ``lakefile.lean``
+at or above the current directory; see :func:`pyfed.lean.render.default_lean_dir`). ``--drift``
+reads the Lean definitions from the same directory.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ def register(subparsers) -> None:
         "lean", help="render the Lean test instances (lean/PyfedTest/Generated)",
         description="Render lean/PyfedTest/Generated/*.lean from pyfed's exact values.")
     p.add_argument("--out", metavar="DIR", default=None,
-                   help="Lean source directory holding PyfedTest/ (default: the repository's lean/)")
+                   help="Lean source directory holding Pyfed/ and PyfedTest/ (default: lean/ next to "
+                        "the nearest lakefile.lean at or above the current directory)")
     p.add_argument("--check", action="store_true",
                    help="do not write; exit 1 if committed files differ from a fresh rendering")
     p.add_argument("--drift", action="store_true",
@@ -30,12 +33,22 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    """Execute ``pyfed lean``; returns the process exit code (0 ok, 1 out of date / drift)."""
+    """Execute ``pyfed lean``; returns the process exit code (0 ok, 1 out of date / drift).
+
+    Raises InputError(argument="--out") when no Lean project is found, or when ``--check`` /
+    ``--drift`` is given a directory that does not exist (or, for ``--drift``, has no ``Pyfed/``).
+    """
+    from ..errors import InputError
     from . import drift, render
 
     lean_dir = Path(args.out) if getattr(args, "out", None) else render.default_lean_dir()
+    checking, drifting = getattr(args, "check", False), getattr(args, "drift", False)
+    if (checking or drifting) and not lean_dir.is_dir():
+        raise InputError("--out", f"directory not found: {lean_dir}")
+    if drifting and not (lean_dir / "Pyfed").is_dir():
+        raise InputError("--out", f"{lean_dir} holds no Pyfed/ Lean sources to check for drift")
     code = 0
-    if getattr(args, "check", False):
+    if checking:
         stale = render.check_all(lean_dir)
         if stale:
             print("out of date (run `pyfed lean`): " + ", ".join(stale), file=sys.stderr)
@@ -45,8 +58,11 @@ def run(args) -> int:
     else:
         for path in render.write_all(lean_dir):
             print(f"wrote {path}")
-    if getattr(args, "drift", False):
-        bad = drift.check_drift()
+    if drifting:
+        try:
+            bad = drift.check_drift(lean_dir)
+        except FileNotFoundError as exc:
+            raise InputError("--out", f"Lean source not found: {exc.filename or exc}") from None
         if bad:
             for m in bad:
                 print(f"drift: {m}", file=sys.stderr)

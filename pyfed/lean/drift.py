@@ -49,9 +49,12 @@ class DriftError(AssertionError):
     """Raised by :func:`assert_no_drift` when the Lean and Python sides disagree."""
 
 
-def default_lean_dir() -> Path:
-    """``<repo>/lean`` (the directory that holds ``Pyfed/``)."""
-    return Path(__file__).resolve().parents[2] / "lean"
+def default_lean_dir(cwd=None) -> Path:
+    """The Lean source directory holding ``Pyfed/``: :func:`pyfed.lean.render.default_lean_dir`
+    (``<root>/lean`` of the nearest ``lakefile.lean`` above ``cwd``; InputError if none)."""
+    from .render import default_lean_dir as _shared
+
+    return _shared(cwd)
 
 
 #: Lean definitions parsed by the drift check, with the file (relative to lean/) holding them.
