@@ -387,9 +387,11 @@ class Checker:
     def verdict(self, rng, budget=None) -> Verdict:
         """One verdict for the statement from its default search.
 
-        Violated (the worst counterexample as witness) if the search finds one; else Holds,
-        with lhs/rhs of the tightest holding instance found and the search statistics in
-        ``details``; Inconclusive if no candidate was decided.
+        Violated (the worst counterexample, re-checked exactly, as witness) if the search finds
+        one. Otherwise Inconclusive: a finite search cannot certify a universal statement, so
+        "no counterexample among N candidates" is reported as such (``details["search_result"]``),
+        with lhs/rhs of the tightest instance found (each candidate itself decided exactly where
+        the checker is exact) and the search statistics in ``details``.
         """
         rng = check_rng(rng)
         budget = self.default_budget if budget is None else budget
@@ -403,8 +405,13 @@ class Checker:
             return Violated(self.lean_name, v.lhs, v.rhs, v.exact, details, witness=r)
         tv = rep.get("tightest_verdict")
         if tv is None:
+            details["search_result"] = "nothing decided"
             return Inconclusive(self.lean_name, details=details, reason="no instance inside the hypotheses was decided")
         details["tightest_instance"] = rep["tightest"]["instance"]
-        return Holds(self.lean_name, tv.lhs, tv.rhs, tv.exact, details,
-                     certificate=(f"no counterexample among {details['candidates']} candidates (budget {budget}); "
-                                  "lhs/rhs of the tightest instance found"))
+        details["search_result"] = "no counterexample"
+        details["tightest_exact"] = bool(tv.exact)
+        how = "exactly" if tv.exact else "in high precision"
+        return Inconclusive(self.lean_name, tv.lhs, tv.rhs, False, details,
+                            reason=(f"no counterexample among {details['holds']} candidates decided {how} "
+                                    f"({details['candidates']} drawn, budget {budget}); a finite search does not "
+                                    "prove the statement; lhs/rhs are the tightest instance found"))

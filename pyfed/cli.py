@@ -104,10 +104,13 @@ def _cmd_check(args) -> int:
             fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps,
                                  statements=statements) + "\n")
         console.print(f"JSON report written to {args.json}")
-    everything = list(verdicts) + [v for _, v in statements]
-    counts = {s: sum(v.status == s for v in everything) for s in ("holds", "violated", "inconclusive")}
-    console.print(f"{counts['holds']} holds, {counts['violated']} violated, {counts['inconclusive']} inconclusive")
-    return 1 if counts["violated"] else 0
+    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
+    console.print(f"theorem instances: {counts['holds']} holds, {counts['violated']} violated, "
+                  f"{counts['inconclusive']} inconclusive")
+    found = sum(v.status == "violated" for _, v in statements)
+    if statements:
+        console.print(f"statements: {len(statements)} searched, {found} with a counterexample")
+    return 1 if counts["violated"] or found else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

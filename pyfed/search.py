@@ -162,20 +162,29 @@ def _fmt(v) -> str:
 
 
 def render_statement_verdicts(console, results) -> None:
-    """Print one row per statement of ``run_all``'s [(lean_name, Verdict)]: verdict, the
-    tightest lhs/rhs found (exact or not), ratio and the search statistics."""
+    """Print one row per statement of ``run_all``'s [(lean_name, Verdict)]: the search result
+    (a counterexample, or none among N candidates), the verdict, the tightest lhs/rhs found,
+    how each candidate was decided, and the search statistics."""
     from rich.table import Table
 
     style = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
-    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD)")
+    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD): adversarial search per statement")
     t.add_column("statement", no_wrap=True)
-    for col in ("verdict", "lhs", "rhs", "lhs/rhs", "exact", "candidates"):
-        t.add_column(col, overflow="fold")
+    for col in ("search result", "verdict", "tightest lhs", "rhs", "lhs/rhs", "candidates decided", "drawn"):
+        t.add_column(col, no_wrap=True)
     for name, v in results:
         d = v.details or {}
-        t.add_row(name, f"[{style.get(v.status, '')}]{v.status}[/]", _fmt(v.lhs), _fmt(v.rhs), _fmt(v.ratio),
-                  "yes" if v.exact else "no", str(d.get("candidates", "-")))
+        if v.status == "violated":
+            result = "[bold red]COUNTEREXAMPLE[/]"
+        else:
+            result = d.get("search_result", "-")
+        how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
+        decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
+        t.add_row(name, result, f"[{style.get(v.status, '')}]{v.status}[/]", _fmt(v.lhs), _fmt(v.rhs),
+                  _fmt(v.ratio), decided, str(d.get("candidates", "-")))
     console.print(t)
+    console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
+                  "inconclusive by design; lhs/rhs = 1 means the bound is attained on the tightest instance.[/dim]")
 
 
 def statement_verdicts_json(results) -> list:

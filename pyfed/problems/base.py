@@ -62,7 +62,8 @@ class Problem(ABC):
 
     @abstractmethod
     def client_grads(self, y: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
-        """grad f_i at each slot of ``y`` (..., M, d) -> (..., M, d)."""
+        """grad f_i at each slot of ``y`` (..., M, d) -> (..., M, d), a freshly allocated array
+        (oracles and simulators add to it in place)."""
 
     def value(self, x: np.ndarray) -> np.ndarray:
         """f(x) = (1/N) sum_i f_i(x) for ``x`` shaped (..., d) -> (...)."""
