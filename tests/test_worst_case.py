@@ -238,8 +238,9 @@ def test_violation_beyond_the_hypothesis_is_reproduced_exactly():
     assert not next(h for h in r.details["hypotheses"] if h["key"] == "step_size")["holds"]
     assert r.ratio > 3
     v = r.verdict
-    assert v.status == "violated" and v.exact
-    wit = v.witness
+    # beyond the hypotheses the theorem claims nothing; the inequality itself is violated, exactly
+    assert v.status == "inconclusive" and v.details["inequality"] == "violated" and v.exact
+    wit = v.details["witness"]
     A = np.array([[[Fraction(s) for s in row] for row in Ai] for Ai in wit["A"]], dtype=object)
     b = np.array([[Fraction(s) for s in bi] for bi in wit["b"]], dtype=object)
     prob = QuadraticProblem(A, b, beta=1, mu=0)  # class membership re-certified exactly
@@ -315,7 +316,11 @@ def test_worst_case_subcommand_quick(tmp_path):
     assert sc["m_star"] == 81 and sc["m_fail"] == 135 and sc["c"] == "1"
     statuses = {(r["parameters"]["m"], r["parameters"]["K"], r["parameters"]["mu"]): r["verdict"]["status"]
                 for r in data["results"]}
-    assert statuses[(1, 1, "0")] == "holds" and statuses[(135, 1, "0")] == "violated"
+    inequality = {(r["parameters"]["m"], r["parameters"]["K"], r["parameters"]["mu"]):
+                  r["verdict"]["details"].get("inequality") for r in data["results"]}
+    assert statuses[(1, 1, "0")] == "holds"
+    # h = 135/(81 beta) is beyond the hypothesis: no claim there, the inequality itself fails
+    assert statuses[(135, 1, "0")] == "inconclusive" and inequality[(135, 1, "0")] == "violated"
 
 
 def test_worst_case_subcommand_rejects_bad_eta_g(tmp_path):

@@ -426,7 +426,15 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     if bad:
         res.details["note"] = ("hypotheses fail (" + "; ".join(bad) + "): the inequality is compared "
                                "beyond the theorem, a violation here is not a counterexample to it")
-    res.verdict = _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify)
+    v = _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify)
+    v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
+    if bad:  # the theorem claims nothing beyond its hypotheses (as exact_moments does)
+        if isinstance(v, Violated):
+            v.details["witness"] = v.witness  # the exact violation of the inequality, replayable
+        v = Inconclusive(statement=v.statement, lhs=v.lhs, rhs=v.rhs, exact=v.exact, details=v.details,
+                         reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
+                                 f"the inequality itself is {v.details['inequality']} at this instance"))
+    res.verdict = v
     return res
 
 
