@@ -379,3 +379,28 @@ def test_many_equal_clients_vectorised_path_matches_definition():
                 assert np.isclose(v[r, s], vd, rtol=1e-12)
         assert np.allclose(p.client_grads(np.broadcast_to(y[0, 0], (40, 3))),
                            p.client_grads(np.broadcast_to(y[0, 0], (1, 40, 3)), np.arange(40)[None])[0])
+
+
+def test_float_quadratic_constants_are_certified_at_the_floats_exact_values():
+    from pyfed.problems.quadratic import is_pd_ball, is_psd_exact
+    # a tiny negative eigenvalue is not "PSD up to rounding": the matrix is indefinite
+    with pytest.raises(InputError, match="^A:"):
+        QuadraticProblem([[[1.0, 0.0], [0.0, -1e-11]]], [[0.0, 1.0]])
+    q = random_quadratic(4, 6, 3, mu=0.1, L=1.0)
+    I = np.eye(q.d)
+    for Ai in q.A:
+        assert is_psd_exact(q.beta * I - Ai) and is_psd_exact(Ai - q.mu * I)
+    assert q.mu > 0.1 * (1 - 1e-6) and q.beta < 1.0 * (1 + 1e-6)
+    # a singular PSD client is certified convex (mu = 0) by the exact fallback
+    s = QuadraticProblem([[[1.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 1.0]]], [[1.0, 0.0], [0.0, 1.0]])
+    assert s.mu == 0.0 and not is_pd_ball(s.A[0]) and is_psd_exact(s.A[0])
+    with pytest.raises(InputError, match="^beta:"):
+        QuadraticProblem(q.A, q.b, beta=0.5)
+    with pytest.raises(InputError, match="^mu:"):
+        QuadraticProblem(q.A, q.b, mu=0.5)
+
+
+def test_float_quadratic_f_low_is_below_f_everywhere_sampled():
+    q = random_quadratic(3, 4, 5, mu=0.2, L=1.0)
+    pts = q.x_star + np.random.default_rng(0).standard_normal((200, 4)) * np.logspace(-8, 1, 200)[:, None]
+    assert np.all(q.value(pts) >= q.f_low) and q.f_low <= q.f_star

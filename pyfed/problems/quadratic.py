@@ -26,29 +26,79 @@ from .base import Problem
 __all__ = ["QuadraticProblem", "is_psd_exact", "random_quadratic"]
 
 
-def is_psd_exact(M) -> bool:
-    """Exact PSD test of a symmetric rational matrix (object array of Fractions, (d, d)).
+def _fmpq(v):
+    import flint
 
-    Symmetric Gaussian elimination: a negative pivot refutes PSD; a zero pivot requires its
-    whole remaining row to vanish. Returns True iff M is positive semidefinite.
+    if isinstance(v, (float, np.floating)):
+        p, q = float(v).as_integer_ratio()  # the float's exact (dyadic) value
+        return flint.fmpq(p, q)
+    f = Fraction(v)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def is_psd_exact(M) -> bool:
+    """Exact PSD test of a symmetric matrix (d, d) of rationals, or of floats taken at their exact
+    binary value (a float *is* a dyadic rational).
+
+    Symmetric Gaussian elimination in python-flint ``fmpq`` (vectorised over numpy object
+    arrays): a negative pivot refutes PSD; a zero pivot requires its whole remaining row to
+    vanish. Returns True iff M is positive semidefinite. No rounding anywhere.
     """
-    M = [[Fraction(v) for v in row] for row in np.asarray(M, dtype=object)]
-    n = len(M)
+    M = np.asarray(M, dtype=object)
+    n = M.shape[0] if M.ndim == 2 else 0
+    if n == 0:
+        return True
+    A = np.empty((n, n), dtype=object)
+    for idx, v in np.ndenumerate(M):
+        A[idx] = _fmpq(v)
     for k in range(n):
-        p = M[k][k]
+        p = A[k, k]
         if p < 0:
             return False
         if p == 0:
-            if any(M[k][j] != 0 for j in range(k + 1, n)):
+            if any(v != 0 for v in A[k, k + 1:]):
                 return False
             continue
-        for i in range(k + 1, n):
-            if M[i][k] == 0:
-                continue
-            f = M[i][k] / p
-            for j in range(k + 1, n):
-                M[i][j] -= f * M[k][j]
+        if k + 1 < n:
+            col = A[k + 1:, k] / p
+            A[k + 1:, k + 1:] -= np.outer(col, A[k, k + 1:])
     return True
+
+
+def is_pd_ball(M, prec: int = 128) -> bool:
+    """Certified positive-definiteness test of a symmetric float matrix (d, d), fast.
+
+    The entries are taken at their exact binary value and eliminated in python-flint ``arb``
+    ball arithmetic: every computed pivot is a ball containing the exact pivot, so if every
+    pivot ball is strictly positive the matrix is positive definite (sound). False means "not
+    certified" (not necessarily indefinite: e.g. a singular PSD matrix).
+    """
+    import flint
+
+    M = np.asarray(M, dtype=np.float64)
+    n = M.shape[0] if M.ndim == 2 else 0
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        B = np.empty((n, n), dtype=object)
+        for idx, v in np.ndenumerate(M):
+            B[idx] = flint.arb(float(v))
+        for k in range(n):
+            p = B[k, k]
+            if not p > 0:
+                return False
+            if k + 1 < n:
+                col = B[k + 1:, k] / p
+                B[k + 1:, k + 1:] -= np.outer(col, B[k, k + 1:])
+        return True
+    finally:
+        flint.ctx.prec = old
+
+
+def is_psd_certified(M) -> bool:
+    """PSD test of a float matrix at its exact value: the fast ball test (:func:`is_pd_ball`),
+    then, only if that cannot certify, the exact rational elimination (:func:`is_psd_exact`)."""
+    return is_pd_ball(M) or is_psd_exact(M)
 
 
 def _outward_candidates(x: float, up: bool):
@@ -173,16 +223,42 @@ class QuadraticProblem(Problem):
             self.derivations["mu"] = ("min_i lambda_min(A_i), rounded down to a rational and certified "
                                       "exactly: A_i - mu*I is PSD by rational LDL^T")
         else:
-            if lmin < -1e-10 * max(1.0, abs(lmax)):
-                raise InputError("A", f"every A_i must be PSD (smallest eigenvalue {lmin:.3e})")
-            self.beta = float(beta) if beta is not None else max(lmax * (1 + 1e-12) + 1e-300, 1e-300)
-            self.mu = float(mu) if mu is not None else max(0.0, lmin * (1 - 1e-12) if lmin > 0 else 0.0)
-            if beta is not None and self.beta < lmax * (1 - 1e-12):
-                raise InputError("beta", f"beta={beta} is below max_i lambda_max(A_i)={lmax}")
-            if mu is not None and self.mu > lmin * (1 + 1e-12) + 1e-15:
-                raise InputError("mu", f"mu={mu} exceeds min_i lambda_min(A_i)={lmin}")
-            self.derivations["beta"] = "max_i lambda_max(A_i) by numpy.linalg.eigvalsh, padded up by 1e-12 relative"
-            self.derivations["mu"] = "min_i lambda_min(A_i) by numpy.linalg.eigvalsh, padded down by 1e-12 relative (0 if not PD)"
+            # floats are dyadic rationals: certify the float constants for the float matrices
+            # exactly as stored (ball LDL^T, exact fallback), never by eigvalsh alone
+            I = np.eye(self.d)
+            if beta is None:
+                beta_c = None
+                for pad in (1e-9, 1e-7, 1e-5):
+                    cand = max(lmax * (1 + pad), 1e-300) + pad * 1e-12
+                    if all(is_pd_ball(cand * I - Ai) for Ai in self.A):
+                        beta_c = float(cand)
+                        break
+                if beta_c is None:  # pragma: no cover - eigvalsh off by more than 1e-5 relative
+                    raise InputError("A", "could not certify a smoothness constant beta")
+            else:
+                beta_c = float(beta)
+                if not all(is_psd_certified(beta_c * I - Ai) for Ai in self.A):
+                    raise InputError("beta", f"beta={beta} is below max_i lambda_max(A_i) (~{lmax:.6g})")
+            if mu is None:
+                mu_c = 0.0
+                if lmin > 0:
+                    for pad in (1e-9, 1e-7, 1e-5):
+                        cand = lmin * (1 - pad)
+                        if all(is_pd_ball(Ai - cand * I) for Ai in self.A):
+                            mu_c = float(cand)
+                            break
+                if mu_c == 0.0 and not all(is_psd_certified(Ai) for Ai in self.A):
+                    raise InputError("A", f"every A_i must be positive semidefinite (smallest eigenvalue ~{lmin:.3e}; "
+                                          "checked exactly at the floats' binary values)")
+            else:
+                mu_c = float(mu)
+                if not all(is_psd_certified(Ai - mu_c * I) for Ai in self.A):
+                    raise InputError("mu", f"mu={mu} exceeds min_i lambda_min(A_i) (~{lmin:.6g}) or A_i is not PSD")
+            self.beta, self.mu = beta_c, mu_c
+            self.derivations["beta"] = ("max_i lambda_max(A_i) (eigvalsh) padded up; certified: beta*I - A_i is "
+                                        "positive definite by arb-ball LDL^T on the floats' exact values")
+            self.derivations["mu"] = ("min_i lambda_min(A_i) (eigvalsh) padded down; certified: A_i - mu*I is "
+                                      "PSD by arb-ball LDL^T (exact rational fallback) on the floats' exact values")
 
     def _solve_minimiser(self):
         if self.exact:
@@ -212,8 +288,18 @@ class QuadraticProblem(Problem):
             self.x_star = np.linalg.solve(Abar, bbar) if self.d else np.zeros(0)
             self.f_star = float(-0.5 * bbar @ self.x_star)
             self.derivations["x_star"] = "numpy.linalg.solve of mean(A) x = mean(b)"
+            g = Abar @ self.x_star - bbar
+            if self.mu > 0:  # f is mu-strongly convex: min f >= f(x) - ||grad f(x)||^2 / (2 mu)
+                fx = float(self.value(self.x_star))
+                self.f_low = fx - float(g @ g) / (2 * self.mu) - 1e-12 * (1 + abs(fx))
+                self.derivations["f_low"] = ("f(x^) - ||grad f(x^)||^2/(2 mu) at the float solve x^, minus "
+                                             "1e-12 (1 + |f(x^)|) for floating-point evaluation error")
+            else:
+                self.f_low = self.f_star
+                self.derivations["f_low"] = "f(x^) at the float solve x^ (not certified: mu = 0)"
+            return
         self.f_low = self.f_star
-        self.derivations["f_low"] = "f_low = f(x*) (f is convex quadratic, x* its minimiser)"
+        self.derivations["f_low"] = "f_low = f(x*) exactly (f is convex quadratic, x* its exact minimiser)"
 
     def convexity(self, mu):
         """Every f_i mu-strongly convex iff A_i - mu I is PSD for all i: decided exactly (rational
