@@ -55,8 +55,9 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
                 lhs = _fmt(v.lhs) + (" (certified ball)" if "ball" in arith else " (exact)")
             else:
                 lhs = _fmt(v.lhs)
+            label = v.status + (" (statistical)" if v.status == "violated" and not v.exact else "")
             t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(v.rhs), _fmt(v.ratio, 4),
-                      f"[{STYLE.get(v.status, '')}]{v.status}[/]")
+                      f"[{STYLE.get(v.status, '')}]{label}[/]")
         console.print(t)
         for v in vs:
             d = v.details

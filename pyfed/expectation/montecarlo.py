@@ -132,6 +132,8 @@ def decide(statement: str, estimate: Estimate, rhs, *, details: dict | None = No
     if compare(estimate.upper, rhs) > 0:
         return Holds(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, certificate=cert)
     if compare(estimate.lower, rhs) < 0:
+        d["claim"] = (f"statistical: the {estimate.confidence:.1%} interval lies above the right side; rerun "
+                      "the witness (same seed) or decide the instance exactly before calling it a counterexample")
         return Violated(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, witness=dict(witness or {}))
     return Inconclusive(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d,
                         reason=(f"the {estimate.confidence:.1%} interval [{estimate.lower:.6g}, {estimate.upper:.6g}] "

@@ -71,7 +71,8 @@ class FiniteSumProblem(Problem):
         Certified upper bounds on lambda_max(X_i^T X_i) / n_i (eigvalsh padded up by
         1e-10 ||X_i^T X_i||_F / n_i, which dominates eigvalsh's backward error O(d eps ||G||)).
     sample_sq_norm_mean : ndarray (N,)
-        (1/n_i) sum_{j in J_i} ||a_j||^2, padded up (relative 1e-12 + 1 ulp); used by the
+        (1/n_i) sum_{j in J_i} ||a_j||^2, padded up (relative 2 (n_i d + 1) 2^-53 + 1e-12, which covers
+        the rounding of the float sum, + 1 ulp); used by the
         minibatch oracle's certified sigma.
     loss_derivative_bound : float
         1.0: |d/dt log(1 + exp(-s t))| = |expit(t) - y| <= 1 for y in {0, 1}.
@@ -139,7 +140,10 @@ class FiniteSumProblem(Problem):
             top = float(np.linalg.eigvalsh(G)[-1]) if self.d else 0.0
             lmax[i] = max(top, 0.0) + 1e-10 * float(np.linalg.norm(G))
             lmax[i] /= Xi.shape[0]
-            sq[i] = _pad_up(float(np.einsum("ij,ij->", Xi, Xi)) / Xi.shape[0])
+            # a sum of n_i d nonnegative squares in floating point is within gamma_{n_i d} =
+            # n_i d u / (1 - n_i d u) relative of the exact sum (u = 2^-53): pad by twice that
+            m = Xi.size + 1
+            sq[i] = _pad_up(float(np.einsum("ij,ij->", Xi, Xi)) / Xi.shape[0], rel=2 * m * 2.0**-53 + 1e-12)
         self.client_gram_lmax = lmax
         self.sample_sq_norm_mean = sq
         self.data_beta = float(lmax.max()) / 4.0
@@ -413,8 +417,10 @@ class LogisticProblem(FiniteSumProblem):
         self.newton_iterations = it
         self.grad_norm_at_x_star = gnorm
         self.f_star = float(self.value(x))
-        self.f_low = self.f_star - gnorm**2 / (2 * self.mu)
+        # minus a pad for the floating-point evaluation of f(x*) (n terms of size <= |f| + 1)
+        self.f_low = self.f_star - gnorm**2 / (2 * self.mu) - 1e-12 * (1 + abs(self.f_star))
         self.derivations["x_star"] = (f"damped Newton on f = (1/N) sum_i f_i from 0: {it} iterations, "
                                       f"||grad f(x*)|| = {gnorm:.2e} <= {gtol:.0e}")
         self.derivations["f_star"] = "f(x*) evaluated in float64 (logaddexp)"
-        self.derivations["f_low"] = "f(x*) - ||grad f(x*)||^2/(2 mu) (strong convexity lower bound on min f)"
+        self.derivations["f_low"] = ("f(x*) - ||grad f(x*)||^2/(2 mu) (strong convexity lower bound on min f), "
+                                     "minus 1e-12 (1 + |f(x*)|) for floating-point evaluation error")
