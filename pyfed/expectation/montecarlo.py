@@ -79,6 +79,17 @@ class Estimate:
                 "confidence": self.confidence, "lower": self.lower, "upper": self.upper}
 
 
+def _pre_round_iterates(x):
+    """x (R, T+1, d) as float64 and T >= 1; InputError naming ``x`` otherwise."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 3:
+        raise InputError("x", f"must have shape (R, T+1, d), got {x.shape}")
+    T = x.shape[1] - 1
+    if T < 1:
+        raise InputError("x", "needs at least one round (T >= 1)")
+    return x, T
+
+
 def estimate_weighted_gap(x, problem, mu, h, *, f_star=None, confidence: float = 0.999) -> Estimate:
     """Estimate weightedGap = (1/W_T) sum_{r<T} w_r E[f(x^r) - f*].
 
@@ -92,12 +103,7 @@ def estimate_weighted_gap(x, problem, mu, h, *, f_star=None, confidence: float =
     mu, h : scalars
         Strong convexity and effective step defining w_r = (1 - mu h / 2)^-(r+1).
     """
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 3:
-        raise InputError("x", f"must have shape (R, T+1, d), got {x.shape}")
-    T = x.shape[1] - 1
-    if T < 1:
-        raise InputError("x", "needs at least one round (T >= 1)")
+    x, T = _pre_round_iterates(x)
     fs = as_float(problem.f_star if f_star is None else f_star)
     gaps = problem.value(x[:, :T, :]) - fs  # (R, T)
     w = np.array([as_float(v) for v in weights(T, mu, h, exact=False)])
@@ -107,12 +113,7 @@ def estimate_weighted_gap(x, problem, mu, h, *, f_star=None, confidence: float =
 
 def estimate_average_gradient_sq(x, problem, *, confidence: float = 0.999) -> Estimate:
     """Estimate averageGradientSq = (1/T) sum_{r<T} E||grad f(x^r)||^2 from x (R, T+1, d)."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 3:
-        raise InputError("x", f"must have shape (R, T+1, d), got {x.shape}")
-    T = x.shape[1] - 1
-    if T < 1:
-        raise InputError("x", "needs at least one round (T >= 1)")
+    x, T = _pre_round_iterates(x)
     g = problem.grad(x[:, :T, :])  # (R, T, d)
     per_rep = np.einsum("rtd,rtd->rt", g, g).mean(axis=1)
     return Estimate.from_samples(per_rep, confidence)
