@@ -24,6 +24,24 @@ SUBCOMMAND_MODULES: list[str] = ["pyfed.search", "pyfed.lean.cli", "pyfed.tightn
 _fmt = format_number
 
 
+def evidence(v) -> str:
+    """What a theorem verdict rests on: exact rationals, a certified ball, a Monte Carlo
+    interval (with its level and R: the ± in the left-side column is its half-width) or a
+    numerical SDP (PEP)."""
+    d = v.details or {}
+    est = d.get("estimate")
+    if est:
+        return f"Monte Carlo {est['confidence']:.1%} t-interval, R={est['replicates']}"
+    if "solver_tol" in d:
+        return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
+    arith = str(d.get("arithmetic", ""))
+    if "ball" in arith:
+        return "exact moments, certified ball"
+    if arith:
+        return "exact moments, exact rationals"
+    return "exact" if v.exact else "-"
+
+
 def make_console() -> Console:
     """A rich console; when the output is not a terminal (a file, CI log) use 140 columns so
     numbers in tables are not wrapped."""
@@ -40,7 +58,7 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
         by_theorem.setdefault(v.statement, []).append(v)
     for theorem, vs in by_theorem.items():
         t = Table(title=f"{title}: SCAFFOLD.{theorem}", show_lines=False)
-        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict"):
+        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
             t.add_column(col, overflow="fold")
         for v in vs:
             d = v.details
@@ -48,16 +66,10 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             bad = [h["statement"] for h in hyps if not h["holds"]]
             hyp = "all met" if not bad else "FAIL: " + ", ".join(bad)
             est = d.get("estimate")
-            if est:
-                lhs = f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}"
-            elif v.exact:
-                arith = str(d.get("arithmetic", ""))
-                lhs = _fmt(v.lhs) + (" (certified ball)" if "ball" in arith else " (exact)")
-            else:
-                lhs = _fmt(v.lhs)
+            lhs = f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}" if est else _fmt(v.lhs)
             label = v.status + (" (statistical)" if v.status == "violated" and not v.exact else "")
             t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(v.rhs), _fmt(v.ratio, 4),
-                      f"[{STYLE.get(v.status, '')}]{label}[/]")
+                      f"[{STYLE.get(v.status, '')}]{label}[/]", evidence(v))
         console.print(t)
         for v in vs:
             d = v.details
@@ -78,6 +90,8 @@ def _cmd_check(args) -> int:
     from .errors import check_int
 
     check_int("--seed", args.seed, minimum=0)
+    if args.replicates is not None:
+        check_int("--replicates", args.replicates, minimum=2)
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise InputError("--json", f"directory {str(Path(args.json).resolve().parent)!r} does not exist")
     console = make_console()
@@ -106,11 +120,19 @@ def _cmd_check(args) -> int:
                                  statements=statements) + "\n")
         console.print(f"JSON report written to {args.json}")
     counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
-    console.print(f"theorem instances: {counts['holds']} holds, {counts['violated']} violated, "
+    kinds: dict[str, int] = {}
+    for v in verdicts:
+        if v.status == "holds":
+            k = evidence(v).split(",")[0].split(" (")[0]
+            kinds[k] = kinds.get(k, 0) + 1
+    by = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    console.print(f"theorem instances: {counts['holds']} holds ({by}), {counts['violated']} violated, "
                   f"{counts['inconclusive']} inconclusive")
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
         console.print(f"statements: {len(statements)} searched, {found} with a counterexample")
+    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                  "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
     return 1 if counts["violated"] or found else 0
 
 

@@ -93,7 +93,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         if render is not None and rec["exact"]:
             lean_rec = {"lean_name": chk.lean_name, "instance": chk.lean_instance(rec["instance"]),
                         "lhs": rec["lhs"]["exact"], "rhs": rec["rhs"]["exact"], "id": f"{stem}-{i:03d}",
-                        "lhs_exact": True, "generated_by": "pyfed search",
+                        "lhs_exact": True, "generated_by": "pyfed search", "relax": list(relax),
+                        "data": rec["instance"],
                         "note": (f"pyfed search seed {seed} budget {budget}"
                                  + (f", relaxing {', '.join(relax)}" if relax else ""))}
             text = render(lean_rec)
@@ -302,9 +303,19 @@ def run(args) -> int:
         paths = search_to_dir(chk.lean_name, seed=args.seed, budget=budget, out=args.out,
                               relax=args.relax, mutate=args.mutate,
                               progress=lambda n: progress.advance(task, n))
-    what = f"SCAFFOLD.{chk.lean_name}" + (f" (mutation {args.mutate})" if args.mutate else "") + \
-        (f" relaxing {', '.join(args.relax)}" if args.relax else "")
-    console.print(f"{len(paths)} counterexample(s) to {what}; seed {args.seed}, budget {budget}"
+    what = f"SCAFFOLD.{chk.lean_name}" + (f" (mutation {args.mutate})" if args.mutate else "")
+    kinds = []
+    for p in paths:
+        with open(p, encoding="utf-8") as fh:
+            kinds.append("exact" if json.load(fh).get("exact") else "statistical")
+    split = (f" ({kinds.count('exact')} exact, {kinds.count('statistical')} statistical)"
+             if "statistical" in kinds else "")
+    if args.relax:
+        head = (f"{len(paths)} instance(s) beyond hypothesis {', '.join(args.relax)} where the inequality of "
+                f"{what} fails{split} (not counterexamples to the theorem, which assumes it)")
+    else:
+        head = f"{len(paths)} counterexample(s) to {what}{split}"
+    console.print(f"{head}; seed {args.seed}, budget {budget}"
                   + (f"; written to {args.out}" if paths else ""), highlight=False, soft_wrap=True)
     if args.mutate:
         console.print("(--mutate run: JSON only, no .lean file -- the mutated statement is not the Lean "

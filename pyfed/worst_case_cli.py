@@ -155,8 +155,9 @@ def summary_lines(sc: dict) -> list:
         lo = Fraction(81, sc["m_fail"])
         lines.append(f"smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1: "
                      f"c = {_f(sc['c'])} (the theorem uses c = 81); first failure at "
-                     f"h = {sc['m_fail']}/(81 beta) = 1/({_f(lo)} beta), so the true constant lies in "
-                     f"({_f(lo)}, {_f(sc['c'])}].")
+                     f"h = {sc['m_fail']}/(81 beta) = 1/({_f(lo)} beta). On this grid only (sigma = 0, S = N, "
+                     f"the swept K, mu, T and h; the ratio need not be monotone in h) the critical constant "
+                     f"lies in ({_f(lo)}, {_f(sc['c'])}].")
     if sc.get("excluded"):
         lines.append(f"({sc['excluded']} of {sc['used'] + sc['excluded']} points violate another hypothesis, "
                      "mu h <= S/(15 N), and are not used for c.)")

@@ -358,8 +358,9 @@ def render_counterexample(record: dict) -> str:
     :data:`DEFAULT_INSTANCES`), ``lhs`` and ``rhs`` (exact rationals as ``"p/q"`` strings: the
     violating left side and the theorem's right side), optional ``id`` and ``note``, optional
     ``lhs_exact`` (bool, default True: the left side is the exact value, not a rounded
-    estimate; the file says which) and ``generated_by`` (command named in the header, default
-    ``pyfed search``).
+    estimate; the file says which), ``generated_by`` (command named in the header, default
+    ``pyfed search``), ``relax`` (hypothesis keys searched beyond: the file then says it is NOT
+    a counterexample to the theorem) and ``data`` (the raw instance, quoted in a comment).
 
     The file states the witness ``rhs < lhs`` (``norm_num`` and ``#guard``); for the SCAFFOLD
     theorems it also re-derives ``rhs`` from the ℚ mirror (which must equal pyfed.theory's value,
@@ -405,7 +406,11 @@ def render_counterexample(record: dict) -> str:
     header = COUNTEREXAMPLE_HEADER.replace("pyfed search", generated_by)
     lhs_kind = "exact" if record.get("lhs_exact", True) else "estimate, rounded to a rational"
     tpl = environment().get_template("counterexample.lean.j2")
-    return tpl.render(header=header, generated_by=generated_by, lhs_kind=lhs_kind,
+    relax = ", ".join(str(r) for r in (record.get("relax") or ()))
+    data = record.get("data")
+    data_text = _doc_safe(json.dumps(data, sort_keys=True, separators=(", ", ": "))) if data else ""
+    return tpl.render(header=header, generated_by=generated_by, lhs_kind=lhs_kind, relax=relax,
+                      data_text=data_text,
                       namespace=f"PyfedTest.Generated.Counterexample_{ident}", ident=ident,
                       lean_name=lean_name, instance_text=_doc_safe(inst_text),
                       lhs=str(lhs), rhs=str(rhs), note=_doc_safe(record.get("note") or ""),
