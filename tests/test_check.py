@@ -78,3 +78,15 @@ def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite
     v = run_instance(q, seed=0)
     assert v.details["method"] == "exact-moments" and "replicates" not in v.details
     assert Fraction(v.details["rhs_exact"]) == instance_rhs(q)
+
+
+def test_each_verdict_names_its_evidence(capsys):
+    from pyfed.check import run_check
+    from pyfed.cli import evidence
+    verdicts = run_check(quick=True, seed=0)
+    ev = {v.details["instance"]: evidence(v) for v in verdicts}
+    assert ev["quadratic-rational-N8-d4"] == "exact moments, exact rationals"
+    assert ev["logistic-breast_cancer-dirichlet0.5"].startswith("Monte Carlo 99.9% t-interval, R=64")
+    assert any(e.startswith("PEP SDP, numerical") for e in ev.values())
+    assert main(["check", "--replicates", "1"]) == 2
+    assert "--replicates" in capsys.readouterr().err

@@ -134,3 +134,13 @@ def test_run_all_one_verdict_per_statement():
     js = statement_verdicts_json(res)
     assert [j["statement"] for j in json.loads(json.dumps(js))] == names()
     assert all(j["status"] == "inconclusive" and j["details"]["violated"] == 0 for j in js)
+
+
+def test_relaxed_export_is_not_called_a_counterexample(tmp_path):
+    from pyfed.search import search_to_dir
+    paths = search_to_dir("ConvexFiniteRoundConvergence", seed=1, budget=6, out=str(tmp_path), relax=("step_size",))
+    assert paths
+    lean = [p for p in tmp_path.iterdir() if p.suffix == ".lean"]
+    assert lean
+    text = lean[0].read_text(encoding="utf-8")
+    assert "NOT a counterexample to the theorem" in text and "Instance data as exported" in text
