@@ -185,7 +185,9 @@ def render_statement_verdicts(console, results) -> None:
                   _fmt(v.ratio), decided, str(d.get("candidates", "-")))
     console.print(t)
     console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
-                  "inconclusive by design; lhs/rhs = 1 means the bound is attained on the tightest instance.[/dim]")
+                  "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
+                  "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
+                  "generated; decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
 
 def statement_verdicts_json(results) -> list:
