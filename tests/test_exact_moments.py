@@ -516,3 +516,19 @@ def test_tightness_cli_writes_png(tmp_path):
     data = json.loads((tmp_path / "tightness.json").read_text())
     assert [p["multiple"]["exact"] for p in data["points"]] == ["1/8", "1/4", "1/2", "1", "2", "4"]
     assert all(p["ratio"]["float"] < 1 for p in data["points"]) and data["first_crossing"] is None
+
+
+def test_rhs_terms_give_the_noise_constant_this_instance_needs():
+    from pyfed import theory
+    from pyfed.tightness import default_instance
+    P = default_instance(0)
+    h = 1 / (81 * P.beta)
+    xs = list(P.x_star_exact)
+    c0 = [list(r) for r in P.grads_exact(P.x_star_exact)]
+    # started at the solution with exact controls, only the noise term is left: V0 = 0
+    v = decide_convex(P, Fr(1, 2), S=2, K=2, T=6, eta_l=h / 2, eta_g=1, x0=xs, c0=c0)
+    t = v.details["rhs_terms"]
+    assert Fr(t["first"]) == 0 and t["noise_constant"] == 12
+    need = Fr(t["noise_constant_needed"])
+    unit = theory.noise_term(1, Fr(1, 2), 2, 2, 1, theory.effective_step(2, h / 2, 1))
+    assert 0 < need < 12 and v.lhs == need * unit  # exactly the constant that makes lhs = rhs

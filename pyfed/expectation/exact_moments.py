@@ -731,6 +731,25 @@ def _pick_field(arithmetic, rational, n_state, T, prec):
     return BallField(prec)
 
 
+def _rhs_terms(lhs, rhs, noise_unit, constant, first_name):
+    """How much of the right side each term is, and the smallest noise constant that would do.
+
+    rhs = first + constant * noise_unit (constant 12 convex, 70 nonconvex with noise_unit
+    carrying beta). ``noise_constant_needed`` is the least c >= 0 with lhs <= first + c *
+    noise_unit on this instance ("0" if the first term alone suffices, None if sigma = 0 and it
+    does not): how far the theorem's constant is from what this instance needs.
+    """
+    first = rhs - constant * noise_unit
+    if lhs <= first:
+        needed = Fraction(0)
+    elif noise_unit > 0:
+        needed = (lhs - first) / noise_unit
+    else:
+        needed = None
+    return {"first_term": first_name, "first": _frac_str(first), "noise": _frac_str(constant * noise_unit),
+            "noise_constant": constant, "noise_constant_needed": None if needed is None else _frac_str(needed)}
+
+
 def _frac_str(v):
     return rational_str(v) if isinstance(v, Fraction) else str(v)
 
@@ -891,6 +910,8 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
             rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g,
                                     mu=mu, sigma=sigma)
             details.update(dist_sq=_frac_str(dist_sq), C0=_frac_str(C0))
+            details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(1, sigma, S, K, eta_g, h), 12,
+                                              "V0/(h W_T)")
             return _verdict("ConvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
                             "exact rational arithmetic (python-flint fmpq_mat)")
         with F.active():
@@ -968,6 +989,9 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
             rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=problem.beta, S=S, K=K, T=T, eta_l=eta_l,
                                        eta_g=eta_g, sigma=sigma)
             details["f_gap"] = _frac_str(f_gap)
+            h = theory.effective_step(K, eta_l, eta_g)
+            details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(problem.beta, sigma, S, K, eta_g, h), 70,
+                                              "14 (f(x0) - f_low)/(h T)")
             return _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
                             "exact rational arithmetic (python-flint fmpq_mat)")
         with F.active():
