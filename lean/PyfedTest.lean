@@ -2,3 +2,4 @@
 import PyfedTest.Generated.CheckInstances
 import PyfedTest.Generated.ExactValues
 import PyfedTest.Generated.Hypotheses
+import PyfedTest.Seed000

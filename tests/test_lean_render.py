@@ -126,7 +126,8 @@ def test_root_imports_generated_modules():
     text = (LEAN / "PyfedTest.lean").read_text(encoding="utf-8")
     imports = re.findall(r"(?m)^import (\S+)$", text)
     files = sorted(p.stem for p in GEN.glob("*.lean"))
-    assert imports == [f"PyfedTest.Generated.{f}" for f in files]
+    assert imports == sorted([f"PyfedTest.Generated.{f}" for f in files] + list(render.STATIC_TEST_MODULES))
+    assert all((LEAN / (m.replace(".", "/") + ".lean")).is_file() for m in imports)
 
 
 RECORD = {"lean_name": "SCAFFOLD.ConvexFiniteRoundConvergence", "id": "search #3/relaxed h",

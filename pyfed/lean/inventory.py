@@ -91,13 +91,16 @@ def theorem_names(lean_dir, sources: dict | None = None) -> tuple:
     """``(statements, exact_casts)``: dicts ``name -> file`` of the ``theorem``s under ``lean_dir``.
 
     ``exact_casts`` holds the theorems of ``Pyfed/Exact.lean`` (cast lemmas of the ℚ mirrors,
-    covered by the drift check); ``statements`` all others. A name declared twice raises
+    covered by the drift check); ``statements`` all others outside the test library
+    ``PyfedTest/`` (which restates the seed's statement verbatim, see ``PyfedTest/Seed000.lean``). A name declared twice raises
     ValueError. ``sources`` (``{relative path: text}``) overrides or adds files.
     """
     lean_dir = Path(lean_dir)
     files = set(lean_files(lean_dir)) | set(sources or {})
     statements, casts = {}, {}
     for rel in sorted(files):
+        if Path(rel).parts[:1] == ("PyfedTest",) or rel == "PyfedTest.lean":
+            continue  # the test library restates statements (e.g. the seed's, verbatim) on purpose
         code = strip_comments(_read(lean_dir, rel, sources))
         for m in re.finditer(r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+)?theorem\s+([\w.']+)", code):
             name = m.group(1).removeprefix("SCAFFOLD.")

@@ -427,11 +427,15 @@ DEFAULT_FILES = {"ExactValues.lean": render_exact_values, "Hypotheses.lean": ren
                  "CheckInstances.lean": render_check_instances}
 
 
+#: Hand-written modules of the test library, imported by the root next to the generated ones.
+STATIC_TEST_MODULES = ("PyfedTest.Seed000",)
+
+
 def _modules_in(gen_dir: Path, extra=()) -> list:
     names = set(extra)
     if gen_dir.is_dir():
         names.update(p.name for p in gen_dir.glob("*.lean"))
-    return ["PyfedTest.Generated." + n[:-len(".lean")] for n in sorted(names)]
+    return list(STATIC_TEST_MODULES) + ["PyfedTest.Generated." + n[:-len(".lean")] for n in sorted(names)]
 
 
 def render_all(lean_dir=None) -> dict:
