@@ -818,6 +818,21 @@ def pep_gradient_growth(N=2, beta=1, *, factor=2, solver=None, solver_tol=DEFAUL
     return res
 
 
+def _one_function_pep(beta, eta, mu, solver):
+    """Validated inputs and a PEP with one beta-smooth mu-strongly convex function (the anchors
+    of one function): returns (problem, function, solver, (beta, eta, mu) as floats)."""
+    check_positive("beta", beta)
+    check_positive("eta", eta)
+    check_nonnegative("mu", mu)
+    _check_mu_below_beta(mu, beta)
+    solver = _check_solver(solver)
+    from PEPit import PEP
+
+    bf, ef, mf = float(beta), float(eta), float(mu)
+    problem = PEP()
+    return problem, _new_function(problem, bf, mf), solver, (bf, ef, mf)
+
+
 def pep_nonexpansive(beta=1, eta=1, mu=0, *, solver=None, solver_tol=DEFAULT_SOLVER_TOL,
                      abs_tol=1e-5, solver_options=None) -> WorstCaseResult:
     """PEP check of ``SCAFFOLD.GradientStepNonexpansive`` (seed 002; cf. SCAFFOLD App. C, Lemma 6):
@@ -828,16 +843,7 @@ def pep_nonexpansive(beta=1, eta=1, mu=0, *, solver=None, solver_tol=DEFAULT_SOL
     ||x - y||^2 <= 1. Known value max((1 - eta mu)^2, (1 - eta beta)^2) (attained by
     quadratics), <= 1 exactly when eta <= 2/beta. ``bound`` = 1; ``ratio`` = worst.
     """
-    check_positive("beta", beta)
-    check_positive("eta", eta)
-    check_nonnegative("mu", mu)
-    _check_mu_below_beta(mu, beta)
-    solver = _check_solver(solver)
-    from PEPit import PEP
-
-    bf, ef, mf = float(beta), float(eta), float(mu)
-    problem = PEP()
-    h = _new_function(problem, bf, mf)
+    problem, h, solver, (bf, ef, mf) = _one_function_pep(beta, eta, mu, solver)
     x = problem.set_initial_point()
     y = problem.set_initial_point()
     problem.set_initial_condition((x - y) ** 2 <= 1)
@@ -867,16 +873,7 @@ def pep_local_sgd_one_step(workers=2, eta=Fraction(1, 4), beta=1, mu=0, *, solve
     (homogeneous of degree 2). ``bound`` = 0; the verdict holds iff worst <= abs_tol.
     """
     workers = check_int("workers", workers, minimum=1)
-    check_positive("eta", eta)
-    check_positive("beta", beta)
-    check_nonnegative("mu", mu)
-    _check_mu_below_beta(mu, beta)
-    solver = _check_solver(solver)
-    from PEPit import PEP
-
-    bf, ef, mf = float(beta), float(eta), float(mu)
-    problem = PEP()
-    f = _new_function(problem, bf, mf)
+    problem, f, solver, (bf, ef, mf) = _one_function_pep(beta, eta, mu, solver)
     xs = f.stationary_point()
     fs = f(xs)
     xk = [problem.set_initial_point() for _ in range(workers)]
