@@ -11,7 +11,7 @@ import pytest
 import pyfed.expectation.worst_case as wc
 from pyfed.errors import InputError
 from pyfed.expectation.worst_case import (WorstCaseResult, pep_gradient_growth, pep_nonexpansive,
-                                          pep_row_for_check, simulate_scaffold_exact, smallest_constant,
+                                          pep_row_for_check, smallest_constant,
                                           worst_case_fedavg, worst_case_gradient_descent,
                                           worst_case_local_sgd, worst_case_scaffold)
 from pyfed.theory import effective_step, initial_potential, weight_sum, weights
@@ -129,6 +129,18 @@ def _scaffold_instance(seed=3, N=2, d=3):
     x0 = np.array([Fraction(int(v), 4) for v in rng.integers(-8, 9, size=d)], dtype=object)
     c0 = np.array([[Fraction(int(v), 8) for v in row] for row in rng.integers(-8, 9, size=(N, d))], dtype=object)
     return prob, x0, c0
+
+
+def simulate_scaffold_exact(A, b, x0, c0, K, T, eta_l, eta_g):
+    """Exact iterates x^0..x^T of deterministic SCAFFOLD (Run model, S = N, sigma = 0): the
+    exact-moment engine's E[x^r], which for a deterministic run is the run itself."""
+    from pyfed.expectation.exact_moments import scaffold_run_moments
+    from pyfed.problems.quadratic import QuadraticProblem
+
+    prob = QuadraticProblem(np.array(A, dtype=object), np.array(b, dtype=object))
+    res = scaffold_run_moments(prob, 0, S=prob.N, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=c0)
+    assert res.exact
+    return [[Fraction(v) for v in x] for x in res.mean_x]
 
 
 def _weighted_gap_over_V0(prob, xs, x0, c0, K, T, eta_l, eta_g):

@@ -54,7 +54,7 @@ __all__ = [
     "DEFAULT_SOLVER", "DEFAULT_SOLVER_TOL", "DEFAULT_RATIO_TOL", "WorstCaseResult",
     "available_solvers", "worst_case_scaffold", "worst_case_fedavg", "worst_case_local_sgd",
     "worst_case_gradient_descent", "pep_gradient_growth", "pep_nonexpansive", "pep_local_sgd_one_step",
-    "pep_row_for_check", "sweep_scaffold", "smallest_constant", "simulate_scaffold_exact",
+    "pep_row_for_check", "sweep_scaffold", "smallest_constant",
 ]
 
 #: SDP solver used through cvxpy. Clarabel (interior point, open source, bundled with
@@ -483,51 +483,6 @@ def _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify) -> 
 # --------------------------------------------------------------------------------------------
 # exact re-verification on a quadratic instance
 # --------------------------------------------------------------------------------------------
-def simulate_scaffold_exact(A, b, x0, c0, K, T, eta_l, eta_g):
-    """Exact deterministic SCAFFOLD (seed 000 ``Run``, S = N, option II) on quadratics.
-
-    Clients f_i(x) = 1/2 x^T A_i x - b_i^T x with rational data; all arithmetic in
-    :class:`fractions.Fraction` (no float).
-
-    Parameters
-    ----------
-    A : sequence (N) of (d, d) rational matrices; b : (N, d); x0 : (d,); c0 : (N, d)
-    K, T : int; eta_l, eta_g : rationals.
-
-    Returns
-    -------
-    list of length T+1 of (d,) lists of Fractions: server iterates x^0, ..., x^T.
-    """
-    N = len(A)
-    d = len(x0)
-    A = [[[Fraction(v) for v in row] for row in Ai] for Ai in A]
-    b = [[Fraction(v) for v in bi] for bi in b]
-    x = [Fraction(v) for v in x0]
-    c = [[Fraction(v) for v in ci] for ci in c0]
-    eta_l, eta_g = Fraction(eta_l), Fraction(eta_g)
-
-    def grad(i, y):
-        return [sum((A[i][j][k] * y[k] for k in range(d)), Fraction(0)) - b[i][j] for j in range(d)]
-
-    xs = [list(x)]
-    for _ in range(T):
-        cbar = [sum((c[i][j] for i in range(N)), Fraction(0)) / N for j in range(d)]
-        ys, new_c = [], []
-        for i in range(N):
-            y = list(x)
-            gsum = [Fraction(0)] * d
-            for _ in range(K):
-                g = grad(i, y)
-                gsum = [s + gj for s, gj in zip(gsum, g)]
-                y = [y[j] - eta_l * (g[j] - c[i][j] + cbar[j]) for j in range(d)]
-            ys.append(y)
-            new_c.append([s / K for s in gsum])
-        x = [x[j] + eta_g * (sum((ys[i][j] for i in range(N)), Fraction(0)) / N - x[j]) for j in range(d)]
-        c = new_c
-        xs.append(list(x))
-    return xs
-
-
 _DYADIC_BITS = 24
 
 
@@ -588,11 +543,16 @@ def _reverify_scaffold(problem, handles, pq, N, K, T):
     # class membership certified exactly (raises InputError if rounding left the class)
     qp = QuadraticProblem(np.array(A_list, dtype=object), np.array(b_list, dtype=object),
                           name="pep-worst-case-quadratic", beta=beta, mu=mu)
-    xs = simulate_scaffold_exact(A_list, b_list, x0q, c0q, K, T, pq["eta_l"], pq["eta_g"])
+    # the run itself, exactly: sigma = 0 and S = N make the Run model deterministic, so the
+    # exact-moment engine's E[f(x^r)] - f* is the run's own gap (no second SCAFFOLD simulator)
+    from .exact_moments import scaffold_run_moments
+
+    gaps = scaffold_run_moments(qp, 0, S=N, K=K, T=T, eta_l=pq["eta_l"], eta_g=pq["eta_g"],
+                                x0=x0q, c0=c0q).gaps
     h = effective_step(K, pq["eta_l"], pq["eta_g"])
     w = weights(T, mu, h)
     W = weight_sum(T, mu, h)
-    lhs = sum((wr * (qp.value_exact(xs[r_]) - qp.f_star) for r_, wr in enumerate(w)), Fraction(0)) / W
+    lhs = sum((wr * g for wr, g in zip(w, gaps[:T])), Fraction(0)) / W
     dist_sq = squared_distance(x0q, qp.x_star_exact)
     C0 = initial_control_error(np.array(c0q, dtype=object), qp.grads_exact(qp.x_star_exact))
     rhs = convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=N, K=K, T=T, eta_l=pq["eta_l"], eta_g=pq["eta_g"],
