@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from pyfed.expectation._arith import BallField
-from pyfed.expectation.exact_moments import EXACT_BUDGET, decide_convex, scaffold_run_moments
+from pyfed.engines.exact.arith import BallField
+from pyfed.engines.exact import EXACT_BUDGET, decide_convex, scaffold_run_moments
 from pyfed.problems import random_quadratic
 
 sys.set_int_max_str_digits(0)

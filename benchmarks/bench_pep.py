@@ -18,7 +18,7 @@ from fractions import Fraction
 from rich.console import Console
 from rich.table import Table
 
-from pyfed.expectation.worst_case import DEFAULT_SOLVER, worst_case_scaffold
+from pyfed.engines.pep import DEFAULT_SOLVER, worst_case_scaffold
 
 SIZES = [(1, 1, 2), (2, 2, 2), (2, 2, 3), (2, 3, 4), (3, 3, 4), (2, 4, 6), (2, 5, 6), (3, 4, 5)]
 TARGET_S = 30.0

@@ -2,11 +2,11 @@
 small quadratic instances of the seed-000 ``Run`` model.
 
 Left side: by default *exactly*, through the exact-moment engine
-:func:`pyfed.expectation.exact_moments.scaffold_run_moments` (rational quadratic clients,
+:func:`pyfed.engines.exact.scaffold_run_moments` (rational quadratic clients,
 Gaussian-law oracle with E||xi||^2 = sigma^2: all expectations are rationals); with
 ``"method": "montecarlo"`` in the instance, through the simulator
 :func:`pyfed.algorithms.scaffold_run` with R replicates and a Student-t confidence interval
-(:mod:`pyfed.expectation.montecarlo`). Right side and hypotheses: :mod:`pyfed.theory` (the
+(:mod:`pyfed.engines.montecarlo`). Right side and hypotheses: :mod:`pyfed.theory` (the
 one place for each formula), plus the problem hypotheses checked exactly here
 (mu-strong convexity and beta-smoothness of every client: A_i - mu I and beta I - A_i PSD).
 
@@ -77,7 +77,7 @@ class _Theorem(Checker):
         return out
 
     def _lhs_exact(self, inst, P):
-        from pyfed.expectation.exact_moments import scaffold_run_moments
+        from pyfed.engines.exact import scaffold_run_moments
         p = self._p(inst)
         c0 = None if not self.convex else np.array([[F(v) for v in r] for r in inst["c0"]], dtype=object)
         x0 = np.array([F(v) for v in inst["x0"]], dtype=object)
@@ -98,7 +98,7 @@ class _Theorem(Checker):
         """Exact verdict (default) or a Monte Carlo one (``"method": "montecarlo"``)."""
         if instance.get("method", "exact") != "montecarlo":
             return super().check(instance, relax, mutate)
-        from pyfed.expectation.montecarlo import decide
+        from pyfed.engines.montecarlo import decide
         relax = self.effective_relax(relax, mutate)
         bad = [h for h in self.hypotheses(instance, mutate) if not h.holds and h.key not in relax]
         if bad:
@@ -260,7 +260,7 @@ class ConvexFiniteRoundConvergence(_Theorem):
         return out
 
     def mc_estimate(self, instance, P):
-        from pyfed.expectation.montecarlo import estimate_weighted_gap
+        from pyfed.engines.montecarlo import estimate_weighted_gap
         p = self._p(instance)
         tr = self._trajectory(instance, P)
         return estimate_weighted_gap(tr.x, P, F(instance["mu"]), effective_step(p["K"], p["eta_l"], p["eta_g"]),
@@ -340,7 +340,7 @@ class NonconvexFiniteRoundConvergence(_Theorem):
         return out
 
     def mc_estimate(self, instance, P):
-        from pyfed.expectation.montecarlo import estimate_average_gradient_sq
+        from pyfed.engines.montecarlo import estimate_average_gradient_sq
         return estimate_average_gradient_sq(self._trajectory(instance, P).x, P)
 
     def structured(self):

@@ -11,7 +11,7 @@ The default suite (``default_suite``):
 
 Each instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
 over R replicates; step sizes are chosen inside the hypotheses (and printed). The left side is
-a Monte Carlo estimate with a confidence interval (``pyfed.expectation.montecarlo``); the right
+a Monte Carlo estimate with a confidence interval (``pyfed.engines.montecarlo``); the right
 side is exact (rational data) or mpmath (float data). Each result is a
 :class:`pyfed.verdicts.Verdict`.
 """
@@ -28,7 +28,7 @@ import numpy as np
 from . import __version__
 from .errors import InputError, check_int
 from .exact import as_float, number_json, rational_str, to_fraction
-from .expectation.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
+from .engines.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
 from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
 from .verdicts import Inconclusive, Verdict
@@ -229,7 +229,7 @@ def instance_rhs(inst: Instance):
 
 def exact_engine_applies(inst: Instance) -> bool:
     """True when the left side can be computed exactly: quadratic clients with rational data
-    and exact or Gaussian (known covariance) noise (issue 3, :mod:`pyfed.expectation.exact_moments`)."""
+    and exact or Gaussian (known covariance) noise (issue 3, :mod:`pyfed.engines.exact`)."""
     from .oracles import ExactOracle, GaussianOracle
     from .problems.quadratic import QuadraticProblem
 
@@ -259,7 +259,7 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
         return Inconclusive(inst.theorem, rhs=rhs, details=details,
                             reason="hypotheses fail: " + "; ".join(h.statement for h in bad))
     if exact_engine_applies(inst):
-        from .expectation.exact_moments import decide_convex, decide_nonconvex
+        from .engines.exact import decide_convex, decide_nonconvex
 
         kw = dict(S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
                   x0=inst.x0_exact if inst.x0_exact is not None else inst.x0)
@@ -307,7 +307,7 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
             progress(inst.name)
         out.append(run_instance(inst, replicates=reps, seed=seed))
     # worst case over the whole function class at a small size (PEP, deterministic regime)
-    from .expectation.worst_case import pep_row_for_check
+    from .engines.pep import pep_row_for_check
 
     if progress:
         progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")

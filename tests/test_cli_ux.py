@@ -27,7 +27,7 @@ def _main(argv, capsys):
 # --------------------------------------------------------------------------------- tightness
 
 def test_tightness_multiples_are_powers_of_two_up_to_the_maximum():
-    from pyfed.tightness import sweep_multiples
+    from pyfed.commands.tightness import sweep_multiples
     assert sweep_multiples(4) == [Fr(1, 8), Fr(1, 4), Fr(1, 2), Fr(1), Fr(2), Fr(4)]
     assert sweep_multiples(1024)[-2:] == [Fr(512), Fr(1024)]
     for bad in (100, 0, 3):
@@ -69,7 +69,7 @@ def test_tightness_summary_claims_only_the_swept_range(capsys, tmp_path):
 
 
 def test_status_label_wording():
-    from pyfed.tightness import status_label
+    from pyfed.engines.tightness import status_label
     assert status_label("holds", True) == "holds"
     assert status_label("violated", True) == "violated"
     assert status_label("inconclusive", False, "violated") == "violated (beyond hyp.)"
@@ -80,7 +80,7 @@ def test_status_label_wording():
 
 
 def test_tightness_points_beyond_hypotheses_say_what_the_inequality_does():
-    from pyfed.tightness import default_instance, tightness_sweep
+    from pyfed.engines.tightness import default_instance, tightness_sweep
     P = default_instance(0)
     res = tightness_sweep(P, Fr(1, 2), S=2, K=2, T=4, mu=0, multiples=[1, 1024], bisect=0)
     inside, far = res.points
@@ -93,7 +93,7 @@ def test_tightness_points_beyond_hypotheses_say_what_the_inequality_does():
 
 
 def test_tightness_mu_above_the_problems_strong_convexity_fails_convexity(capsys, tmp_path):
-    from pyfed.tightness import default_instance, tightness_sweep
+    from pyfed.engines.tightness import default_instance, tightness_sweep
     P = default_instance(0)
     assert P.mu < 1
     res = tightness_sweep(P, Fr(1, 2), S=2, K=2, T=4, mu=1, multiples=[Fr(1, 2)], bisect=0)
@@ -111,7 +111,8 @@ def test_tightness_mu_above_the_problems_strong_convexity_fails_convexity(capsys
 def test_tightness_plot_title_and_legend():
     import matplotlib.pyplot as plt
 
-    from pyfed.tightness import default_instance, sweep_figure, tightness_sweep
+    from pyfed.commands.tightness import sweep_figure
+    from pyfed.engines.tightness import default_instance, tightness_sweep
     res = tightness_sweep(default_instance(0), Fr(1, 2), S=2, K=2, T=4, mu=0, multiples=[1, 512, 1024],
                           bisect=1)
     fig = sweep_figure(res)
@@ -132,7 +133,7 @@ def test_tightness_plot_title_and_legend():
 # --------------------------------------------------------------------------------- worst-case
 
 def test_worst_case_summary_is_plain():
-    from pyfed.worst_case_cli import summary_lines
+    from pyfed.commands.worst_case import summary_lines
     sc = {"c": Fr(3, 4), "m_star": 108, "m_fail": 135, "grid_max": 162, "used": 6, "excluded": 0,
           "all_optimal": True}
     (line,) = summary_lines(sc)
@@ -148,8 +149,8 @@ def test_worst_case_summary_is_plain():
 def test_worst_case_plot_shows_the_hypothesis_line():
     import matplotlib.pyplot as plt
 
-    from pyfed.expectation.worst_case import WorstCaseResult
-    from pyfed.worst_case_cli import _figure
+    from pyfed.engines.pep import WorstCaseResult
+    from pyfed.commands.worst_case import _figure
     results = []
     for m, ratio in ((1, 0.01), (27, 0.25), (81, 0.5), (162, 2.0)):
         r = WorstCaseResult("scaffold", ratio, ratio, 1, ratio, "X", "optimal", 0.0)
@@ -171,7 +172,7 @@ def test_worst_case_plot_shows_the_hypothesis_line():
 def test_worst_case_verdict_label():
     from types import SimpleNamespace
 
-    from pyfed.worst_case_cli import verdict_label
+    from pyfed.commands.worst_case import verdict_label
     assert verdict_label(SimpleNamespace(status="violated", details={}), False) == "violated (beyond hyp.)"
     assert verdict_label(SimpleNamespace(status="inconclusive", details={"inequality": "holds"}), False) \
         == "holds (beyond hyp.)"

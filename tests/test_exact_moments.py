@@ -11,8 +11,8 @@ import pytest
 import sympy
 
 from pyfed.errors import InputError
-from pyfed.expectation._arith import BallField, precision, to_arb
-from pyfed.expectation.exact_moments import (decide_convex, decide_nonconvex, fedavg_moments, local_sgd_moments,
+from pyfed.engines.exact.arith import BallField, precision, to_arb
+from pyfed.engines.exact import (decide_convex, decide_nonconvex, fedavg_moments, local_sgd_moments,
                                              scaffold_moments, scaffold_run_moments)
 from pyfed.problems import QuadraticProblem, random_quadratic
 
@@ -291,7 +291,7 @@ def test_irrational_step_decided_by_ball(tiny):
 
 def test_irrational_step_on_default_instance():
     """The issue's example: a step of 1/(81 sqrt 2) on the default sweep instance (beta < sqrt 2)."""
-    from pyfed.tightness import default_instance
+    from pyfed.engines.tightness import default_instance
     P = default_instance(0)
     eta_l = 1 / (81 * sympy.sqrt(2))
     v = decide_convex(P, Fr(1, 2), S=2, K=1, T=8, eta_l=eta_l, eta_g=1)
@@ -317,7 +317,7 @@ def test_ball_violation_certified(tiny):
 
 def test_ball_containing_zero_is_inconclusive_with_width():
     from flint import arb
-    from pyfed.expectation.exact_moments import _verdict
+    from pyfed.engines.exact.verdict import _verdict
     v = _verdict("ConvexFiniteRoundConvergence", arb(1, "0.001"), arb(1), False, {}, {}, None, 64)
     assert v.status == "inconclusive" and not v.exact
     assert abs(v.details["ball_width"] - 2e-3) < 1e-9 and "contains 0" in v.reason
@@ -484,7 +484,7 @@ def test_monte_carlo_agrees_within_4_standard_errors(seed):
 # ---------------------------------------------------------------------------------------
 
 def test_tightness_sweep_exact_ratios_and_crossing():
-    from pyfed.tightness import default_instance, tightness_sweep
+    from pyfed.engines.tightness import default_instance, tightness_sweep
     P = default_instance(0)
     res = tightness_sweep(P, Fr(1, 2), S=2, K=2, T=10, mu=0, multiples=[Fr(1, 2), 1, 256, 512], bisect=3)
     by_m = {p.multiple: p for p in res.points}
@@ -505,7 +505,7 @@ def test_tightness_sweep_exact_ratios_and_crossing():
 def test_tightness_cli_writes_png(tmp_path):
     import argparse
     import json
-    from pyfed import tightness
+    from pyfed.commands import tightness
     parser = argparse.ArgumentParser()
     tightness.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["tightness", "--out", str(tmp_path), "--seed", "3", "--T", "4",
@@ -520,7 +520,7 @@ def test_tightness_cli_writes_png(tmp_path):
 
 def test_rhs_terms_give_the_noise_constant_this_instance_needs():
     from pyfed import theory
-    from pyfed.tightness import default_instance
+    from pyfed.engines.tightness import default_instance
     P = default_instance(0)
     h = 1 / (81 * P.beta)
     xs = list(P.x_star_exact)

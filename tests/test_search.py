@@ -14,8 +14,9 @@ import pytest
 from checkers.registry import get, names
 from pyfed import __version__
 from pyfed.errors import InputError
-from pyfed.search import (file_stem, load_counterexample, load_record, recheck, register, run, run_all,
-                          search_to_dir, statement_verdicts_json)
+from pyfed.commands.search import register, run
+from pyfed.search import (file_stem, load_counterexample, load_record, recheck, run_all, search_to_dir,
+                          statement_verdicts_json)
 from pyfed.verdicts import Holds, Violated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -8,9 +8,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import pyfed.expectation.worst_case as wc
+import pyfed.engines.pep as wc
+import pyfed.engines.pep.solver as wc_solver
 from pyfed.errors import InputError
-from pyfed.expectation.worst_case import (WorstCaseResult, pep_gradient_growth, pep_nonexpansive,
+from pyfed.engines.pep import (WorstCaseResult, pep_gradient_growth, pep_nonexpansive,
                                           pep_row_for_check, smallest_constant,
                                           worst_case_fedavg, worst_case_gradient_descent,
                                           worst_case_local_sgd, worst_case_scaffold)
@@ -134,7 +135,7 @@ def _scaffold_instance(seed=3, N=2, d=3):
 def simulate_scaffold_exact(A, b, x0, c0, K, T, eta_l, eta_g):
     """Exact iterates x^0..x^T of deterministic SCAFFOLD (Run model, S = N, sigma = 0): the
     exact-moment engine's E[x^r], which for a deterministic run is the run itself."""
-    from pyfed.expectation.exact_moments import scaffold_run_moments
+    from pyfed.engines.exact import scaffold_run_moments
     from pyfed.problems.quadratic import QuadraticProblem
 
     prob = QuadraticProblem(np.array(A, dtype=object), np.array(b, dtype=object))
@@ -202,7 +203,7 @@ def test_non_optimal_status_is_inconclusive():
 
 
 def test_forced_infeasible_status_is_inconclusive(monkeypatch):
-    monkeypatch.setattr(wc, "_solve_once", lambda *a, **k: (None, None, "infeasible", "CLARABEL", 0.0))
+    monkeypatch.setattr(wc_solver, "_solve_once", lambda *a, **k: (None, None, "infeasible", "CLARABEL", 0.0))
     r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
     assert r.status == "infeasible" and r.worst is None and r.ratio is None
     assert r.verdict.status == "inconclusive"
@@ -226,13 +227,13 @@ def test_error_after_an_optimal_solve_is_inconclusive(monkeypatch):
 def test_claimed_violation_that_does_not_reproduce_is_inconclusive(monkeypatch):
     """A (fake) PEP value 100x the true worst case claims a violation inside the hypotheses;
     the exact quadratic re-verification cannot reproduce it -> inconclusive, never violated."""
-    real = wc._solve_once
+    real = wc_solver._solve_once
 
     def inflated(*a, **k):
         dual, primal, status, name, secs = real(*a, **k)
         return dual * 100, primal, status, name, secs
 
-    monkeypatch.setattr(wc, "_solve_once", inflated)
+    monkeypatch.setattr(wc_solver, "_solve_once", inflated)
     r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
     assert r.ratio > 1
     assert r.verdict.status == "inconclusive"
@@ -315,7 +316,7 @@ def test_worst_case_subcommand_quick(tmp_path):
     import argparse
     import json
 
-    from pyfed import worst_case_cli
+    from pyfed.commands import worst_case as worst_case_cli
 
     parser = argparse.ArgumentParser(prog="pyfed")
     worst_case_cli.register(parser.add_subparsers(dest="command", required=True))
@@ -338,7 +339,7 @@ def test_worst_case_subcommand_quick(tmp_path):
 def test_worst_case_subcommand_rejects_bad_eta_g(tmp_path):
     import argparse
 
-    from pyfed import worst_case_cli
+    from pyfed.commands import worst_case as worst_case_cli
 
     parser = argparse.ArgumentParser(prog="pyfed")
     worst_case_cli.register(parser.add_subparsers(dest="command", required=True))

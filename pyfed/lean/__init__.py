@@ -4,7 +4,7 @@
   values of the ℚ mirrors, hypothesis facts, counterexamples) from Jinja2 templates;
 * :mod:`pyfed.lean.drift` — parses the Lean arithmetic definitions and checks them against
   :mod:`pyfed.theory`;
-* :mod:`pyfed.lean.cli` — the ``lean`` subcommand (``register(subparsers)``).
+* the ``pyfed lean`` front end is :mod:`pyfed.commands.lean`.
 """
 
 from .drift import assert_no_drift, check_drift, parse_definitions

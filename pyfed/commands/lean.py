@@ -39,7 +39,7 @@ def run(args) -> int:
     ``--drift`` is given a directory that does not exist (or, for ``--drift``, has no ``Pyfed/``).
     """
     from ..errors import InputError
-    from . import drift, render
+    from ..lean import drift, render
 
     lean_dir = Path(args.out) if getattr(args, "out", None) else render.default_lean_dir()
     checking, drifting = getattr(args, "check", False), getattr(args, "drift", False)

@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from ..exact import _q, fraction_of, precision, to_arb  # noqa: F401 (precision, to_arb re-exported)
+from ...exact import _q, fraction_of, precision, to_arb  # noqa: F401 (precision, to_arb re-exported)
 
 __all__ = ["ExactField", "BallField", "to_arb", "fraction_of", "precision"]
 

@@ -3,7 +3,7 @@
 Sweeps the effective step h = m/(81 beta) (m = 1 is the limit of
 ``SCAFFOLD.ConvexFiniteRoundConvergence``; the sweep goes to m = 162, i.e. h = 2/beta), the
 number of local steps K, the strong convexity mu and the number of rounds T, solving one
-performance-estimation SDP per point (:func:`pyfed.expectation.worst_case.worst_case_scaffold`,
+performance-estimation SDP per point (:func:`pyfed.engines.pep.worst_case_scaffold`,
 sigma = 0, S = N). Prints a table, writes a PNG plot of worst/bound against m and a JSON file,
 and reports the smallest constant c (on the swept grid) such that h <= 1/(c beta) keeps
 worst/bound <= 1 (among points satisfying the theorem's other hypotheses, e.g. mu h <= S/(15 N)).
@@ -18,7 +18,7 @@ import json
 import os
 from fractions import Fraction
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["register", "run", "summary_lines", "verdict_label", "QUICK_GRID", "FULL_GRID"]
 
@@ -62,7 +62,7 @@ def run(args) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from .expectation.worst_case import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
+    from ..engines.pep import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
 
     console = Console()
     if not console.is_terminal:  # pipes and files: rich would assume 80 columns
@@ -129,13 +129,13 @@ def run(args) -> int:
 def verdict_label(verdict, hypotheses_hold: bool) -> str:
     """Verdict column text, worded as in ``pyfed tightness``: the verdict inside the hypotheses,
     else what the inequality does there, e.g. "violated (beyond hyp.)"."""
-    from .tightness import status_label
+    from ..engines.tightness import status_label
 
     return status_label(verdict.status, hypotheses_hold, (verdict.details or {}).get("inequality"))
 
 
 def summary_lines(sc: dict) -> list:
-    """Plain-language summary of :func:`pyfed.expectation.worst_case.smallest_constant`'s dict.
+    """Plain-language summary of :func:`pyfed.engines.pep.smallest_constant`'s dict.
 
     Says the smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1,
     next to the theorem's c = 81, and the first swept step that fails (if any).

@@ -1,1 +1,0 @@
-"""Expectation engines: Monte Carlo with confidence intervals, exact moments, PEP worst case."""
