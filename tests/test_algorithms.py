@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pyfed.algorithms import Trajectory, fedavg, local_sgd, scaffold, scaffold_run
+from pyfed.algorithms.rounds import Slots
 from pyfed.errors import InputError
 from pyfed.oracles import ExactOracle, GaussianOracle, Oracle
 from pyfed.problems import QuadraticProblem, random_quadratic
@@ -43,20 +44,24 @@ def _gd(problem, x0, eta, T):
 
 def test_option_two_control_is_average_of_local_samples(prob):
     """Seed 002 option II: c_i+ = c_i - c + (x - y_K)/(K eta_l) equals the seed-000 form
-    (1/K) sum_k g_{i,k} (Lean OptionTwoControlIsAverage), to 1e-12 with Gaussian noise."""
+    (1/K) sum_k g_{i,k} (Lean OptionTwoControlIsAverage), to 1e-12 with Gaussian noise
+    (step-by-step path; the oracle sees the selected slots client-major)."""
     R, S, K, T = 3, 2, 4, 5
     rec = RecordingOracle(GaussianOracle(prob, 0.7))
     c0 = np.random.default_rng(1).standard_normal((prob.N, prob.d))
     tr = scaffold(prob, rec, S=S, K=K, T=T, eta_l=0.05, eta_g=1.3, option="II", c0=c0, R=R, rng=5,
                   record_controls=True)
+    assert tr.meta["path"] == "step by step"
     assert len(rec.calls) == K * T
     rows = np.arange(R)[:, None]
     for r in range(T):
-        gs = np.stack([rec.calls[r * K + k][0] for k in range(K)])  # (K, R, S, d)
-        for k in range(K):
-            assert np.array_equal(rec.calls[r * K + k][1], tr.samples[:, r])
-        avg = gs.mean(axis=0)
         sel = tr.samples[:, r]
+        slots = Slots(sel, prob.N, R)
+        gs = np.stack([rec.calls[r * K + k][0] for k in range(K)])  # (K, R*S, d), sorted by client
+        for k in range(K):
+            clients = rec.calls[r * K + k][1]
+            assert np.array_equal(clients, np.sort(sel.ravel()))
+        avg = slots.to_slots(gs.mean(axis=0))  # (R, S, d) in the order of sel
         assert np.max(np.abs(tr.c_history[:, r + 1][rows, sel] - avg)) < 1e-12
         # unselected clients keep their controls
         mask = np.ones((R, prob.N), bool)
@@ -69,11 +74,11 @@ def test_scaffold_run_controls_are_average_of_path_samples(prob):
     rec = RecordingOracle(GaussianOracle(prob, 0.5))
     tr = scaffold_run(prob, rec, S=S, K=K, T=T, eta_l=0.05, eta_g=1, R=R, rng=9, record_controls=True)
     assert len(rec.calls) == K * (T + 1)  # K warm-start calls, then K per round
-    warm = np.mean([rec.calls[k][0] for k in range(K)], axis=0)
-    assert np.max(np.abs(tr.c_history[:, 0] - warm)) < 1e-14
+    warm = np.mean([rec.calls[k][0] for k in range(K)], axis=0)  # (N, R, d) client-major
+    assert np.max(np.abs(tr.c_history[:, 0] - np.swapaxes(warm, 0, 1))) < 1e-14
     rows = np.arange(R)[:, None]
     for r in range(T):
-        avg = np.mean([rec.calls[K * (r + 1) + k][0] for k in range(K)], axis=0)  # (R, N, d)
+        avg = np.swapaxes(np.mean([rec.calls[K * (r + 1) + k][0] for k in range(K)], axis=0), 0, 1)  # (R, N, d)
         sel = tr.samples[:, r]
         assert np.max(np.abs(tr.c_history[:, r + 1][rows, sel] - avg[rows, sel])) < 1e-14
         mask = np.ones((R, prob.N), bool)
@@ -341,20 +346,40 @@ def test_oracle_must_match_problem(prob):
     assert e.value.argument == "problem"
 
 
-def test_results_do_not_depend_on_replicate_blocking(prob, monkeypatch):
-    """Replicates are processed in cache-sized blocks inside each local step; the blocks are
-    visited in order, so the Gaussian draws (and hence the trajectories) are bit-identical."""
-    import pyfed.algorithms.common as common
+def test_results_do_not_depend_on_client_blocking(prob, monkeypatch):
+    """The step-by-step path calls the oracle on blocks of consecutive rows of the client-major
+    layout; the blocks are visited in order, so the Gaussian draws are those of one call per
+    pass and the trajectories agree (up to the rounding of products on different batch sizes;
+    different draws would differ by O(1))."""
+    import pyfed.algorithms.rounds as rounds
     o = GaussianOracle(prob, 0.9)
-    kw = dict(S=2, K=3, T=3, eta_l=0.1, eta_g=1.0, R=7, rng=3)
-    ref = [scaffold(prob, o, **kw).x, scaffold_run(prob, o, **kw).x, fedavg(prob, o, **kw).x,
-           scaffold(prob, o, **{**kw, "S": prob.N}).x]
-    monkeypatch.setattr(common, "BLOCK_ENTRIES", 7)  # blocks of one or two replicates
-    assert len(common.replicate_blocks(7, 6)) == 7
-    new = [scaffold(prob, o, **kw).x, scaffold_run(prob, o, **kw).x, fedavg(prob, o, **kw).x,
-           scaffold(prob, o, **{**kw, "S": prob.N}).x]
-    for a, b in zip(ref, new):
-        assert np.array_equal(a, b)
+    kw = dict(S=2, K=3, T=3, eta_l=0.1, eta_g=1.0, R=7, rng=3, method="steps")
+    runs = [lambda: scaffold(prob, o, **kw).x, lambda: scaffold_run(prob, o, **kw).x,
+            lambda: fedavg(prob, o, **kw).x, lambda: scaffold(prob, o, **{**kw, "S": prob.N}).x,
+            lambda: scaffold(prob, o, option="I", **kw).c]
+    ref = [f() for f in runs]
+    monkeypatch.setattr(rounds, "CLIENT_BLOCK_ENTRIES", 7)  # one client / slot per block
+    assert len(rounds.client_blocks(6, 7 * 3)) == 6 and len(rounds.client_blocks(14, 3)) == 7
+    for f, a in zip(runs, ref):
+        assert np.max(np.abs(a - f())) < 1e-12
+
+
+def test_closed_form_is_used_automatically_and_can_be_refused(prob):
+    """auto: closed form for quadratic clients with a Gaussian/exact oracle, steps otherwise;
+    method="closed_form" refuses other oracles with an InputError naming the argument."""
+    kw = dict(S=2, K=3, T=2, eta_l=0.1, eta_g=1.0, R=2, rng=0)
+    assert scaffold(prob, GaussianOracle(prob, 1), **kw).meta["path"] == "closed form"
+    assert scaffold_run(prob, ExactOracle(prob), **kw).meta["path"] == "closed form"
+    assert fedavg(prob, GaussianOracle(prob, 1), **kw).meta["path"] == "closed form"
+    assert scaffold(prob, GaussianOracle(prob, 1), method="steps", **kw).meta["path"] == "step by step"
+    rec = RecordingOracle(GaussianOracle(prob, 1))
+    assert scaffold(prob, rec, **kw).meta["path"] == "step by step"
+    with pytest.raises(InputError) as e:
+        scaffold(prob, rec, method="closed_form", **kw)
+    assert e.value.argument == "method"
+    with pytest.raises(InputError) as e:
+        fedavg(prob, rec, method="fast", **kw)
+    assert e.value.argument == "method"
 
 
 def test_oracle_returning_wrong_shape_is_reported(prob):

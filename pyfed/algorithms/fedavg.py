@@ -22,8 +22,9 @@ import numpy as np
 
 from ..errors import InputError, check_int
 from ..sampling import sample_clients
-from .common import (Trajectory, as_step, call_oracle, check_oracle, check_problem, check_rounds,
-                     check_x0, replicate_blocks, seed_of, split_streams)
+from .common import (Trajectory, as_step, check_oracle, check_problem, check_rounds, check_x0, seed_of,
+                     split_streams)
+from .rounds import Slots, local_path_law, step_displacements
 
 __all__ = ["fedavg"]
 
@@ -43,7 +44,7 @@ def _check_counts(counts, N: int) -> np.ndarray:
 
 
 def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=None, x0=None, R=1,
-           rng) -> Trajectory:
+           rng, method="auto") -> Trajectory:
     """Simulate FedAvg (seed 002) for R independent replicates.
 
     Parameters
@@ -68,8 +69,12 @@ def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=Non
     rng : numpy.random.Generator | int
         ``rng.spawn(2)`` gives the sampling stream (one ``sample_clients(.., size=R)`` per
         round; the same samples as :func:`scaffold` for the same seed, N, S) and the oracle
-        stream (K passes per round over the (R, S, d) batch of selected clients, issued in
-        replicate blocks as in :func:`pyfed.algorithms.scaffold`).
+        stream (step by step: K passes per round over the selected slots in client-major
+        layout, as in :func:`pyfed.algorithms.scaffold`; closed form: one standard normal
+        vector per selected slot and round).
+    method : "auto" | "closed_form" | "steps"
+        Closed-form law of the K local steps for quadratic clients with a Gaussian or exact
+        oracle ("auto", the default), or the steps one by one; see :func:`pyfed.algorithms.scaffold`.
 
     Returns
     -------
@@ -100,6 +105,7 @@ def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=Non
             raise InputError("counts", "only used in mode='weighted' (uniform mode weights every client 1/S)")
         weights = None
     x0a = check_x0(problem, x0)
+    law = local_path_law(problem, oracle, eta_l_f, K, method)
     seed = seed_of(rng)
     sampling_rng, oracle_rng = split_streams(rng)
 
@@ -107,26 +113,24 @@ def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=Non
     x[:, 0] = x0a
     samples = np.empty((R, T, S), dtype=np.int64)
     full = S == N
-    blocks = replicate_blocks(R, S * d)
     for r in range(T):
         sel = sample_clients(sampling_rng, N, S, R)
         samples[:, r] = sel
+        slots = Slots(None if full else sel, N, R)
         xr = x[:, r]
-        y = np.repeat(xr[:, None, :], S, axis=1)
-        for _ in range(K):
-            for b in blocks:  # same draws as one call on the whole batch (see BLOCK_ENTRIES)
-                yb = y[b]
-                g = call_oracle(oracle, yb, oracle_rng, None if full else sel[b])
-                g *= eta_l_f
-                yb -= g
-        diff = y - xr[:, None, :]  # y_{i,K} - x_{r-1}, (R, S, d)
-        if weights is None:
-            x[:, r + 1] = xr + (eta_g_f / S) * diff.sum(axis=1)
+        X = slots.per_replicate(xr)  # round start of every selected slot
+        if law is not None:
+            diff = law.displacements(X, None, slots, oracle_rng)  # y_{i,K} - x_{r-1}
         else:
-            x[:, r + 1] = xr + eta_g_f * np.einsum("rs,rsd->rd", weights[sel], diff)
+            diff = step_displacements(oracle, oracle_rng, slots, X, None, K, eta_l_f)
+        if weights is None:
+            x[:, r + 1] = xr + (eta_g_f / S) * slots.replicate_sum(diff)
+        else:
+            x[:, r + 1] = xr + eta_g_f * slots.replicate_sum(diff, weights)
 
     meta = {"algorithm": "fedavg", "mode": mode, "S": S, "K": K, "T": T, "N": N, "d": d,
             "eta_l": eta_l, "eta_g": eta_g, "R": R,
             "counts": None if weights is None else n_i.tolist(), "oracle": oracle.describe(),
-            "problem": getattr(problem, "name", "problem"), "seed": seed}
+            "problem": getattr(problem, "name", "problem"), "seed": seed,
+            "path": "closed form" if law is not None else "step by step"}
     return Trajectory(x=x, c=None, c_history=None, samples=samples, meta=meta)

@@ -12,7 +12,9 @@ Two simulators, vectorised over R independent replicates:
   average-gradient form, Appendix E), and x^{r+1} = x^r + (eta_g/S) sum_{i in S_r}(y_{i,K} - x^r).
 
 Shapes: R replicates, N clients, S clients per round, K local steps, T rounds, d dimension.
-Client indices are 0-based.
+Client indices are 0-based. For quadratic clients with a Gaussian (or exact) oracle both
+simulators use the closed-form law of a round by default (:mod:`pyfed.algorithms.rounds`);
+``method="steps"`` runs the K local steps one by one.
 
 Source: Karimireddy, Kale, Mohri, Reddi, Stich, Suresh, "SCAFFOLD: Stochastic Controlled
 Averaging for Federated Learning", ICML 2020, arXiv:1910.06378v4, Algorithm 1 (PDF p. 4),
@@ -26,15 +28,15 @@ import numpy as np
 
 from ..errors import InputError
 from ..sampling import sample_clients
-from .common import (Trajectory, as_global_step_run, as_step, call_oracle, check_c0,
-                     check_oracle, check_problem, check_rounds, check_x0, replicate_blocks,
-                     seed_of, split_streams)
+from .common import (Trajectory, as_global_step_run, as_step, check_c0, check_oracle, check_problem,
+                     check_rounds, check_x0, seed_of, split_streams)
+from .rounds import Slots, local_path_law, step_displacements, step_fresh_samples
 
 __all__ = ["scaffold", "scaffold_run"]
 
 
 def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0=None, R=1,
-             rng, record_controls=False) -> Trajectory:
+             rng, record_controls=False, method="auto") -> Trajectory:
     """Simulate SCAFFOLD as the seed-002 procedure (Algorithm 1, options I and II).
 
     Round r = 0..T-1 of each replicate, with x = x_r, c = c^r, c_i = c_i^r:
@@ -50,8 +52,10 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
 
     The server control c is a separate state (c^0 = mean_i c_i^0), updated only by step 4,
     so ``c^r = mean_i c_i^r`` is a property of the procedure (seed 002), not an assumption.
-    Only the S selected clients are computed: their states are gathered as (R, S, d) and the
-    oracle is called with the (R, S) index array ``clients`` (with ``clients=None`` when S = N).
+    Only the S selected clients are computed: once per round the selected (replicate, client)
+    slots are grouped client-major (:class:`pyfed.algorithms.rounds.Slots`: (N, R, d) when
+    S = N, the R*S slots sorted by client when S < N), and the oracle is called on that layout
+    with ``clients`` naming each slot's client.
 
     Parameters
     ----------
@@ -74,13 +78,23 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
     rng : numpy.random.Generator | int
         Randomness. Two child streams are spawned (``rng.spawn(2)``): the *sampling* stream
         draws S_0, S_1, ... (one ``sample_clients(.., size=R)`` per round); the *oracle*
-        stream serves, per round, the K local steps (each one pass over the (R, S, d) batch,
-        issued as calls on consecutive replicate blocks: for an oracle drawing in C order,
-        such as GaussianOracle, the same numbers as one call, see
-        ``pyfed.algorithms.common.BLOCK_ENTRIES``) followed, for option I, by one call at x
-        on (R, S, d). Same seed -> same run.
+        stream serves the local paths. Step by step: per round K passes over the selected
+        (replicate, client) slots in client-major layout (:class:`pyfed.algorithms.rounds.Slots`;
+        each pass one oracle call, split into blocks of consecutive rows only beyond
+        ``pyfed.algorithms.rounds.CLIENT_BLOCK_ENTRIES`` entries: for an oracle drawing in C
+        order, such as GaussianOracle, the same numbers as one call), then for option I one
+        call at x on the same layout. Closed form: one standard normal vector per selected slot
+        and round (and one more for option I), see :meth:`pyfed.algorithms.rounds.Slots.normals`.
+        Same seed and method -> same run.
     record_controls : bool
         Keep c_history (R, T+1, N, d) and c_server_history (R, T+1, d).
+    method : "auto" | "closed_form" | "steps"
+        How the K local steps are simulated. "auto" (default): for a QuadraticProblem with a
+        GaussianOracle or ExactOracle, the closed-form law of the round (:mod:`pyfed.algorithms.rounds`:
+        the affine map D_i^K once and one Gaussian per client with the exact covariance of the
+        accumulated local noise; the same law as the steps, not the same draws); step by step
+        otherwise. "steps" forces the step-by-step path, "closed_form" demands the closed form.
+        ``meta["path"]`` records which one ran.
 
     Returns
     -------
@@ -103,68 +117,68 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         raise InputError("option", f"must be 'I' or 'II', got {option!r}")
     x0a = check_x0(problem, x0)
     c0a = check_c0(problem, c0)
+    law = local_path_law(problem, oracle, eta_l_f, K, method)
     seed = seed_of(rng)
     sampling_rng, oracle_rng = split_streams(rng)
     N, d = problem.N, problem.d
 
     x = np.empty((R, T + 1, d))
     x[:, 0] = x0a
-    C = np.zeros((R, N, d)) if c0a is None else np.repeat(c0a[None], R, axis=0)
-    c = C.mean(axis=1)  # c^0 = N^-1 sum_i c_i^0; afterwards a separate state
+    # client controls, client-major (N, R, d): c_i^r of every replicate
+    C = np.zeros((N, R, d)) if c0a is None else np.repeat(c0a[:, None, :], R, axis=1)
+    c = C.mean(axis=0)  # c^0 = N^-1 sum_i c_i^0; afterwards a separate state
     samples = np.empty((R, T, S), dtype=np.int64)
     c_hist = cs_hist = None
     if record_controls:
         c_hist = np.empty((R, T + 1, N, d))
         cs_hist = np.empty((R, T + 1, d))
-        c_hist[:, 0] = C
+        c_hist[:, 0] = np.swapaxes(C, 0, 1)
         cs_hist[:, 0] = c
     full = S == N
-    rows = np.arange(R)[:, None]
     inv_K_eta = 1.0 / (K * eta_l_f)
-    blocks = replicate_blocks(R, S * d)
     frac = S / N
 
     for r in range(T):
         sel = sample_clients(sampling_rng, N, S, R)  # (R, S), sorted rows
         samples[:, r] = sel
-        clients = None if full else sel
+        slots = Slots(None if full else sel, N, R)  # the selected clients, client-major
         xr = x[:, r]  # (R, d)
-        c_sel = C if full else C[rows, sel]  # (R, S, d): c_i of the selected clients
-        corr = c[:, None, :] - c_sel  # -c_i + c
-        y = np.repeat(xr[:, None, :], S, axis=1)  # y_{i,0} = x
-        for _ in range(K):
-            for b in blocks:  # same draws as one call on the whole batch (see BLOCK_ENTRIES)
-                yb = y[b]
-                g = call_oracle(oracle, yb, oracle_rng, None if full else sel[b])
-                g += corr[b]
-                g *= eta_l_f
-                yb -= g  # y <- y - eta_l (g_i(y) - c_i + c)
-        if option == "I":
-            c_plus = call_oracle(oracle, np.repeat(xr[:, None, :], S, axis=1), oracle_rng, clients)
+        X = slots.per_replicate(xr)  # round start of every slot
+        c_sel = slots.gather(C)  # c_i of the selected clients
+        corr = slots.per_replicate(c) - c_sel  # -c_i + c
+        if law is not None:
+            v = law.displacements(X, corr, slots, oracle_rng)  # y_{i,K} - x
         else:
-            c_plus = (xr[:, None, :] - y) * inv_K_eta - corr  # c_i - c + (x - y_K)/(K eta_l)
-        delta_x = (y - xr[:, None, :]).mean(axis=1)
-        delta_c = (c_plus - c_sel).mean(axis=1)
+            v = step_displacements(oracle, oracle_rng, slots, X, corr, K, eta_l_f)
+        delta_x = slots.replicate_sum(v) / S
+        if option == "I":
+            c_plus = (law.fresh_samples(X, slots, oracle_rng) if law is not None
+                      else step_fresh_samples(oracle, oracle_rng, slots, X))
+            delta_c = slots.replicate_sum(c_plus - c_sel) / S
+        else:
+            # c_i+ = c_i - c + (x - y_K)/(K eta_l), so c_i+ - c_i = -(y_K - x)/(K eta_l) - c
+            v *= inv_K_eta
+            c_plus = -corr
+            c_plus -= v
+            delta_c = -delta_x * inv_K_eta - c
         x[:, r + 1] = xr + eta_g_f * delta_x
         c = c + frac * delta_c
-        if full:
-            C = c_plus
-        else:
-            C[rows, sel] = c_plus
+        slots.scatter(C, c_plus)
         if record_controls:
-            c_hist[:, r + 1] = C
+            c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
             cs_hist[:, r + 1] = c
 
     meta = {"algorithm": "scaffold", "procedure": "seed 002 (Algorithm 1)", "option": option,
             "S": S, "K": K, "T": T, "N": N, "d": d, "eta_l": eta_l, "eta_g": eta_g, "R": R,
             "c0": "zeros" if c0a is None else "given", "oracle": oracle.describe(),
-            "problem": getattr(problem, "name", "problem"), "seed": seed}
-    return Trajectory(x=x, c=C, c_history=c_hist, samples=samples, meta=meta, c_server=c,
-                      c_server_history=cs_hist)
+            "problem": getattr(problem, "name", "problem"), "seed": seed,
+            "path": "closed form" if law is not None else "step by step"}
+    return Trajectory(x=x, c=np.ascontiguousarray(np.swapaxes(C, 0, 1)), c_history=c_hist, samples=samples,
+                      meta=meta, c_server=c, c_server_history=cs_hist)
 
 
 def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=1, rng,
-                 record_controls=False) -> Trajectory:
+                 record_controls=False, method="auto") -> Trajectory:
     """Simulate the seed-000 ``Run`` model of SCAFFOLD (Lean ``SCAFFOLD.Run``).
 
     Initial controls: ``c0`` if given (deterministic, Lean ``some c0``); if ``None`` the
@@ -192,10 +206,17 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
         Given initial controls, or ``None`` for the K-sample warm start at x0.
     rng : numpy.random.Generator | int
         Two child streams (``rng.spawn(2)``): the *sampling* stream draws I_0, I_1, ...
-        (one ``sample_clients(.., size=R)`` per round, after that round's paths); the
-        *oracle* stream serves the K warm-start passes (only if c0 is None, each over the
-        (R, N, d) batch at x0) and then, per round, the K path passes over (R, N, d) (each
-        pass issued in replicate blocks as in :func:`scaffold`).
+        (one ``sample_clients(.., size=R)`` per round); the *oracle* stream serves the
+        warm start (only if c0 is None) and the paths. Step by step: K warm-start passes at
+        x0 over the client-major (N, R, d) batch, then per round the K path passes of all N
+        clients over (N, R, d) (in client blocks as in :func:`scaffold`), the round's sample
+        being drawn after its paths. Closed form: the warm start is one standard normal
+        (N, R, d) draw (mean of K samples = grad f_i(x0) + N(0, sigma^2/(d K) I)); per round the
+        sample is drawn first and only the S selected paths are computed (the sample is
+        independent of the paths, and unselected paths are discarded, so the law is the same),
+        one standard normal vector per selected slot.
+    method : "auto" | "closed_form" | "steps"
+        As in :func:`scaffold`.
 
     Returns
     -------
@@ -215,54 +236,70 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
     eta_g_f = as_global_step_run(eta_g)
     x0a = check_x0(problem, x0)
     c0a = check_c0(problem, c0)
+    law = local_path_law(problem, oracle, eta_l_f, K, method)
     seed = seed_of(rng)
     sampling_rng, oracle_rng = split_streams(rng)
     N, d = problem.N, problem.d
 
     x = np.empty((R, T + 1, d))
     x[:, 0] = x0a
+    every = Slots(None, N, R)  # all N clients of every replicate, client-major (N, R, d)
     if c0a is None:  # warm start: K fresh samples at x0 for every client
-        X0 = np.repeat(np.repeat(x0a[None, None, :], N, axis=1), R, axis=0)
-        gsum = np.zeros((R, N, d))
-        for _ in range(K):
-            for b in replicate_blocks(R, N * d):
-                gsum[b] += call_oracle(oracle, X0[b], oracle_rng, None)
-        C = gsum / K
+        X0 = every.per_replicate(np.broadcast_to(x0a, (R, d)))
+        if law is not None:  # (1/K) sum of K samples = grad f_i(x0) + N(0, s^2/K I)
+            C = np.matmul(X0[:1], law.A) - law.b[:, None, :]
+            if law.scale:
+                C += (law.scale / np.sqrt(K)) * every.normals(oracle_rng, d)
+        else:
+            gsum = np.zeros((N, R, d))
+            for _ in range(K):
+                gsum += step_fresh_samples(oracle, oracle_rng, every, X0)
+            C = gsum / K
     else:
-        C = np.repeat(c0a[None], R, axis=0)
+        C = np.repeat(c0a[:, None, :], R, axis=1)  # client-major (N, R, d)
     samples = np.empty((R, T, S), dtype=np.int64)
     c_hist = None
     if record_controls:
         c_hist = np.empty((R, T + 1, N, d))
-        c_hist[:, 0] = C
+        c_hist[:, 0] = np.swapaxes(C, 0, 1)
     rows = np.arange(R)[:, None]
     step_g = eta_g_f / S
-    blocks = replicate_blocks(R, N * d)
+    inv_K_eta = 1.0 / (K * eta_l_f)
 
     for r in range(T):
         xr = x[:, r]
-        corr = C.mean(axis=1)[:, None, :] - C  # c^r - c_i^r, (R, N, d)
-        y = np.repeat(xr[:, None, :], N, axis=1)
-        gsum = np.zeros((R, N, d))
-        for _ in range(K):
-            for b in blocks:
-                yb = y[b]
-                g = call_oracle(oracle, yb, oracle_rng, None)
-                gsum[b] += g
-                g += corr[b]
-                g *= eta_l_f
-                yb -= g
-        sel = sample_clients(sampling_rng, N, S, R)  # drawn after the virtual paths
+        cbar = C.mean(axis=0)  # c^r = mean_i c_i^r, (R, d)
+        if law is not None:
+            # closed form: only the sampled clients' end points matter, and the sample is
+            # independent of the paths, so draw it first and compute the S selected paths
+            sel = sample_clients(sampling_rng, N, S, R)
+            slots = Slots(None if S == N else sel, N, R)
+            X = slots.per_replicate(xr)
+            corr = slots.per_replicate(cbar) - slots.gather(C)  # c^r - c_i^r
+            v = law.displacements(X, corr, slots, oracle_rng)  # y_{i,K} - x^r
+            x[:, r + 1] = xr + step_g * slots.replicate_sum(v)
+            v *= inv_K_eta
+            c_new = -corr
+            c_new -= v  # (x - y_K)/(K eta_l) - (c^r - c_i^r) = (1/K) sum_k g_{i,k} (module rounds)
+            slots.scatter(C, c_new)
+        else:
+            X = every.per_replicate(xr)
+            corr = every.per_replicate(cbar) - C
+            gsum = np.zeros((N, R, d))
+            v = step_displacements(oracle, oracle_rng, every, X, corr, K, eta_l_f, gsum=gsum)
+            sel = sample_clients(sampling_rng, N, S, R)  # drawn after the virtual paths
+            C[sel, rows] = gsum[sel, rows] / K
+            x[:, r + 1] = xr + step_g * v[sel, rows].sum(axis=1)
         samples[:, r] = sel
-        C[rows, sel] = gsum[rows, sel] / K
-        x[:, r + 1] = xr + step_g * (y[rows, sel] - xr[:, None, :]).sum(axis=1)
         if record_controls:
-            c_hist[:, r + 1] = C
+            c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
 
+    Cr = np.ascontiguousarray(np.swapaxes(C, 0, 1))
     meta = {"algorithm": "scaffold_run", "procedure": "seed 000 Run model (option II, average-gradient form)",
             "S": S, "K": K, "T": T, "N": N, "d": d, "eta_l": eta_l, "eta_g": eta_g, "R": R,
             "c0": "warm start (K samples at x0)" if c0a is None else "given",
-            "oracle": oracle.describe(), "problem": getattr(problem, "name", "problem"), "seed": seed}
-    return Trajectory(x=x, c=C, c_history=c_hist, samples=samples, meta=meta,
-                      c_server=C.mean(axis=1),
+            "oracle": oracle.describe(), "problem": getattr(problem, "name", "problem"), "seed": seed,
+            "path": "closed form" if law is not None else "step by step"}
+    return Trajectory(x=x, c=Cr, c_history=c_hist, samples=samples, meta=meta,
+                      c_server=Cr.mean(axis=1),
                       c_server_history=None if c_hist is None else c_hist.mean(axis=2))

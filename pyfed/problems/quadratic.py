@@ -122,6 +122,13 @@ def _as_float_array(name, obj):
                                "(got an entry that is neither)") from None
 
 
+def _rows_constant(clients: np.ndarray) -> bool:
+    """True when every row of a 2-D index array names one client (O(1) for a broadcast view)."""
+    if clients.strides[1] == 0:
+        return True
+    return bool(np.all(clients == clients[:, :1]))
+
+
 class QuadraticProblem(Problem):
     """N quadratic clients f_i(x) = 1/2 x^T A_i x - b_i^T x.
 
@@ -341,7 +348,28 @@ class QuadraticProblem(Problem):
             g = np.matmul(yy, A).transpose(1, 0, 2).reshape(lead + (self.N, self.d))  # A symmetric
             return g - b
         clients = np.asarray(clients)
+        if clients.ndim == 2 and y.ndim == 3 and clients.shape[1] and _rows_constant(clients):
+            # client-major batch (n, m, d), row j all of client ids[j] (the simulators' layout):
+            # one batched product with the rows' Hessians, no regrouping
+            ids = clients[:, 0]
+            if ids.size and np.all(np.diff(ids) == 1):
+                A, b = self.A[ids[0]:ids[-1] + 1], self.b[ids[0]:ids[-1] + 1]
+            else:
+                A, b = self.A[ids], self.b[ids]
+            g = np.matmul(y, A)  # row m of block j is (A_j y)^T since A_j is symmetric
+            g -= b[:, None, :]
+            return g
         flat = clients.reshape(-1)
+        if clients.ndim == 1 and y.ndim == 2 and flat.size and np.all(flat[1:] >= flat[:-1]):
+            # slots sorted by client (the simulators' layout when S < N): one product per
+            # client on its contiguous range, no regrouping
+            bounds = np.searchsorted(flat, np.arange(self.N + 1))
+            g = np.empty_like(y)
+            for i in np.flatnonzero(bounds[1:] > bounds[:-1]):
+                a, z = bounds[i], bounds[i + 1]
+                np.matmul(y[a:z], self.A[i], out=g[a:z])  # A_i symmetric
+            g -= self.b[flat]
+            return g
         counts = np.bincount(flat, minlength=self.N) if flat.size else np.zeros(self.N, dtype=np.int64)
         m_max = int(counts.max()) if flat.size else 0
         if m_max * self.N > 4 * flat.size:  # few slots: gathering their Hessians is cheaper
