@@ -1,4 +1,4 @@
-"""Benchmark: vectorised SCAFFOLD (pyfed.algorithms.scaffold) against per-client Python loops.
+"""Benchmark: SCAFFOLD simulators (pyfed.algorithms.scaffold, option II) against per-client loops.
 
 Setting (default): N = 100 clients, d = 50, K = 10 local steps, T = 100 rounds, R = 256
 replicates, option II, a random quadratic problem (pyfed.problems.random_quadratic) with a
@@ -6,24 +6,31 @@ GaussianOracle (sigma = 1), S = 10 and S = N = 100 clients per round.
 
 Compared, as time per replicate-round (wall clock / (replicates * rounds)):
 
-* ``vectorised``   pyfed.algorithms.scaffold on all R replicates at once;
-* ``loop/oracle``  a straightforward loop: for each replicate, round and selected client,
-  K calls ``oracle(y[None], rng, clients=[i])`` on one point (the library API, one client
-  at a time);
-* ``loop/numpy``   the same loop with the oracle inlined as ``A[i] @ y - b[i] + noise``
-  (the fastest per-client loop one would write by hand).
+* ``closed form``  pyfed.algorithms.scaffold (default ``method="auto"``: the closed-form law of
+  a round, one affine map and one Gaussian per client; pyfed.algorithms.rounds);
+* ``steps``        the same simulator with ``method="steps"`` (the K local steps one by one,
+  client-major layout; the path used for non-quadratic problems);
+* ``loop/numpy``   the fair baseline: for each replicate, round and selected client, K steps
+  with the oracle inlined as ``A[i] @ y - b[i] + noise`` (what a hand-written FL simulator does);
+* ``loop/oracle``  the same loop calling the library oracle on one point per step.
 
-The loops run fewer replicates and rounds (R_loop, T_loop); per replicate-round cost is
-independent of both. Printed ratios are loop time / vectorised time (higher is better).
-Before timing, a deterministic check (sigma = 0, S = N) confirms that the loop baseline and
-the vectorised code compute the same iterates.
+The loops run fewer replicates and rounds (R_loop, T_loop) and the step path fewer rounds
+(T_steps); per replicate-round cost is independent of both. All methods are timed ``--repeat``
+times, interleaved, in this one process; the table shows min and median, and the ratios use
+the minimum (best of) and the median. Before timing, a deterministic check (sigma = 0, S = N)
+confirms that the loop baseline and both simulator paths compute the same iterates.
 
-Usage:  python benchmarks/bench_scaffold.py [--quick] [--sigma 1.0] [--repeat 1]
+Targets (issue 14): closed form >= 30x loop/numpy at S = 10 and S = N; >= 5x the step path.
+Ends with one line per target: ``TARGET name measured=X target=Y ok|short`` (X: ratio of the
+minimum times).
+
+Usage:  python benchmarks/bench_scaffold.py [--quick] [--sigma 1.0] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import numpy as np
@@ -69,52 +76,66 @@ def scaffold_loop(problem, oracle, *, S, K, T, eta_l, eta_g, R, rng, inline=Fals
     return xs
 
 
-def _time(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def target_line(name, measured, target):
+    return f"TARGET {name} measured={measured:.3g} target={target:g} {'ok' if measured >= target else 'short'}"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a few seconds)")
     ap.add_argument("--sigma", type=float, default=1.0, help="GaussianOracle noise level (0 = exact oracle)")
-    ap.add_argument("--repeat", type=int, default=1, help="timing repeats (best of)")
+    ap.add_argument("--repeat", type=int, default=3, help="timing repeats (min and median reported)")
     args = ap.parse_args(argv)
     if args.quick:
-        N, d, K, T, R, T_loop, R_loop = 20, 10, 5, 10, 32, 5, 2
+        N, d, K, T, R, T_loop, R_loop, T_steps = 20, 10, 5, 10, 32, 5, 2, 10
     else:
-        N, d, K, T, R, T_loop, R_loop = 100, 50, 10, 100, 256, 10, 4
+        N, d, K, T, R, T_loop, R_loop, T_steps = 100, 50, 10, 100, 256, 10, 4, 20
     eta_l, eta_g = 0.01, 1.0
     problem = random_quadratic(N, d, np.random.default_rng(0), mu=0.1, L=1.0)
     oracle = GaussianOracle(problem, args.sigma) if args.sigma > 0 else ExactOracle(problem)
 
     # sanity: the loop baseline is the same algorithm (deterministic case, S = N)
     ex = ExactOracle(problem)
-    ref = scaffold(problem, ex, S=N, K=K, T=3, eta_l=eta_l, eta_g=eta_g, R=1, rng=0).x
-    for inline in (False, True):
-        lp = scaffold_loop(problem, ex, S=N, K=K, T=3, eta_l=eta_l, eta_g=eta_g, R=1,
-                           rng=np.random.default_rng(0), inline=inline)
-        err = np.max(np.abs(lp - ref))
-        assert err < 1e-10, f"loop baseline disagrees with scaffold by {err}"
+    for method in ("closed_form", "steps"):
+        ref = scaffold(problem, ex, S=N, K=K, T=3, eta_l=eta_l, eta_g=eta_g, R=1, rng=0, method=method).x
+        for inline in (False, True):
+            lp = scaffold_loop(problem, ex, S=N, K=K, T=3, eta_l=eta_l, eta_g=eta_g, R=1,
+                               rng=np.random.default_rng(0), inline=inline)
+            err = np.max(np.abs(lp - ref))
+            assert err < 1e-10, f"loop baseline disagrees with scaffold ({method}) by {err}"
 
-    print(f"SCAFFOLD option II, N={N} d={d} K={K}; vectorised T={T} R={R}; loops T={T_loop} R={R_loop}; "
-          f"oracle={oracle.name} sigma={args.sigma}")
-    print(f"{'S':>5} {'method':>20} {'us/replicate-round':>20} {'loop/oracle ratio':>18} {'loop/numpy ratio':>17}")
+    print(f"SCAFFOLD option II, N={N} d={d} K={K}; closed form T={T} R={R}; steps T={T_steps} R={R}; "
+          f"loops T={T_loop} R={R_loop}; oracle={oracle.name} sigma={args.sigma}; {args.repeat} repeats")
+    print(f"{'S':>5} {'method':>12} {'us/rep-round min':>17} {'median':>9} {'loop/numpy ratio':>17} "
+          f"{'(median)':>9} {'steps ratio':>12}")
+    targets = []
     for S in sorted({max(1, N // 10), N}):
         kw = dict(S=S, K=K, eta_l=eta_l, eta_g=eta_g)
-        t_lo = _time(lambda: scaffold_loop(problem, oracle, T=T_loop, R=R_loop, rng=np.random.default_rng(1),
-                                           **kw), args.repeat) / (T_loop * R_loop)
-        t_ln = _time(lambda: scaffold_loop(problem, oracle, T=T_loop, R=R_loop, rng=np.random.default_rng(1),
-                                           inline=True, **kw), args.repeat) / (T_loop * R_loop)
-        rows = [("loop/oracle", t_lo), ("loop/numpy", t_ln)]
-        t_v = _time(lambda: scaffold(problem, oracle, T=T, R=R, rng=1, **kw), args.repeat) / (T * R)
-        rows.append(("vectorised", t_v))
-        for name, t in rows:
-            print(f"{S:>5} {name:>20} {t * 1e6:>20.1f} {t_lo / t:>18.1f} {t_ln / t:>17.1f}")
+        runs = {
+            "loop/oracle": (lambda: scaffold_loop(problem, oracle, T=T_loop, R=R_loop,
+                                                  rng=np.random.default_rng(1), **kw), T_loop * R_loop),
+            "loop/numpy": (lambda: scaffold_loop(problem, oracle, T=T_loop, R=R_loop, rng=np.random.default_rng(1),
+                                                 inline=True, **kw), T_loop * R_loop),
+            "steps": (lambda: scaffold(problem, oracle, T=T_steps, R=R, rng=1, method="steps", **kw), T_steps * R),
+            "closed form": (lambda: scaffold(problem, oracle, T=T, R=R, rng=1, **kw), T * R),
+        }
+        times = {k: [] for k in runs}
+        for _ in range(args.repeat):  # interleaved, so load changes hit every method alike
+            for name, (fn, units) in runs.items():
+                t0 = time.perf_counter()
+                fn()
+                times[name].append((time.perf_counter() - t0) / units)
+        best = {k: min(v) for k, v in times.items()}
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for name in runs:
+            print(f"{S:>5} {name:>12} {best[name] * 1e6:>17.1f} {med[name] * 1e6:>9.1f} "
+                  f"{best['loop/numpy'] / best[name]:>17.1f} {med['loop/numpy'] / med[name]:>9.1f} "
+                  f"{best['steps'] / best[name]:>12.2f}")
+        tag = "SN" if S == N else f"S{S}"
+        targets.append(target_line(f"closed_form_vs_loop_numpy_{tag}", best["loop/numpy"] / best["closed form"], 30))
+        targets.append(target_line(f"closed_form_vs_steps_{tag}", best["steps"] / best["closed form"], 5))
+    for line in targets:
+        print(line)
 
 
 if __name__ == "__main__":

@@ -118,11 +118,10 @@ def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=Non
         samples[:, r] = sel
         slots = Slots(None if full else sel, N, R)
         xr = x[:, r]
-        X = slots.per_replicate(xr)  # round start of every selected slot
         if law is not None:
-            diff = law.displacements(X, None, slots, oracle_rng)  # y_{i,K} - x_{r-1}
+            diff = law.displacements(xr, None, slots, oracle_rng)  # y_{i,K} - x_{r-1}
         else:
-            diff = step_displacements(oracle, oracle_rng, slots, X, None, K, eta_l_f)
+            diff = step_displacements(oracle, oracle_rng, slots, slots.per_replicate(xr), None, K, eta_l_f)
         if weights is None:
             x[:, r + 1] = xr + (eta_g_f / S) * slots.replicate_sum(diff)
         else:

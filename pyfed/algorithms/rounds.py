@@ -109,6 +109,7 @@ class Slots:
         self.shape = (flat.size,)
         self.clients = flat[order]
         self.reps = order // self.S
+        self._flat = self.clients * R + self.reps  # row of (client, replicate) in C.reshape(N*R, ...)
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(flat, minlength=N))])
         inv = np.empty_like(order)
         inv[order] = np.arange(order.size)
@@ -124,18 +125,20 @@ class Slots:
         """(R, ...) -> per slot: the value of each slot's replicate (a view when S = N)."""
         if self.full:
             return np.broadcast_to(a[None], (self.N,) + a.shape)
-        return a[self.reps]
+        return np.take(a, self.reps, axis=0)
 
     def gather(self, C: np.ndarray) -> np.ndarray:
         """Client-major state C (N, R, ...) -> per slot (C itself when S = N)."""
         if self.full:
             return C
-        return C[self.clients, self.reps]
+        return np.take(C.reshape((self.N * self.R,) + C.shape[2:]), self._flat, axis=0)
 
     def scatter(self, C: np.ndarray, V: np.ndarray) -> None:
         """Write per-slot values V into the client-major state C (N, R, ...)."""
         if self.full:
             C[...] = V
+        elif C.flags.c_contiguous:  # reshape is a view
+            C.reshape((self.N * self.R,) + C.shape[2:])[self._flat] = V
         else:
             C[self.clients, self.reps] = V
 
@@ -143,7 +146,7 @@ class Slots:
         """Per slot -> (R, S, ...): the slots in replicate order (the order of ``sel``)."""
         if self.full:
             return np.swapaxes(V, 0, 1)
-        return V[self.inverse].reshape((self.R, self.S) + V.shape[1:])
+        return np.take(V, self.inverse, axis=0).reshape((self.R, self.S) + V.shape[1:])
 
     def replicate_sum(self, V: np.ndarray, weights=None) -> np.ndarray:
         """sum over the round's clients of each replicate: per slot (..., d) -> (R, d);
@@ -195,34 +198,36 @@ class LocalPathLaw:
             cov *= (scale * eta) ** 2
             cov = 0.5 * (cov + np.swapaxes(cov, 1, 2))
             self.LT = np.ascontiguousarray(np.swapaxes(np.linalg.cholesky(cov), 1, 2))
-        # stacked for the sorted layout: rows [x | u | z] -> displacement (with / without u)
+        # stacked for the sorted layout: rows [x | u | z | 1] -> displacement (with / without u)
         noise = [self.LT] if self.LT is not None else []
-        self._stack_u = np.ascontiguousarray(np.concatenate([self.PmIT, -self.GT] + noise, axis=1))
-        self._stack_0 = np.ascontiguousarray(np.concatenate([self.PmIT] + noise, axis=1))
+        one = [self.Gb[:, None, :]]
+        self._stack_u = np.ascontiguousarray(np.concatenate([self.PmIT, -self.GT] + noise + one, axis=1))
+        self._stack_0 = np.ascontiguousarray(np.concatenate([self.PmIT] + noise + one, axis=1))
 
-    def displacements(self, X: np.ndarray, corr, slots: Slots, rng) -> np.ndarray:
-        """y_{i,K} - x of every slot, in the layout of ``slots``: X the round start per slot
-        (a broadcast view is fine), corr the correction u = c - c_i per slot (None for FedAvg).
-        Noise: one :meth:`Slots.normals` draw when sigma > 0."""
+    def displacements(self, xr: np.ndarray, corr, slots: Slots, rng) -> np.ndarray:
+        """y_{i,K} - x of every slot, in the layout of ``slots``: xr (R, d) the round start of
+        each replicate, corr the correction u = c - c_i per slot (None for FedAvg). Noise: one
+        :meth:`Slots.normals` draw when sigma > 0."""
         d = self.A.shape[1]
         if not slots.full:
-            k = 1 + (corr is not None) + (self.LT is not None)
-            W = np.empty(slots.shape + (k * d,))
-            W[:, :d] = X
+            # one product per client on its range: [x | u | z | 1] @ [(D^K - I)^T; -G^T; L^T; (G b)^T]
+            stack = self._stack_u if corr is not None else self._stack_0
+            W = np.empty(slots.shape + (stack.shape[1],))
+            np.take(xr, slots.reps, axis=0, out=W[:, :d])
             col = d
             if corr is not None:
                 W[:, col:col + d] = corr
                 col += d
             if self.LT is not None:
                 W[:, col:col + d] = slots.normals(rng, d)
+                col += d
+            W[:, col] = 1.0
             V = np.empty(slots.shape + (d,))
-            stack = self._stack_u if corr is not None else self._stack_0
             for i, a, b in slots.segments():
                 np.matmul(W[a:b], stack[i], out=V[a:b])
-            V += self.Gb[slots.clients]
             return V
         # S = N: dense client-major (N, R, d); three batched products
-        V = np.matmul(X[:1], self.PmIT)
+        V = np.matmul(xr[None], self.PmIT)
         V += self.Gb[:, None, :]
         tmp = self._buffer("tmp", V.shape)
         if corr is not None:
@@ -240,16 +245,18 @@ class LocalPathLaw:
             buf = self._buffers[name] = np.empty(shape)
         return buf
 
-    def fresh_samples(self, X: np.ndarray, slots: Slots, rng) -> np.ndarray:
-        """One oracle sample g_i(x) = A_i x - b_i + s z at the round start of every slot."""
+    def fresh_samples(self, xr: np.ndarray, slots: Slots, rng) -> np.ndarray:
+        """One oracle sample g_i(x) = A_i x - b_i + s z at the round start of every slot
+        (xr (R, d) per replicate)."""
         d = self.A.shape[1]
         if not slots.full:
+            X = slots.per_replicate(xr)
             G = np.empty(slots.shape + (d,))
             for i, a, b in slots.segments():
                 np.matmul(X[a:b], self.A[i], out=G[a:b])
-            G -= self.b[slots.clients]
+            G -= np.take(self.b, slots.clients, axis=0)
         else:
-            G = np.matmul(X[:1], self.A)
+            G = np.matmul(xr[None], self.A)
             G -= self.b[:, None, :]
         if self.scale:
             G += self.scale * slots.normals(rng, d)

@@ -143,17 +143,16 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         samples[:, r] = sel
         slots = Slots(None if full else sel, N, R)  # the selected clients, client-major
         xr = x[:, r]  # (R, d)
-        X = slots.per_replicate(xr)  # round start of every slot
         c_sel = slots.gather(C)  # c_i of the selected clients
         corr = slots.per_replicate(c) - c_sel  # -c_i + c
         if law is not None:
-            v = law.displacements(X, corr, slots, oracle_rng)  # y_{i,K} - x
+            v = law.displacements(xr, corr, slots, oracle_rng)  # y_{i,K} - x
         else:
-            v = step_displacements(oracle, oracle_rng, slots, X, corr, K, eta_l_f)
+            v = step_displacements(oracle, oracle_rng, slots, slots.per_replicate(xr), corr, K, eta_l_f)
         delta_x = slots.replicate_sum(v) / S
         if option == "I":
-            c_plus = (law.fresh_samples(X, slots, oracle_rng) if law is not None
-                      else step_fresh_samples(oracle, oracle_rng, slots, X))
+            c_plus = (law.fresh_samples(xr, slots, oracle_rng) if law is not None
+                      else step_fresh_samples(oracle, oracle_rng, slots, slots.per_replicate(xr)))
             delta_c = slots.replicate_sum(c_plus - c_sel) / S
         else:
             # c_i+ = c_i - c + (x - y_K)/(K eta_l), so c_i+ - c_i = -(y_K - x)/(K eta_l) - c
@@ -247,7 +246,7 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
     if c0a is None:  # warm start: K fresh samples at x0 for every client
         X0 = every.per_replicate(np.broadcast_to(x0a, (R, d)))
         if law is not None:  # (1/K) sum of K samples = grad f_i(x0) + N(0, s^2/K I)
-            C = np.matmul(X0[:1], law.A) - law.b[:, None, :]
+            C = np.matmul(X0[:1], law.A) - law.b[:, None, :]  # (N, R, d)
             if law.scale:
                 C += (law.scale / np.sqrt(K)) * every.normals(oracle_rng, d)
         else:
@@ -274,9 +273,8 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
             # independent of the paths, so draw it first and compute the S selected paths
             sel = sample_clients(sampling_rng, N, S, R)
             slots = Slots(None if S == N else sel, N, R)
-            X = slots.per_replicate(xr)
             corr = slots.per_replicate(cbar) - slots.gather(C)  # c^r - c_i^r
-            v = law.displacements(X, corr, slots, oracle_rng)  # y_{i,K} - x^r
+            v = law.displacements(xr, corr, slots, oracle_rng)  # y_{i,K} - x^r
             x[:, r + 1] = xr + step_g * slots.replicate_sum(v)
             v *= inv_K_eta
             c_new = -corr

@@ -76,11 +76,21 @@ P_s = E[x~^k x~^k^T] and P_c = E[x~^k x~^l^T] (k != l):
 and at a synchronisation time both become (1/W) P_s + (1 - 1/W) P_c (the law of the
 average xbar of the W workers), which is also the second moment reported for xbar_t.
 
+**Block structure.** Client i's increment reads only its own control c_i and the shared
+features e = (x, mean control or server control, 1), and the sample enters only through
+E[delta_i] and E[delta_i delta_j]. So the second moment is propagated in blocks
+(:class:`_BlockModel`, :func:`pyfed.engines.exact.propagation._propagate_blocks`): the
+(N+1)^2 blocks of d x d cost O(N^2 d^3) per round instead of the dense O((N d)^3) of
+:func:`_build_model` + ``_propagate`` (kept as the reference; the tests compare both exactly).
+
 **Arithmetic and cost.** Exact entries grow by roughly 100-250 decimal digits per round on
 d = 5, N = 10 instances (the denominators of eta_l and of the data compound), so exact cost
 grows like n~^3 T^2; :func:`decide_convex` / :func:`decide_nonconvex` therefore use exact
 rationals when (n~)^3 T^2 <= :data:`EXACT_BUDGET` (a few seconds) and certified balls beyond
 (``arithmetic="exact"`` forces exact). Both are certified decisions (``Verdict.exact``).
+Balls lose relative precision at a constant rate per round after a short transient; the
+verdicts measure that rate on the instance and start at the precision round T needs
+(:func:`pyfed.engines.exact.verdict._decide_in_balls`).
 
 **Assumptions beyond the seeds.** Oracle noise is additive, state-independent, mean zero with
 a known covariance, and independent across clients and calls (the :class:`GaussianOracle` law;
@@ -380,3 +390,189 @@ def _stat_forms(F, A, b, fstar):
     return Phi, Gam
 
 
+
+
+# ----------------------------------------------------------------------------------------
+# the block-structured model (what the propagation uses; _build_model is the dense reference)
+# ----------------------------------------------------------------------------------------
+
+@dataclass
+class _BlockModel:
+    r"""The round of :func:`_build_model` in block form.
+
+    State z~ = (g, c_1, ..., c_N) with the *global* part g = (x, [s], 1) (n_g = d [+ d] + 1;
+    s the separate server control of seed 002, 1 the homogeneous coordinate) and the client
+    controls c_i (d each; none for FedAvg). Every quantity client i's update reads is a
+    function of its own control c_i and of the *shared features* e = (x, m, 1) (n_e = d [+ d] + 1),
+    m = (1/N) sum_j c_j (seed-000 Run) or m = s (seed 002); FedAvg has e = (x, 1). So the
+    increment of a selected client is
+
+        w_i = [U^g_i c_i + R^g_i e] in g,   [U_i c_i + R_i e] in c_i,   plus noise,
+
+    (rows of g: x and s; the homogeneous row is 0), e = E_g g + E_c c. The propagation
+    (:func:`pyfed.engines.exact.propagation._propagate_blocks`) keeps P_gg, P_gc, P_cc and
+    needs per round O(N^2) products of d x d blocks plus products with thin (n_e-wide)
+    matrices: O(N^2 d^3) instead of the dense O((N d)^3).
+    """
+
+    d: int
+    N: int
+    n_g: int
+    n_e: int
+    has_c: bool
+    x_idx: list                # indices of x and of the homogeneous coordinate in g
+    Ug: list                   # per client (n_g x d)
+    Rg: list                   # per client (n_g x n_e)
+    U: list                    # per client (d x d)
+    Rc: list                   # per client (d x n_e)
+    Qg: list                   # per client noise covariance blocks (n_g x n_g), (n_g x d), (d x d)
+    Qgc: list
+    Qc: list
+    Eg: object                 # (n_e x n_g)
+    Ec: object                 # (n_e x N d) or None (e does not read the controls)
+    Pgg: object                # initial second moment blocks
+    Pgc: object
+    Pcc: object
+    kappa: object = None       # run / II: c-rows = -kappa (x-rows) - m (see _build_block_model)
+    explicit_s: bool = False
+
+
+def _fmat(F, rows, cols, fill):
+    """A field matrix from a function fill(i, j) -> scalar (or a dict of nonzeros)."""
+    zero = F.scalar(0)
+    if isinstance(fill, dict):
+        ent = [zero] * (rows * cols)
+        for (i, j), v in fill.items():
+            ent[i * cols + j] = v
+        return F.mat(rows, cols, ent)
+    return F.mat(rows, cols, [fill(i, j) for i in range(rows) for j in range(cols)])
+
+
+def _build_block_model(F, problem, A, b, Sig, *, S, K, eta_l, eta_g, x0, c0, warm_start, variant):
+    """Per-client block coefficients (U^g_i, R^g_i, U_i, R_i), noise blocks and the initial
+    moments of :class:`_BlockModel`, for the variants of :func:`_build_model` ("run", "II",
+    "I", "fedavg"); same inputs (A, b, Sig object arrays of field scalars; x0 (d,), c0 (N, d)
+    or None)."""
+    N, d = problem.N, problem.d
+    has_c = variant != "fedavg"
+    explicit_s = variant in ("I", "II")
+    n_g = d + (d if explicit_s else 0) + 1
+    n_e = d + (d if has_c else 0) + 1
+    hg, he = n_g - 1, n_e - 1
+    one, zero = F.scalar(1), F.scalar(0)
+    el, eg = F.scalar(eta_l), F.scalar(eta_g)
+    gS = eg * F.scalar(Fraction(1, S))
+    invN = F.scalar(Fraction(1, N))
+    invK = F.scalar(Fraction(1, K))
+    Id = _fmat(F, d, d, {(a, a): one for a in range(d)})
+    Sx = _fmat(F, d, n_e, {(a, a): one for a in range(d)})          # e -> x
+    Sm = _fmat(F, d, n_e, {(a, d + a): one for a in range(d)}) if has_c else None  # e -> m (or s)
+    Zdd = F.mat(d, d)
+    Zde = F.mat(d, n_e)
+
+    def stack_rows(parts, cols):
+        """Vertical stack of field matrices (list of (rows, matrix)); one matrix (sum rows x cols)."""
+        ent = []
+        rows = 0
+        for m in parts:
+            ent.extend(m.entries())
+            rows += m.nrows()
+        return F.mat(rows, cols, ent)
+
+    Ug, Rg, U, Rc, Qg, Qgc, Qc = [], [], [], [], [], [], []
+    for i in range(N):
+        Ai = _to_mat(F, A[i])
+        bcol = _fmat(F, d, n_e, {(a, he): b[i, a] for a in range(d)})  # b_i placed on the 1 of e
+        D = Id - Ai * el
+        drift_c = Id * el if has_c else None
+        drift_e = bcol * el - (Sm * el if has_c else Zde)
+        Yc, Ye = (Zdd if has_c else None), Sx
+        Gc, Ge = Zdd, Zde
+        noiseY, noiseG = [], []
+        for _ in range(K):
+            if variant == "run":
+                Gc = Gc + Ai * Yc
+                Ge = Ge + Ai * Ye - bcol
+                noiseG = [ng + Ai * ny for ng, ny in zip(noiseG, noiseY)] + [Id]
+            if has_c:
+                Yc = D * Yc + drift_c
+            Ye = D * Ye + drift_e
+            noiseY = [D * ny for ny in noiseY] + [Id * (-el)]
+        # outputs: x rows (eta_g/S)(y_K - x); c rows w = c^+ - c_i; s rows w/N
+        Ux = Yc * gS if has_c else None
+        Rx = (Ye - Sx) * gS
+        nx = [ny * gS for ny in noiseY]
+        extra = False
+        if variant == "run":
+            Uc, Rcc = Gc * invK - Id, Ge * invK
+            nc = [ng * invK for ng in noiseG]
+        elif variant == "II":
+            s_ = one / (F.scalar(K) * el)
+            Uc, Rcc = Yc * (-s_), (Sx - Ye) * s_ - Sm
+            nc = [ny * (-s_) for ny in noiseY]
+        elif variant == "I":
+            Uc, Rcc = Id * (-one), Ai * Sx - bcol
+            nc = [Zdd for _ in range(K)]
+            extra = True
+        hrow_d = F.mat(1, d)
+        hrow_e = F.mat(1, n_e)
+        if has_c:
+            Ug.append(stack_rows([Ux] + ([Uc * invN] if explicit_s else []) + [hrow_d], d))
+            U.append(Uc)
+            Rc.append(Rcc)
+        Rg.append(stack_rows([Rx] + ([Rcc * invN] if explicit_s else []) + [hrow_e], n_e))
+        # noise: H_j stacks the coefficient of noise variable j on (g rows, c rows)
+        Hs = []
+        for j in range(K):
+            parts = [nx[j]] + ([nc[j] * invN] if explicit_s else []) + [F.mat(1, d)] + ([nc[j]] if has_c else [])
+            Hs.append(stack_rows(parts, d))
+        if extra:  # option I: the fresh sample at x enters c_i^+ (and s) only
+            parts = [Zdd] + ([Id * invN] if explicit_s else []) + [F.mat(1, d)] + [Id]
+            Hs.append(stack_rows(parts, d))
+        Sg = _to_mat(F, Sig[i])
+        nq = n_g + (d if has_c else 0)
+        Q = F.mat(nq, nq)
+        for H in Hs:
+            Q = Q + H * Sg * H.transpose()
+        qe = Q.entries()
+        Qg.append(F.mat(n_g, n_g, [qe[r * nq + c] for r in range(n_g) for c in range(n_g)]))
+        if has_c:
+            Qgc.append(F.mat(n_g, d, [qe[r * nq + n_g + c] for r in range(n_g) for c in range(d)]))
+            Qc.append(F.mat(d, d, [qe[(n_g + r) * nq + n_g + c] for r in range(d) for c in range(d)]))
+    # e = E_g g + E_c c
+    eg_fill = {(a, a): one for a in range(d)}
+    eg_fill[(he, hg)] = one
+    if explicit_s:
+        eg_fill.update({(d + a, d + a): one for a in range(d)})
+    Eg = _fmat(F, n_e, n_g, eg_fill)
+    Ec = None
+    if variant == "run":
+        Ec = _fmat(F, n_e, N * d, {(d + a, j * d + a): invN for a in range(d) for j in range(N)})
+    # initial moments
+    g0 = [x0[a] for a in range(d)]
+    if explicit_s:
+        g0 += [sum((c0[j, a] for j in range(N)), zero) * invN for a in range(d)]
+    g0 += [one]
+    Pgg = _fmat(F, n_g, n_g, lambda r, c: g0[r] * g0[c])
+    Pgc = Pcc = None
+    if has_c:
+        cv = [c0[j, a] for j in range(N) for a in range(d)]
+        Pgc = _fmat(F, n_g, N * d, lambda r, c: g0[r] * cv[c])
+        Pcc = _fmat(F, N * d, N * d, lambda r, c: cv[r] * cv[c])
+        if warm_start:  # c_i^0 = mean of K samples at x0: covariance Sigma_i / K, independent
+            ent = Pcc.entries()
+            nd = N * d
+            for i in range(N):
+                for a in range(d):
+                    for c_ in range(d):
+                        k = (i * d + a) * nd + i * d + c_
+                        ent[k] = ent[k] + Sig[i][a, c_] * invK
+            Pcc = F.mat(nd, nd, ent)
+    # run and option II: the control increment is an affine function of the x increment,
+    # w^c_i = c_i^+ - c_i = (x - y_K)/(K eta_l) - m = -kappa w^x_i - m with kappa = S/(eta_g K eta_l)
+    # (for the run model (1/K) sum_k g_k = (x - y_K)/(K eta_l) - (m - c_i)); the propagation
+    # uses it to form E[w_i w_i^T] from E[w^x_i w^x_i^T] (noise terms are kept apart in Q)
+    kappa = F.scalar(Fraction(S)) / (eg * F.scalar(K) * el) if variant in ("run", "II") else None
+    return _BlockModel(d=d, N=N, n_g=n_g, n_e=n_e, has_c=has_c, x_idx=list(range(d)) + [hg],
+                       Ug=Ug, Rg=Rg, U=U, Rc=Rc, Qg=Qg, Qgc=Qgc, Qc=Qc, Eg=Eg, Ec=Ec,
+                       Pgg=Pgg, Pgc=Pgc, Pcc=Pcc, kappa=kappa, explicit_s=explicit_s)

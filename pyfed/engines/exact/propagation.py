@@ -1,13 +1,16 @@
 """Exact-moment engine, propagation: second moments carried round by round.
 
 Given the model of :mod:`pyfed.engines.exact.model` (the per-client affine maps L_i, the noise
-covariance sum Q and the initial second moment P_0), :func:`_propagate` applies
+covariance sum Q and the initial second moment P_0), a round is
 
     P' = P + p (L P + P L^T) + p2 L P L^T + (p - p2) sum_i L_i P L_i^T + p sum_i Q_i
 
-for T rounds (derivation in :mod:`pyfed.engines.exact.model`) and reads the statistics
-E[f(x^r)] - f* and E||grad f(x^r)||^2 off each P. The public functions compute them for the
-seed-000 ``Run`` model, seed-002 SCAFFOLD (options I/II), FedAvg and Local SGD.
+(derivation in :mod:`pyfed.engines.exact.model`); the statistics E[f(x^r)] - f* and
+E||grad f(x^r)||^2 are read off each P. :func:`_propagate_blocks` (used) carries P in the
+blocks of :class:`.model._BlockModel` at O(N^2 d^3) per round; :func:`_propagate` is the dense
+O((N d)^3) reference (``engine="dense"`` of :func:`_sampled_round_moments`, for the tests).
+The public functions compute the moments of the seed-000 ``Run`` model, seed-002 SCAFFOLD
+(options I/II), FedAvg and Local SGD.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ import numpy as np
 
 from ...errors import InputError, check_global_step, check_int, check_nonnegative, check_participation, check_positive
 from .arith import fraction_of
-from .model import (_build_model, _check_quadratic, _controls, _eye, _minimiser, _noise_covariances,
-                    _problem_data, _stat_forms, _to_mat, _vector, _zeros, choose_field)
+from .model import (_build_block_model, _build_model, _check_quadratic, _controls, _eye, _fmat, _minimiser,
+                    _noise_covariances, _problem_data, _stat_forms, _to_mat, _vector, _zeros, choose_field)
 
 @dataclass
 class MomentResult:
@@ -98,6 +101,285 @@ def _propagate(F, model, *, N, S, T, Phi, Gam):
     return gaps, gsq, means
 
 
+def _col_blocks(M, rows: int, N: int, d: int) -> list:
+    """The N column blocks (rows x d) of a field matrix M (rows x N d), as entry lists."""
+    e = M.entries()
+    width = N * d
+    out = []
+    for l in range(N):
+        blk = []
+        for r in range(rows):
+            base = r * width + l * d
+            blk.extend(e[base:base + d])
+        out.append(blk)
+    return out
+
+
+def _hstack(F, blocks: list, rows: int, d: int):
+    """Field matrix (rows x N d) from N column blocks (entry lists or matrices, rows x d)."""
+    ents = [b.entries() if not isinstance(b, list) else b for b in blocks]
+    out = []
+    for r in range(rows):
+        for e in ents:
+            out.extend(e[r * d:(r + 1) * d])
+    return F.mat(rows, len(blocks) * d, out)
+
+
+def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
+    r"""Second moments round by round in the blocks of :class:`.model._BlockModel`.
+
+    With p = S/N, p2 = S(S-1)/(N(N-1)) (0 if N = 1), Psi_l = E[c_l e^T], Gamma_e = E[e e^T],
+    P_ge = E[g e^T] (all from the round-start P), one round is (derivation: expand
+    E[(z + sum_i delta_i w_i)(z + sum_j delta_j w_j)^T] with E[delta_i delta_j] = p2 (i != j),
+    p (i = j), the sample independent of the paths and the noises fresh):
+
+        P'_kl = P_kl + p U_k P_kl + p P_kl U_l^T + p2 U_k P_kl U_l^T          (pairwise, d x d)
+                + R_k Theta_l + Theta_k^T R_l^T                                (one thin product)
+                + [k = l] ((p - p2) E[w_k w_k^T]_cc + p Q_k),
+        Theta_l = p Psi_l^T + p2 (U_l Psi_l)^T + (p2/2) Gamma_e R_l^T,
+        P'_gl = P_gl + p (Ug P_cc)_l + (p P_gl + p2 (Ug P_cc)_l) U_l^T
+                + (p P_ge + p2 Ug Psi + p2 RgS Gamma_e) R_l^T + RgS (p Psi_l^T + p2 (U_l Psi_l)^T)
+                + (p - p2) E[w^g_l w_l^T] + p Q^gc_l,
+        P'_gg = P_gg + p (X + X^T) + p2 Y + (p - p2) sum_i E[w^g_i w^g_i^T] + p sum_i Q^gg_i,
+        X = Ug P_cg + RgS P_ge^T,  Y = (Ug P_cc) Ug^T + (Ug Psi) RgS^T + RgS (Ug Psi)^T + RgS Gamma_e RgS^T,
+
+    where Ug = [U^g_1 ... U^g_N] (n_g x N d), RgS = sum_i R^g_i, Psi = [Psi_1; ...; Psi_N], and
+    E[w_i w_i^T] = W_i [[P_ii, Psi_i], [Psi_i^T, Gamma_e]] W_i^T with W_i = [[U^g_i, R^g_i], [U_i, R_i]].
+    Only the first line touches all N^2 pairs, with two d x d products each; everything else is
+    O(N) small products or products with n_e-wide matrices: O(N^2 d^3) per round. The same
+    exact rationals as the dense :func:`_propagate` (tests compare them exactly).
+
+    ``check``: optional (t, callback); after round t the callback gets (gaps, grad_sq) so far
+    and may raise to abandon the run (the precision model of :mod:`.verdict` uses this to
+    restart at the precision the horizon needs).
+    """
+    p = F.scalar(Fraction(S, N))
+    p2 = F.scalar(Fraction(S * (S - 1), N * (N - 1))) if N > 1 else F.scalar(0)
+    diff = p - p2
+    half_p2 = p2 * F.scalar(Fraction(1, 2))
+    d, n_g, n_e = bm.d, bm.n_g, bm.n_e
+    nd = N * d
+    Pgg, Pgc, Pcc = bm.Pgg, bm.Pgc, bm.Pcc
+    EgT = bm.Eg.transpose()
+    RgS = bm.Rg[0]
+    for m in bm.Rg[1:]:
+        RgS = RgS + m
+    RgST = RgS.transpose()
+    Qgg = bm.Qg[0]
+    for m in bm.Qg[1:]:
+        Qgg = Qgg + m
+    Qgg = Qgg * p
+    if bm.has_c:
+        Ug_row = _hstack(F, bm.Ug, n_g, d)
+        Ug_rowT = Ug_row.transpose()
+        UT = [u.transpose() for u in bm.U]
+        R_stack = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()])
+        R_stackT = R_stack.transpose()
+        EcT = bm.Ec.transpose() if bm.Ec is not None else None
+        Qgc_stack = _hstack(F, bm.Qgc, n_g, d) * p
+        pQc = [q * p for q in bm.Qc]
+        W = [_vstack2(F, bm.Ug[i], bm.Rg[i], bm.U[i], bm.Rc[i]) for i in range(N)]
+        WT = [w.transpose() for w in W]
+        if bm.kappa is not None:  # x rows of W_i only: [U^x_i, R^x_i] (d x (d + n_e))
+            Wx = [_rows(F, w, 0, d) for w in W]
+            WxT = [w.transpose() for w in Wx]
+        invN = F.scalar(Fraction(1, N))
+        Em = _fmat(F, d, n_e, {(a, d + a): F.scalar(1) for a in range(d)})  # m-slot of e
+        EmT = Em.transpose()
+    else:
+        Wg = [m for m in bm.Rg]
+        WgT = [m.transpose() for m in Wg]
+    use_diag = not (F.exact and diff == 0)
+    gaps, gsq, means = [], [], []
+    g, s_, m_ = _stats(F, Pgg, bm.x_idx, Phi, Gam)
+    gaps.append(g); gsq.append(s_); means.append(m_)
+    for _ in range(T):
+        PgE = Pgg * EgT
+        if not bm.has_c:  # FedAvg: e = g, no client blocks
+            Gm = bm.Eg * PgE
+            X = RgS * PgE.transpose()
+            Pn = Pgg + (X + X.transpose()) * p + (RgS * Gm * RgST) * p2 + Qgg
+            if use_diag:
+                for Wi, WiT in zip(Wg, WgT):
+                    Pn = Pn + (Wi * Gm * WiT) * diff
+            Pgg = Pn
+        else:
+            PgcT = Pgc.transpose()
+            ce = Pcc.entries()
+            if bm.Ec is not None:  # run: m = (1/N) sum_j c_j; E[c m^T] from row-block sums of P_cc
+                w = d * nd
+                rs = F.mat(d, nd, ce[:w])
+                for j in range(1, N):
+                    rs = rs + F.mat(d, nd, ce[j * w:(j + 1) * w])
+                PcM = rs.transpose() * invN  # (N d x d) = P_cc E_c^T restricted to the m columns
+                PcE = PgcT * EgT + PcM * Em
+                PgE = PgE + Pgc * EcT
+            else:
+                PcE = PgcT * EgT  # Psi = E[c e^T] (N d x n_e)
+            UgP = Ug_row * Pcc  # (n_g x N d)
+            UgPsi = Ug_row * PcE  # (n_g x n_e)
+            pe = PcE.entries()
+            Psi = [F.mat(d, n_e, pe[l * d * n_e:(l + 1) * d * n_e]) for l in range(N)]
+            Gm = bm.Eg * PgE
+            if bm.Ec is not None:  # E[m e^T] = (1/N) sum_j Psi_j
+                ps = Psi[0]
+                for P_ in Psi[1:]:
+                    ps = ps + P_
+                Gm = Gm + EmT * (ps * invN)
+            UPsi = [bm.U[l] * Psi[l] for l in range(N)]
+            Omega = [Psi[l].transpose() * p + UPsi[l].transpose() * p2 for l in range(N)]
+            Omega_stack = _hstack(F, Omega, n_e, d)
+            Theta_stack = Omega_stack + (Gm * R_stackT) * half_p2
+            # per-client diagonal terms (p - p2) E[w_i w_i^T] on (g, c_i) x (g, c_i)
+            Dgg = F.mat(n_g, n_g)
+            Dgc, Dcc = [], []
+            Pdiag = []
+            for i in range(N):
+                base = i * d
+                Pii = [v for r in range(d) for v in ce[(base + r) * nd + base:(base + r) * nd + base + d]]
+                Pdiag.append(Pii)
+            if use_diag:
+                gm = Gm.entries()
+                for i in range(N):
+                    Mi = _moment_block(F, Pdiag[i], Psi[i], gm, d, n_e)
+                    if bm.kappa is not None:
+                        Di = _diag_from_x(F, bm, Wx[i], WxT[i], Mi, gm).entries()
+                    else:
+                        Di = (W[i] * Mi * WT[i]).entries()
+                    w = n_g + d
+                    Dgg = Dgg + F.mat(n_g, n_g, [Di[r * w + c] for r in range(n_g) for c in range(n_g)])
+                    Dgc.append([Di[r * w + n_g + c] for r in range(n_g) for c in range(d)])
+                    Dcc.append(F.mat(d, d, [Di[(n_g + r) * w + n_g + c] for r in range(d) for c in range(d)]))
+            # g-g
+            X = Ug_row * PgcT + RgS * PgE.transpose()
+            UgPsiR = UgPsi * RgST
+            Y = UgP * Ug_rowT + UgPsiR + UgPsiR.transpose() + RgS * Gm * RgST
+            Pgg_n = Pgg + (X + X.transpose()) * p + Y * p2 + Qgg
+            if use_diag:
+                Pgg_n = Pgg_n + Dgg * diff
+            # g-c
+            Bsrc = Pgc * p + UgP * p2
+            Bl = _col_blocks(Bsrc, n_g, N, d)
+            B_stack = _hstack(F, [F.mat(n_g, d, Bl[l]) * UT[l] for l in range(N)], n_g, d)
+            K1 = PgE * p + UgPsi * p2 + RgS * Gm * p2
+            Pgc_n = Pgc + UgP * p + B_stack + K1 * R_stackT + RgS * Omega_stack + Qgc_stack
+            if use_diag:
+                Pgc_n = Pgc_n + _hstack(F, Dgc, n_g, d) * diff
+            # c-c: pairwise sandwich, then the thin low-rank part
+            out = [None] * (nd * nd)
+            for k in range(N):
+                Uk = bm.U[k]
+                for l in range(k, N):
+                    if l == k:
+                        Pkl = F.mat(d, d, Pdiag[k])
+                    else:
+                        Pkl = F.mat(d, d, [v for r in range(d) for v in
+                                           ce[(k * d + r) * nd + l * d:(k * d + r) * nd + l * d + d]])
+                    Xkl = Uk * Pkl
+                    Skl = Pkl + Xkl * p + (Pkl * p + Xkl * p2) * UT[l]
+                    if l == k:
+                        if use_diag:
+                            Skl = Skl + Dcc[k] * diff
+                        Skl = Skl + pQc[k]
+                    se = Skl.entries()
+                    for r in range(d):
+                        out[(k * d + r) * nd + l * d:(k * d + r) * nd + l * d + d] = se[r * d:(r + 1) * d]
+                    if l != k:
+                        te = Skl.transpose().entries()
+                        for r in range(d):
+                            out[(l * d + r) * nd + k * d:(l * d + r) * nd + k * d + d] = te[r * d:(r + 1) * d]
+            LR = R_stack * Theta_stack
+            Pcc = F.mat(nd, nd, out) + LR + LR.transpose()
+            Pgg, Pgc = Pgg_n, Pgc_n
+        g, s_, m_ = _stats(F, Pgg, bm.x_idx, Phi, Gam)
+        gaps.append(g); gsq.append(s_); means.append(m_)
+        if check is not None and len(gaps) - 1 == check[0]:
+            check[1](gaps, gsq)
+    return gaps, gsq, means
+
+
+def _rows(F, M, r0, r1):
+    """Rows r0..r1-1 of a field matrix."""
+    c = M.ncols()
+    return F.mat(r1 - r0, c, M.entries()[r0 * c:r1 * c])
+
+
+def _diag_from_x(F, bm, Wx, WxT, Mi, gm):
+    """E[w_i w_i^T] on the outputs (g, c_i) for the run model and option II, from the x rows:
+    w^c = -kappa w^x - m (see :func:`.model._build_block_model`), w^s = w^c / N (seed 002).
+    Mi = E[v v^T] for v = (c_i, e); gm = entries of Gamma_e = E[e e^T]."""
+    d, n_g, n_e = bm.d, bm.n_g, bm.n_e
+    k = bm.kappa
+    MW = Mi * WxT  # E[v w^x^T]  ((d + n_e) x d)
+    Exx = Wx * MW
+    mw = MW.entries()
+    Emx = F.mat(d, d, mw[(d + d) * d:(d + 2 * d) * d])  # rows of m in v = (c_i, x, m, 1)
+    Emm = F.mat(d, d, [gm[(d + r) * n_e + d + c] for r in range(d) for c in range(d)])
+    Ecx = Exx * (-k) - Emx
+    Ecc = Exx * (k * k) + (Emx + Emx.transpose()) * k + Emm
+    outs = ["x"] + (["s"] if bm.explicit_s else []) + ["h"] + ["c"]
+    invN = F.scalar(Fraction(1, bm.N))
+
+    def blk(a, b):
+        """E[w^a w^b^T] for outputs a, b in x, s, c (s = c / N); None for the h row."""
+        if a == "h" or b == "h":
+            return None
+        sa, sb = (invN if a == "s" else None), (invN if b == "s" else None)
+        a_, b_ = ("c" if a == "s" else a), ("c" if b == "s" else b)
+        if a_ == "x" and b_ == "x":
+            m = Exx
+        elif a_ == "c" and b_ == "c":
+            m = Ecc
+        elif a_ == "c":
+            m = Ecx
+        else:
+            m = Ecx.transpose()
+        if sa is not None:
+            m = m * sa
+        if sb is not None:
+            m = m * sb
+        return m
+
+    size = {"x": d, "s": d, "h": 1, "c": d}
+    n = n_g + d
+    ent = [F.scalar(0)] * (n * n)
+    r0 = 0
+    for a in outs:
+        c0 = 0
+        for b in outs:
+            m = blk(a, b)
+            if m is not None:
+                me = m.entries()
+                for r in range(size[a]):
+                    ent[(r0 + r) * n + c0:(r0 + r) * n + c0 + size[b]] = me[r * size[b]:(r + 1) * size[b]]
+            c0 += size[b]
+        r0 += size[a]
+    return F.mat(n, n, ent)
+
+
+def _vstack2(F, Ug, Rg, U, R):
+    """W_i = [[U^g_i, R^g_i], [U_i, R_i]] as one field matrix ((n_g + d) x (d + n_e))."""
+    n_g, d, n_e = Ug.nrows(), U.nrows(), R.ncols()
+    a, b_, c, e = Ug.entries(), Rg.entries(), U.entries(), R.entries()
+    out = []
+    for r in range(n_g):
+        out.extend(a[r * d:(r + 1) * d]); out.extend(b_[r * n_e:(r + 1) * n_e])
+    for r in range(d):
+        out.extend(c[r * d:(r + 1) * d]); out.extend(e[r * n_e:(r + 1) * n_e])
+    return F.mat(n_g + d, d + n_e, out)
+
+
+def _moment_block(F, Pii, Psi_i, gm, d, n_e):
+    """[[P_ii, Psi_i], [Psi_i^T, Gamma_e]] ((d + n_e)^2) from entry lists / a matrix."""
+    pe = Psi_i.entries()
+    out = []
+    for r in range(d):
+        out.extend(Pii[r * d:(r + 1) * d]); out.extend(pe[r * n_e:(r + 1) * n_e])
+    for r in range(n_e):
+        out.extend(pe[a * n_e + r] for a in range(d)); out.extend(gm[r * n_e:(r + 1) * n_e])
+    return F.mat(d + n_e, d + n_e, out)
+
+
 def _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, need_eta_g_ge1):
     _check_quadratic(problem)
     N, S = check_participation(problem.N, S)
@@ -113,7 +395,8 @@ def _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, need_eta_g_ge1):
 
 
 def _sampled_round_moments(problem, sigma, *, S, K, T, eta_l, eta_g, x0, c0, noise_cov, variant,
-                           field=None, prec=128, warm_start=False, algorithm=""):
+                           field=None, prec=128, warm_start=False, algorithm="", engine="blocks",
+                           check=None):
     F = field or choose_field([sigma, eta_l, eta_g, x0, c0, noise_cov], problem, prec)
     N, d = problem.N, problem.d
     with F.active():
@@ -129,10 +412,15 @@ def _sampled_round_moments(problem, sigma, *, S, K, T, eta_l, eta_g, x0, c0, noi
             c0v = _zeros(F, N, d)
         else:
             c0v = _controls(F, "c0", c0, N, d)
-        model = _build_model(F, problem, A, b, Sig, S=S, K=K, eta_l=eta_l, eta_g=eta_g, x0=x0v, c0=c0v,
-                             warm_start=warm_start, variant=variant)
         Phi, Gam = _stat_forms(F, A, b, fstar)
-        gaps, gsq, means = _propagate(F, model, N=N, S=S, T=T, Phi=Phi, Gam=Gam)
+        if engine == "dense":  # the reference engine (tests)
+            model = _build_model(F, problem, A, b, Sig, S=S, K=K, eta_l=eta_l, eta_g=eta_g, x0=x0v, c0=c0v,
+                                 warm_start=warm_start, variant=variant)
+            gaps, gsq, means = _propagate(F, model, N=N, S=S, T=T, Phi=Phi, Gam=Gam)
+        else:
+            bm = _build_block_model(F, problem, A, b, Sig, S=S, K=K, eta_l=eta_l, eta_g=eta_g, x0=x0v,
+                                    c0=c0v, warm_start=warm_start, variant=variant)
+            gaps, gsq, means = _propagate_blocks(F, bm, N=N, S=S, T=T, Phi=Phi, Gam=Gam, check=check)
         pub = F.public
         return MomentResult(gaps=[pub(v) for v in gaps], grad_sq=[pub(v) for v in gsq], exact=F.exact,
                             arithmetic=F.name, algorithm=algorithm,

@@ -27,7 +27,116 @@ from .propagation import _sampled_round_moments, _validate_round_args
 #: instances, so exact cost ~ n^3 T^2); larger instances use certified balls.
 EXACT_BUDGET = 10**7
 
-_PREC_LADDER = (128, 256, 512, 1024, 2048)
+#: Ball precision (bits) of the first attempt, and the largest precision escalation tries.
+BASE_PREC = 128
+MAX_PREC = 4096
+#: Rounds after which the precision model measures how fast the ball radius grows. The loss
+#: of relative precision in ball arithmetic settles to a constant rate per round (the wrapping
+#: effect of the round's absolute-value map) within about 30 rounds on the instances measured
+#: (benchmarks/bench_exact.py), and does not depend on the working precision.
+PROBE_ROUNDS = 40
+#: Relative bits the statistics should keep at round T on the first attempt (1e-10): enough to
+#: decide unless lhs and rhs agree to about ten digits; escalation covers the rest.
+MARGIN_BITS = 32
+
+
+class _Restart(Exception):
+    """Abandon a ball run and start again at ``bits`` (raised by the precision probe)."""
+
+    def __init__(self, bits):
+        super().__init__(bits)
+        self.bits = bits
+
+
+def _loss_bits(series, prec):
+    """Bits of relative precision lost by round t: max over the series of log2(rad/|mid|) + prec
+    (None where every value is 0; +inf where a ball is not finite)."""
+    import math
+    out = []
+    for vals in zip(*series):
+        worst = None
+        for v in vals:
+            if not v.is_finite():
+                worst = math.inf
+                break
+            m, r = abs(float(v.mid())), float(v.rad())
+            if m > 0 and r > 0:
+                lb = math.log2(r / m) + prec
+                worst = lb if worst is None else max(worst, lb)
+        out.append(worst)
+    return out
+
+
+def _predict_bits(series, prec, T):
+    """The precision model: from the statistics of rounds 0..t0 at ``prec`` bits, the bits
+    the run needs at round T.
+
+    loss(t) = log2(rad/|value|) + prec is the relative precision the ball arithmetic has lost
+    by round t (independent of prec); after a transient it grows linearly in t at a rate set
+    by the instance (data, step sizes, S of N, K). The rate s is measured over the last rounds
+    seen (up to 10) and extrapolated with 10% headroom: loss(T) = loss(t0) + 1.1 s (T - t0);
+    the run needs loss(T) + MARGIN_BITS bits, rounded up to a multiple of 64 (at least 128).
+    Returns (bits, info dict) or (None, info) if the losses cannot be measured.
+    """
+    import math
+    losses = _loss_bits(series, prec)
+    t0 = len(losses) - 1
+    pts = [(t, l) for t, l in enumerate(losses) if l is not None]
+    info = {"probe_rounds": t0, "probe_bits": prec}
+    if not pts:
+        return None, info
+    t_last, l_last = pts[-1]
+    if math.isinf(l_last):
+        return None, info
+    w = min(10, t_last // 2)
+    earlier = [l for t, l in pts if t <= t_last - w] if w > 0 else []
+    rate = max(0.0, (l_last - earlier[-1]) / w) if earlier and w > 0 else 0.0
+    loss_T = l_last + 1.1 * rate * max(0, T - t_last)
+    bits = max(BASE_PREC, int(math.ceil((loss_T + MARGIN_BITS) / 64.0)) * 64)
+    info.update(loss_rate_bits_per_round=round(rate, 4), predicted_loss_bits=round(loss_T, 1), model_bits=bits)
+    return bits, info
+
+
+def _decide_in_balls(moments, series_of, verdict_of, T, prec):
+    """Certified-ball decision at the precision the horizon needs.
+
+    moments(bits, check) -> MomentResult of the T rounds at ``bits`` (``check`` as in
+    :func:`.propagation._propagate_blocks`); series_of(gaps, grad_sq) -> the statistics the
+    verdict reads (lists of balls); verdict_of(bits, res, info) -> Verdict. With ``prec`` given, one
+    run at that precision. Otherwise: start at BASE_PREC with a probe after
+    min(T, PROBE_ROUNDS) rounds; if the model (:func:`_predict_bits`) says BASE_PREC will not
+    last to round T, restart once at the predicted precision; a run that ends undecided
+    (``details["inequality"] == "undecided"``) is repeated at twice the precision, up to MAX_PREC.
+    """
+    if prec:
+        return verdict_of(prec, moments(prec, None), {"start_bits": prec, "attempts": [prec], "model": "given"})
+    info = {"attempts": []}
+    bits = BASE_PREC
+    t0 = min(T, PROBE_ROUNDS)
+    probed = False
+
+    def probe(gaps, gsq):
+        need, inf = _predict_bits(series_of(gaps, gsq), bits, T)
+        info.update(inf)
+        if need is not None and need > bits:
+            raise _Restart(need)
+
+    while True:
+        info["attempts"].append(bits)
+        try:
+            use = (t0, probe) if (t0 < T and not probed) else None
+            probed = True
+            res = moments(bits, use)
+        except _Restart as r:
+            bits = min(r.bits, MAX_PREC)
+            continue
+        v = verdict_of(bits, res, info)
+        if v.details.get("inequality") != "undecided" or bits >= MAX_PREC:
+            return v
+        need, inf = _predict_bits(series_of(res.gaps, res.grad_sq), bits, T)
+        if "model_bits" not in info:
+            info.update(inf)
+        bits = min(MAX_PREC, max(2 * bits, need or 0))
 
 
 def _pick_field(arithmetic, rational, n_state, T, prec):
@@ -160,10 +269,14 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
     mu : strong-convexity constant of the weights (default ``problem.mu``).
     arithmetic : "auto" | "exact" | "ball"
         auto: exact rationals when every input is rational and the instance is within
-        :data:`EXACT_BUDGET`, certified balls otherwise (precision raised up to 2048 bits
-        until the sign of rhs - lhs is certified).
+        :data:`EXACT_BUDGET`, certified balls otherwise, at the precision the horizon needs
+        (:func:`_decide_in_balls`: a probe of the first PROBE_ROUNDS rounds measures how fast the
+        balls lose relative precision on this instance and the run restarts at the predicted
+        precision if 128 bits would not last to round T; an undecided result is repeated at
+        twice the precision, up to MAX_PREC bits). ``details["precision"]`` records the model
+        (loss rate, predicted loss, attempts).
     prec : int, optional
-        Starting ball precision in bits (default 128).
+        Ball precision in bits, used as given (no model, no escalation).
 
     Returns
     -------
@@ -187,44 +300,59 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
         (x0 is None or all_exact(np.asarray(x0, dtype=object).ravel().tolist())) and \
         (c0 is None or all_exact(np.asarray(c0, dtype=object).ravel().tolist()))
     n_state = d * (N + 1)
-    ladder = [prec] if prec else list(_PREC_LADDER)
     hyps = theory.convex_hypotheses(N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, beta=problem.beta,
                                     mu=mu, sigma=sigma, convexity=problem.convexity(mu))
     witness = _witness(problem, sigma=sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, mu=mu, x0=x0, c0=c0)
-    verdict = None
-    for bits in ladder:
-        F = _pick_field(arithmetic, rational, n_state, T, bits)
+
+    def details_of(F, res):
+        return {"engine": "exact moments (pyfed.engines.exact)", "arithmetic": F.name,
+                "model": "seed-000 Run (virtual paths, then sampling), deterministic c0",
+                "c0": "grad f_i(x0)" if c0 is None else "given",
+                "hypotheses": _hyp_json(hyps), "hypotheses_hold": all(h.holds for h in hyps),
+                "gaps": [float(g) for g in res.gaps]}
+
+    def controls(F):
         with F.active():
             A, b = _problem_data(F, problem)
             x0v = _vector(F, "x0", x0, d)
             c0v = (np.array([A[i].dot(x0v) - b[i] for i in range(N)], dtype=object).reshape(N, d)
                    if c0 is None else _controls(F, "c0", c0, N, d))
-        res = _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0v, c0=c0v,
-                                     noise_cov=None, variant="run", field=F, warm_start=False,
-                                     algorithm="scaffold_run")
-        details = {"engine": "exact moments (pyfed.engines.exact)", "arithmetic": F.name,
-                   "model": "seed-000 Run (virtual paths, then sampling), deterministic c0",
-                   "c0": "grad f_i(x0)" if c0 is None else "given",
-                   "hypotheses": _hyp_json(hyps), "hypotheses_hold": all(h.holds for h in hyps),
-                   "gaps": [float(g) for g in res.gaps]}
-        if F.exact:
-            xs = problem.x_star_exact
-            x0f = [fraction_of(v) for v in (np.zeros(d, dtype=object) if x0 is None else np.asarray(x0, dtype=object).ravel())]
-            x0f = [Fraction(0) if v is None else v for v in x0f]
-            dist_sq = theory.squared_distance(x0f, xs)
-            c0f = [[F.public(v) for v in row] for row in c0v]
-            C0 = theory.initial_control_error(c0f, problem.grads_exact(xs))
-            h = theory.effective_step(K, eta_l, eta_g)
-            ws = theory.weights(T, mu, h)
-            W = theory.weight_sum(T, mu, h)
-            lhs = sum((w * g for w, g in zip(ws, res.gaps[:T])), Fraction(0)) / W
-            rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g,
-                                    mu=mu, sigma=sigma)
-            details.update(dist_sq=_frac_str(dist_sq), C0=_frac_str(C0))
-            details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(1, sigma, S, K, eta_g, h), 12,
-                                              "V0/(h W_T)")
-            return _verdict("ConvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
-                            "exact rational arithmetic (python-flint fmpq_mat)")
+        return x0v, c0v
+
+    def moments(F, check=None):
+        x0v, c0v = controls(F)
+        return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0v, c0=c0v,
+                                      noise_cov=None, variant="run", field=F, warm_start=False,
+                                      algorithm="scaffold_run", check=check)
+
+    F = _pick_field(arithmetic, rational, n_state, T, prec or BASE_PREC)
+    if F.exact:
+        res = moments(F)
+        c0v = controls(F)[1]
+        details = details_of(F, res)
+        xs = problem.x_star_exact
+        x0f = [fraction_of(v) for v in (np.zeros(d, dtype=object) if x0 is None else np.asarray(x0, dtype=object).ravel())]
+        x0f = [Fraction(0) if v is None else v for v in x0f]
+        dist_sq = theory.squared_distance(x0f, xs)
+        c0f = [[F.public(v) for v in row] for row in c0v]
+        C0 = theory.initial_control_error(c0f, problem.grads_exact(xs))
+        h = theory.effective_step(K, eta_l, eta_g)
+        ws = theory.weights(T, mu, h)
+        W = theory.weight_sum(T, mu, h)
+        lhs = sum((w * g for w, g in zip(ws, res.gaps[:T])), Fraction(0)) / W
+        rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g,
+                                mu=mu, sigma=sigma)
+        details.update(dist_sq=_frac_str(dist_sq), C0=_frac_str(C0))
+        details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(1, sigma, S, K, eta_g, h), 12,
+                                          "V0/(h W_T)")
+        return _verdict("ConvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
+                        "exact rational arithmetic (python-flint fmpq_mat)")
+
+    def ball_verdict(bits, res, info):
+        F = BallField(bits)
+        c0v = controls(F)[1]
+        details = details_of(F, res)
+        details["precision"] = dict(info, bits=bits)
         with F.active():
             A, b = _problem_data(F, problem)
             xs, _ = _minimiser(F, problem, A, b)
@@ -241,10 +369,10 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
             lhs = lhs / W
             rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=el, eta_g=eg,
                                     mu=m, sigma=s)
-            verdict = _verdict("ConvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
-        if verdict.details.get("inequality") != "undecided":
-            return verdict
-    return verdict
+            return _verdict("ConvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
+
+    return _decide_in_balls(lambda bits, check: moments(BallField(bits), check), lambda g, q: [g],
+                            ball_verdict, T, prec)
 
 
 def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmetic="auto", prec=None):
@@ -270,14 +398,14 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
     rational = problem.exact and all(_is_rational(v) for v in [sigma, eta_l, eta_g]) and \
         (x0 is None or all_exact(np.asarray(x0, dtype=object).ravel().tolist()))
     n_state = d * (N + 1)
-    ladder = [prec] if prec else list(_PREC_LADDER)
     witness = _witness(problem, sigma=sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0)
-    verdict = None
-    for bits in ladder:
-        F = _pick_field(arithmetic, rational, n_state, T, bits)
-        res = _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=None,
-                                     noise_cov=None, variant="run", field=F, warm_start=True,
-                                     algorithm="scaffold_run")
+
+    def moments(F, check=None):
+        return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=None,
+                                      noise_cov=None, variant="run", field=F, warm_start=True,
+                                      algorithm="scaffold_run", check=check)
+
+    def common(F, res):
         with F.active():
             A, b = _problem_data(F, problem)
             xs, fstar = _minimiser(F, problem, A, b)
@@ -295,16 +423,26 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
                    "model": "seed-000 Run (virtual paths, then sampling), K-sample warm start",
                    "hypotheses": _hyp_json(hyps), "hypotheses_hold": all(h.holds for h in hyps),
                    "grad_sq": [float(g) for g in res.grad_sq]}
-        if F.exact:
-            lhs = sum(res.grad_sq[:T], Fraction(0)) / T
-            rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=problem.beta, S=S, K=K, T=T, eta_l=eta_l,
-                                       eta_g=eta_g, sigma=sigma)
-            details["f_gap"] = _frac_str(f_gap)
-            h = theory.effective_step(K, eta_l, eta_g)
-            details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(problem.beta, sigma, S, K, eta_g, h), 70,
-                                              "14 (f(x0) - f_low)/(h T)")
-            return _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
-                            "exact rational arithmetic (python-flint fmpq_mat)")
+        return f_gap, details
+
+    F = _pick_field(arithmetic, rational, n_state, T, prec or BASE_PREC)
+    if F.exact:
+        res = moments(F)
+        f_gap, details = common(F, res)
+        lhs = sum(res.grad_sq[:T], Fraction(0)) / T
+        rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=problem.beta, S=S, K=K, T=T, eta_l=eta_l,
+                                   eta_g=eta_g, sigma=sigma)
+        details["f_gap"] = _frac_str(f_gap)
+        h = theory.effective_step(K, eta_l, eta_g)
+        details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(problem.beta, sigma, S, K, eta_g, h), 70,
+                                          "14 (f(x0) - f_low)/(h T)")
+        return _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
+                        "exact rational arithmetic (python-flint fmpq_mat)")
+
+    def ball_verdict(bits, res, info):
+        F = BallField(bits)
+        f_gap, details = common(F, res)
+        details["precision"] = dict(info, bits=bits)
         with F.active():
             lhs = to_arb(0)
             for g in res.grad_sq[:T]:
@@ -313,7 +451,7 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
             el, eg, s = (to_arb(v) for v in (eta_l, eta_g, sigma))
             rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=to_arb(problem.beta), S=S, K=K, T=T, eta_l=el,
                                        eta_g=eg, sigma=s)
-            verdict = _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
-        if verdict.details.get("inequality") != "undecided":
-            return verdict
-    return verdict
+            return _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
+
+    return _decide_in_balls(lambda bits, check: moments(BallField(bits), check), lambda g, q: [q],
+                            ball_verdict, T, prec)
