@@ -1,32 +1,43 @@
-"""Benchmark of the exact-moment engine (issue 3).
+"""Benchmark of the exact-moment engine (issues 3 and 14).
 
-Target: ``decide_convex`` on N = 10 clients, d = 5, K = 5, T = 50 decided (exact rationals or a
-certified ball) in under 10 s on this machine. Prints
+Targets (issue 14), ``decide_convex`` in certified balls (auto arithmetic), K = 5, S = 3,
+sigma = 1/2, h = 1/(81 beta), rational random quadratic clients:
 
-1. the target instance: verdict, arithmetic used and wall time (ratio to the 10 s target);
-2. how the certified-ball engine's time grows with N, d, K and T (one factor varied at a time
-   around the target, ratios against the target's time measured in the same run);
-3. how exact rational arithmetic grows with T on the target's N, d, K (time and the number of
-   digits of E[f(x^T)] - f*'s denominator), which is why ``auto`` switches to balls when
-   (d(N+1)+1)^3 T^2 exceeds ``EXACT_BUDGET``.
+* N = 40, d = 5, T = 50 in <= 5 s;
+* N = 10, d = 20, T = 50 in <= 10 s;
+* N = 10, d = 5, T = 400 in <= 20 s (the precision model starts at the bits round 400 needs).
 
-Run: ``python benchmarks/bench_exact.py [--quick]``.
+Prints
+
+1. the targets: verdict, arithmetic, precision model (loss rate, attempts), wall time
+   (min and median over ``--repeat`` runs);
+2. the growth table: seconds per round of the block-structured engine and of the dense
+   reference (``engine="dense"``) at 128 bits, over N (d = 5) and over d (N = 10), with the
+   fitted exponents t ~ N^a, t ~ d^b (least squares on the log-log points, largest sizes);
+3. how exact rationals grow with T (why ``auto`` switches to balls beyond ``EXACT_BUDGET``).
+
+Ends with one line per target: ``TARGET name measured=X target=Y ok|short`` (X: min seconds).
+
+Run: ``python benchmarks/bench_exact.py [--quick] [--repeat 3]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from fractions import Fraction
 
 import numpy as np
 
-from pyfed.engines.exact.arith import BallField
 from pyfed.engines.exact import EXACT_BUDGET, decide_convex, scaffold_run_moments
+from pyfed.engines.exact.arith import BallField
+from pyfed.engines.exact.propagation import _sampled_round_moments
 from pyfed.problems import random_quadratic
 
 sys.set_int_max_str_digits(0)
+SIGMA = Fraction(1, 2)
 
 
 def instance(N, d, seed=0):
@@ -45,47 +56,95 @@ def timed(fn):
     return out, time.perf_counter() - t
 
 
+def per_round(P, T, engine, K=5):
+    """Seconds per round of the Run-model propagation at 128 bits (warm start, S = min(3, N)):
+    (time of 2 + T rounds - time of 2 rounds) / T, so the model building is not counted."""
+    S = min(3, P.N)
+
+    def run(rounds):
+        return timed(lambda: _sampled_round_moments(P, SIGMA, T=rounds, x0=None, c0=None, noise_cov=None,
+                                                    variant="run", field=BallField(128), warm_start=True,
+                                                    engine=engine, **params(P, K, S)))[1]
+    return max(run(2 + T) - run(2), 1e-9) / T
+
+
+def exponent(xs, ts):
+    """Least-squares slope of log t against log x."""
+    lx, lt = np.log(xs), np.log(ts)
+    return float(np.polyfit(lx, lt, 1)[0])
+
+
+def target_line(name, measured, target):
+    return f"TARGET {name} measured={measured:.3g} target={target:g} {'ok' if measured <= target else 'short'}"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smaller growth table")
+    ap.add_argument("--quick", action="store_true", help="small sizes (seconds); targets not measured at size")
+    ap.add_argument("--repeat", type=int, default=3, help="timing repeats of the targets (min and median)")
     args = ap.parse_args(argv)
-    sigma = Fraction(1, 2)
 
-    print("== target: decide_convex, N=10, d=5, K=5, T=50, S=3, sigma=1/2, h = 1/(81 beta) ==")
+    if args.quick:
+        targets = [("exact_N10_d5_T50_seconds", 10, 5, 50, 5.0), ("exact_N10_d5_T100_seconds", 10, 5, 100, 20.0)]
+    else:
+        targets = [("exact_N40_d5_T50_seconds", 40, 5, 50, 5.0), ("exact_N10_d20_T50_seconds", 10, 20, 50, 10.0),
+                   ("exact_N10_d5_T400_seconds", 10, 5, 400, 20.0)]
+    lines = []
+    print("== targets: decide_convex (auto arithmetic), K=5, S=3, sigma=1/2, h = 1/(81 beta) ==")
+    print(f"{'N':>4} {'d':>4} {'T':>5} {'verdict':>9} {'bits':>6} {'loss/round':>11} {'attempts':>12} "
+          f"{'min s':>8} {'median s':>9} {'target s':>9}")
+    for name, N, d, T, target in targets:
+        P = instance(N, d)
+        times, v = [], None
+        for _ in range(args.repeat):
+            v, t = timed(lambda: decide_convex(P, SIGMA, T=T, **params(P, 5, 3)))
+            times.append(t)
+        prec = v.details.get("precision", {})
+        print(f"{N:>4} {d:>4} {T:>5} {v.status:>9} {prec.get('bits', 'exact')!s:>6} "
+              f"{prec.get('loss_rate_bits_per_round', '-')!s:>11} {str(prec.get('attempts', '-')):>12} "
+              f"{min(times):>8.2f} {statistics.median(times):>9.2f} {target:>9.1f}")
+        lines.append(target_line(name, min(times), target))
+
+    T_g = 4 if args.quick else 8
+    print(f"\n== growth: seconds per round at 128 bits (Run model, K=5, warm start; rounds 3..{2 + T_g}) ==")
+    Ns = [5, 10, 20] if args.quick else [5, 10, 20, 40, 80]
+    ds = [2, 5, 10] if args.quick else [2, 5, 10, 20, 40]
+    dense_max = 20 if args.quick else 40  # the dense reference beyond this is minutes
+    print(f"{'N':>4} {'d':>4} {'state':>6} {'blocks s/round':>15} {'dense s/round':>14} {'dense/blocks':>13}")
+    rowsN, rowsd = [], []
+    for N in Ns:
+        P = instance(N, 5)
+        tb = per_round(P, T_g, "blocks")
+        td = per_round(P, T_g, "dense") if N <= dense_max else None
+        rowsN.append((N, tb, td))
+        print(f"{N:>4} {5:>4} {5 * (N + 1):>6} {tb:>15.4f} {td if td is None else f'{td:.4f}':>14} "
+              f"{'-' if td is None else f'{td / tb:.1f}':>13}")
+    for d in ds:
+        P = instance(10, d)
+        tb = per_round(P, T_g, "blocks")
+        td = per_round(P, T_g, "dense") if d * 11 <= 5 * (dense_max + 1) * 1.1 else None
+        rowsd.append((d, tb, td))
+        print(f"{10:>4} {d:>4} {d * 11:>6} {tb:>15.4f} {td if td is None else f'{td:.4f}':>14} "
+              f"{'-' if td is None else f'{td / tb:.1f}':>13}")
+    big = slice(-3, None)
+    aN = exponent([r[0] for r in rowsN][big], [r[1] for r in rowsN][big])
+    ad = exponent([r[0] for r in rowsd][big], [r[1] for r in rowsd][big])
+    dN = [r for r in rowsN if r[2] is not None][big]
+    dd = [r for r in rowsd if r[2] is not None][big]
+    print(f"fitted exponents (largest three sizes): blocks t ~ N^{aN:.2f} (d = 5), t ~ d^{ad:.2f} (N = 10); "
+          f"dense t ~ N^{exponent([r[0] for r in dN], [r[2] for r in dN]):.2f}, "
+          f"d^{exponent([r[0] for r in dd], [r[2] for r in dd]):.2f} "
+          f"(theory: blocks N^2 d^3, dense (N d)^3)")
+
     P = instance(10, 5)
-    v, t0 = timed(lambda: decide_convex(P, sigma, T=50, **params(P, 5, 3)))
-    print(f"verdict {v.status} (decided={v.status != 'inconclusive'}), arithmetic: {v.details['arithmetic']}")
-    print(f"ratio LHS/RHS = {float(v.ratio):.6g}; time {t0:.2f} s = {t0 / 10:.2f} x the 10 s target")
-
-    print("\n== growth, certified balls (128 bits), engine scaffold_run_moments; ratio vs target ==")
-    base = dict(N=10, d=5, K=5, T=50)
-    _, tb = timed(lambda: scaffold_run_moments(P, sigma, T=50, field=BallField(128), **params(P, 5, 3)))
-    print(f"{'N':>4} {'d':>4} {'K':>4} {'T':>5} {'state':>6} {'seconds':>9} {'ratio':>7}")
-    print(f"{10:>4} {5:>4} {5:>4} {50:>5} {5 * 11:>6} {tb:>9.3f} {1.0:>7.2f}")
-    grid = {"N": [2, 5, 20] if args.quick else [2, 5, 20, 40], "d": [2, 10] if args.quick else [2, 10, 20],
-            "K": [1, 20] if args.quick else [1, 20, 50], "T": [10, 100] if args.quick else [10, 100, 200]}
-    for key, vals in grid.items():
-        for val in vals:
-            c = dict(base)
-            c[key] = val
-            Pc = P if (c["N"], c["d"]) == (10, 5) else instance(c["N"], c["d"])
-            S = min(3, c["N"])
-            _, t = timed(lambda: scaffold_run_moments(Pc, sigma, T=c["T"], field=BallField(128),
-                                                      **params(Pc, c["K"], S)))
-            print(f"{c['N']:>4} {c['d']:>4} {c['K']:>4} {c['T']:>5} {c['d'] * (c['N'] + 1):>6} {t:>9.3f} {t / tb:>7.2f}")
-
-    print("\n== growth, exact rationals (python-flint fmpq_mat), N=10, d=5, K=5 ==")
-    print(f"(auto uses exact iff (d(N+1)+1)^3 T^2 <= EXACT_BUDGET = {EXACT_BUDGET:.0e})")
+    print(f"\n== exact rationals (python-flint fmpq_mat), N=10, d=5, K=5 (auto uses exact iff "
+          f"(d(N+1)+1)^3 T^2 <= EXACT_BUDGET = {EXACT_BUDGET:.0e}) ==")
     print(f"{'T':>4} {'seconds':>9} {'denominator digits':>19}")
     for T in ([1, 2, 4] if args.quick else [1, 2, 4, 8]):
-        r, t = timed(lambda: scaffold_run_moments(P, sigma, T=T, **params(P, 5, 3)))
+        r, t = timed(lambda: scaffold_run_moments(P, SIGMA, T=T, **params(P, 5, 3)))
         print(f"{T:>4} {t:>9.3f} {len(str(r.gaps[-1].denominator)):>19}")
-    small = instance(4, 2)
-    print("\n== exact rationals on a small instance N=4, d=2, K=2 (state 10) ==")
-    print(f"{'T':>4} {'seconds':>9} {'denominator digits':>19}")
-    for T in ([10, 25] if args.quick else [10, 25, 50]):
-        r, t = timed(lambda: scaffold_run_moments(small, sigma, T=T, **params(small, 2, 2)))
-        print(f"{T:>4} {t:>9.3f} {len(str(r.gaps[-1].denominator)):>19}")
+    for line in lines:
+        print(line)
     return 0
 
 

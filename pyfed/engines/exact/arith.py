@@ -31,6 +31,8 @@ class ExactField:
 
     exact = True
     name = "exact rational (python-flint fmpq_mat)"
+    #: the matrix type; ``matcls(rows, cols, entries_list)`` without the checks of :meth:`mat`
+    matcls = fmpq_mat
 
     def scalar(self, value) -> fmpq:
         f = fraction_of(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
@@ -39,7 +41,9 @@ class ExactField:
         return _q(f)
 
     def mat(self, rows: int, cols: int, entries=None):
-        return fmpq_mat(rows, cols) if entries is None else fmpq_mat(rows, cols, list(entries))
+        if entries is None:
+            return fmpq_mat(rows, cols)
+        return fmpq_mat(rows, cols, entries if isinstance(entries, list) else list(entries))
 
     def public(self, v) -> Fraction:
         """An fmpq as a Python Fraction (the type pyfed reports)."""
@@ -54,6 +58,7 @@ class BallField:
     """Certified ball arithmetic (python-flint arb / arb_mat) at ``prec`` bits."""
 
     exact = False
+    matcls = arb_mat
 
     def __init__(self, prec: int = 128):
         self.prec = int(prec)
@@ -63,7 +68,9 @@ class BallField:
         return to_arb(value)
 
     def mat(self, rows: int, cols: int, entries=None):
-        return arb_mat(rows, cols) if entries is None else arb_mat(rows, cols, list(entries))
+        if entries is None:
+            return arb_mat(rows, cols)
+        return arb_mat(rows, cols, entries if isinstance(entries, list) else list(entries))
 
     def public(self, v) -> arb:
         return v

@@ -115,6 +115,15 @@ def _col_blocks(M, rows: int, N: int, d: int) -> list:
     return out
 
 
+def _block(F, e, ncols: int, k: int, l: int, d: int, dl: int):
+    """Block (k, l) (d x dl) of a matrix with ``ncols`` columns given by its entry list ``e``."""
+    out = []
+    for r in range(d):
+        base = (k * d + r) * ncols + l * dl
+        out += e[base:base + dl]
+    return F.matcls(d, dl, out)
+
+
 def _hstack(F, blocks: list, rows: int, d: int):
     """Field matrix (rows x N d) from N column blocks (entry lists or matrices, rows x d)."""
     ents = [b.entries() if not isinstance(b, list) else b for b in blocks]
@@ -173,8 +182,8 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
         Ug_row = _hstack(F, bm.Ug, n_g, d)
         Ug_rowT = Ug_row.transpose()
         UT = [u.transpose() for u in bm.U]
-        R_stack = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()])
-        R_stackT = R_stack.transpose()
+        R_stackT = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()]).transpose()
+        RcT = [r.transpose() for r in bm.Rc]
         EcT = bm.Ec.transpose() if bm.Ec is not None else None
         Qgc_stack = _hstack(F, bm.Qgc, n_g, d) * p
         pQc = [q * p for q in bm.Qc]
@@ -186,6 +195,12 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
         invN = F.scalar(Fraction(1, N))
         Em = _fmat(F, d, n_e, {(a, d + a): F.scalar(1) for a in range(d)})  # m-slot of e
         EmT = Em.transpose()
+        Id = _fmat(F, d, d, {(a, a): F.scalar(1) for a in range(d)})
+        V = [Id + u * p for u in bm.U]
+        Ut = [Id * p + u * p2 for u in bm.U]
+        zero = F.scalar(0)
+        half_one = F.scalar(Fraction(1, 2))
+        rowsum = None
     else:
         Wg = [m for m in bm.Rg]
         WgT = [m.transpose() for m in Wg]
@@ -206,12 +221,13 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
         else:
             PgcT = Pgc.transpose()
             ce = Pcc.entries()
-            if bm.Ec is not None:  # run: m = (1/N) sum_j c_j; E[c m^T] from row-block sums of P_cc
-                w = d * nd
-                rs = F.mat(d, nd, ce[:w])
-                for j in range(1, N):
-                    rs = rs + F.mat(d, nd, ce[j * w:(j + 1) * w])
-                PcM = rs.transpose() * invN  # (N d x d) = P_cc E_c^T restricted to the m columns
+            if bm.Ec is not None:  # run: m = (1/N) sum_j c_j; E[c_l m^T] = (1/N) sum_k P_lk
+                if rowsum is None:  # first round: block row sums of P_cc (later carried by the pair loop)
+                    rowsum = [_block(F, ce, nd, l, 0, d, d) for l in range(N)]
+                    for l in range(N):
+                        for k in range(1, N):
+                            rowsum[l] = rowsum[l] + _block(F, ce, nd, l, k, d, d)
+                PcM = F.mat(nd, d, [v for r in rowsum for v in r.entries()]) * invN  # (N d x d)
                 PcE = PgcT * EgT + PcM * Em
                 PgE = PgE + Pgc * EcT
             else:
@@ -229,7 +245,6 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
             UPsi = [bm.U[l] * Psi[l] for l in range(N)]
             Omega = [Psi[l].transpose() * p + UPsi[l].transpose() * p2 for l in range(N)]
             Omega_stack = _hstack(F, Omega, n_e, d)
-            Theta_stack = Omega_stack + (Gm * R_stackT) * half_p2
             # per-client diagonal terms (p - p2) E[w_i w_i^T] on (g, c_i) x (g, c_i)
             Dgg = F.mat(n_g, n_g)
             Dgc, Dcc = [], []
@@ -265,31 +280,37 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
             Pgc_n = Pgc + UgP * p + B_stack + K1 * R_stackT + RgS * Omega_stack + Qgc_stack
             if use_diag:
                 Pgc_n = Pgc_n + _hstack(F, Dgc, n_g, d) * diff
-            # c-c: pairwise sandwich, then the thin low-rank part
-            out = [None] * (nd * nd)
+            # c-c: pairwise, P'_kl = V_k P_kl + (Ut_k P_kl) U_l^T + R_k Theta_l + (R_l Theta_k)^T with
+            # V_k = I + p U_k, Ut_k = p I + p2 U_k; only k <= l is formed (upper triangle, diagonal
+            # halved), P'_cc = M + M^T; block row sums carried for the next round's E[c m^T]
+            Theta = [Omega[l] + (Gm * RcT[l]) * half_p2 for l in range(N)]
+            out = [zero] * (nd * nd)
+            new_rowsum = [None] * N
             for k in range(N):
-                Uk = bm.U[k]
+                Vk, Utk, Rk = V[k], Ut[k], bm.Rc[k]
                 for l in range(k, N):
+                    Pkl = F.mat(d, d, Pdiag[k]) if l == k else _block(F, ce, nd, k, l, d, d)
+                    RT = Rk * Theta[l]
                     if l == k:
-                        Pkl = F.mat(d, d, Pdiag[k])
-                    else:
-                        Pkl = F.mat(d, d, [v for r in range(d) for v in
-                                           ce[(k * d + r) * nd + l * d:(k * d + r) * nd + l * d + d]])
-                    Xkl = Uk * Pkl
-                    Skl = Pkl + Xkl * p + (Pkl * p + Xkl * p2) * UT[l]
-                    if l == k:
+                        Skl = Vk * Pkl + (Utk * Pkl) * UT[l] + RT + RT.transpose()
                         if use_diag:
                             Skl = Skl + Dcc[k] * diff
                         Skl = Skl + pQc[k]
-                    se = Skl.entries()
+                        half = Skl * half_one
+                        se = half.entries()
+                        new_rowsum[k] = Skl if new_rowsum[k] is None else new_rowsum[k] + Skl
+                    else:
+                        Skl = Vk * Pkl + (Utk * Pkl) * UT[l] + RT + (bm.Rc[l] * Theta[k]).transpose()
+                        se = Skl.entries()
+                        new_rowsum[k] = Skl if new_rowsum[k] is None else new_rowsum[k] + Skl
+                        St = Skl.transpose()
+                        new_rowsum[l] = St if new_rowsum[l] is None else new_rowsum[l] + St
                     for r in range(d):
-                        out[(k * d + r) * nd + l * d:(k * d + r) * nd + l * d + d] = se[r * d:(r + 1) * d]
-                    if l != k:
-                        te = Skl.transpose().entries()
-                        for r in range(d):
-                            out[(l * d + r) * nd + k * d:(l * d + r) * nd + k * d + d] = te[r * d:(r + 1) * d]
-            LR = R_stack * Theta_stack
-            Pcc = F.mat(nd, nd, out) + LR + LR.transpose()
+                        base = (k * d + r) * nd + l * d
+                        out[base:base + d] = se[r * d:(r + 1) * d]
+            Mu = F.mat(nd, nd, out)
+            Pcc = Mu + Mu.transpose()
+            rowsum = new_rowsum
             Pgg, Pgc = Pgg_n, Pgc_n
         g, s_, m_ = _stats(F, Pgg, bm.x_idx, Phi, Gam)
         gaps.append(g); gsq.append(s_); means.append(m_)
