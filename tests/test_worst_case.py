@@ -212,13 +212,14 @@ def test_forced_infeasible_status_is_inconclusive(monkeypatch):
 
 
 def test_error_after_an_optimal_solve_is_inconclusive(monkeypatch):
-    """PEPit's post-processing failing (e.g. its feasibility assertion) must not leave 'optimal'."""
+    """PEPit's post-processing failing (e.g. recovering the worst-case points from the Gram
+    matrix) must not leave 'optimal'."""
     import PEPit
 
     def boom(self, *a, **k):
-        raise AssertionError("feasibility check failed")
+        raise AssertionError("post-processing failed")
 
-    monkeypatch.setattr(PEPit.PEP, "check_feasibility", boom)
+    monkeypatch.setattr(PEPit.PEP, "_eval_points_and_function_values", boom)
     r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
     assert r.status.startswith("optimal then error") and not r.optimal
     assert r.verdict.status == "inconclusive"
@@ -347,3 +348,30 @@ def test_worst_case_subcommand_rejects_bad_eta_g(tmp_path):
     with pytest.raises(InputError) as e:
         args.func(args)
     assert e.value.argument == "--eta-g"
+
+
+def test_sparse_block_assembly_matches_pepit_wrapper():
+    """The one-sparse-block cvxpy assembly (pyfed.engines.pep.solver._solve_pep) gives PEPit's own
+    cvxpy wrapper's dual and primal values, the same worst-case Gram matrix and constraint duals."""
+    import numpy as np
+
+    from pyfed.engines.pep.scaffold import _build_scaffold
+    from pyfed.engines.pep.solver import _solve_pep, _solver_kwargs
+
+    def build():
+        return _build_scaffold(2, 2, 3, 1 / 162, 1.0, 1.0, 0.1, [0.2, 0.3, 0.5], controls=True, pot_coef=0.01)[0]
+
+    kw = _solver_kwargs("CLARABEL", 1e-6, None)
+    a = build()
+    da = _solve_pep(a, "CLARABEL", kw)
+    ga, pa = a.G_value, a.wrapper.prob.value
+    duals_a = [c._dual_variable_value for c in a._list_of_constraints_sent_to_wrapper]
+    b = build()
+    db = b.solve(wrapper="cvxpy", solver="CLARABEL", verbose=0, return_primal_or_dual="dual", **kw)
+    duals_b = [c._dual_variable_value for c in b._list_of_constraints_sent_to_wrapper]
+    assert abs(da - db) < 1e-6 * max(1.0, abs(db)) and abs(pa - b.wrapper.prob.value) < 1e-6
+    assert np.max(np.abs(ga - b.G_value)) < 1e-5
+    assert len(duals_a) == len(duals_b) > 10
+    assert np.max(np.abs(np.array(duals_a) - np.array(duals_b))) < 1e-5
+    assert min(duals_a) > -1e-7  # inequality multipliers are nonnegative
+

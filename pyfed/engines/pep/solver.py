@@ -129,10 +129,39 @@ def available_solvers() -> list[str]:
     return [s for s in ("CLARABEL", "SCS", "MOSEK") if s in inst]
 
 
+#: Clarabel's sparse LDL^T back end, pinned: "auto" may fall back to qdldl, about 11x slower on
+#: these SDPs (measured at N*K*T = 60: 165 s against 15 s for faer; benchmarks/bench_pep.py).
+CLARABEL_FACTORIZATION = "faer"
+_clarabel_method_ok: dict = {}
+
+
+def _clarabel_supports(method: str) -> bool:
+    """Whether the installed Clarabel accepts ``direct_solve_method=method`` (probed once on a
+    one-variable LP; builds without the faer feature reject it)."""
+    if method not in _clarabel_method_ok:
+        try:
+            import clarabel
+            import scipy.sparse as sp
+
+            st = clarabel.DefaultSettings()
+            st.verbose = False
+            st.direct_solve_method = method
+            A = sp.csc_matrix(np.array([[-1.0]]))
+            solver = clarabel.DefaultSolver(sp.csc_matrix((1, 1)), np.array([1.0]), A, np.array([0.0]),
+                                            [clarabel.NonnegativeConeT(1)], st)
+            solver.solve()
+            _clarabel_method_ok[method] = True
+        except Exception:
+            _clarabel_method_ok[method] = False
+    return _clarabel_method_ok[method]
+
+
 def _solver_kwargs(solver: str, tol: float, options: dict | None) -> dict:
     kw: dict = {}
     if solver == "CLARABEL":
         kw = {"tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "max_iter": 500}
+        if _clarabel_supports(CLARABEL_FACTORIZATION):
+            kw["direct_solve_method"] = CLARABEL_FACTORIZATION
     elif solver == "SCS":
         kw = {"eps_abs": tol, "eps_rel": tol, "max_iters": 200_000}
     if options:
@@ -170,8 +199,7 @@ def _solve_once(problem, solver: str, tol: float, options: dict | None):
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(sink):
             warnings.simplefilter("ignore")
-            dual = problem.solve(wrapper="cvxpy", solver=solver, verbose=0,
-                                 return_primal_or_dual="dual", **kw)
+            dual = _solve_pep(problem, solver, kw)
     except Exception as exc:  # solver failure, PEPit post-processing assertion, ...
         error = f"{type(exc).__name__}: {exc}"[:200]
         dual = None
@@ -195,6 +223,122 @@ def _solve_once(problem, solver: str, tol: float, options: dict | None):
     if dual is None and status == _OPTIMAL:
         status = "optimal but no finite value"
     return dual, primal, status, name, seconds
+
+
+# --------------------------------------------------------------------------------------------
+# PEPit -> cvxpy with the scalar constraints as one sparse block
+# --------------------------------------------------------------------------------------------
+def _sparse_wrapper_class():
+    """A PEPit cvxpy wrapper that sends all scalar constraints as two sparse matrix constraints
+    (inequalities, equalities) instead of one cvxpy expression per constraint.
+
+    Row c of the inequality block is Tr(W_c G) + f_c^T F + k_c <= 0 with W_c, f_c, k_c read off
+    the constraint's expression (PEPit's ``expression_to_sparse_matrices``: lower-triangular
+    weights, off-diagonal entries counting twice), i.e. the same constraint PEPit's own
+    CvxpyWrapper sends, assembled as (m x P^2) and (m x n_F) scipy.sparse matrices acting on
+    vec(G) and F. Dual values are split back per constraint, in the order sent, so PEPit's
+    ``assign_dual_values`` and everything downstream see what they would see with PEPit's wrapper.
+    """
+    import cvxpy as cp
+    import scipy.sparse as sp
+    from PEPit.tools.expressions_to_matrices import expression_to_sparse_matrices
+    from PEPit.wrappers.cvxpy_wrapper import CvxpyWrapper
+
+    class SparseCvxpyWrapper(CvxpyWrapper):
+        def __init__(self, verbose=0):
+            super().__init__(verbose=verbose)
+            self._rows = {"inequality": [], "equality": []}
+            self._where = []  # per sent constraint: ("inequality" | "equality", row)
+
+        def send_constraint_to_solver(self, constraint):
+            kind = constraint.equality_or_inequality
+            if kind not in self._rows:
+                raise ValueError(f"constraint kind {kind!r}")
+            self._list_of_constraints_sent_to_solver.append(constraint)
+            self._where.append((kind, len(self._rows[kind])))
+            self._rows[kind].append(expression_to_sparse_matrices(constraint.expression))
+
+        def send_lmi_constraint_to_solver(self, psd_matrix):  # pragma: no cover - not used by pyfed's PEPs
+            raise NotImplementedError("LMI constraints: use PEPit's own cvxpy wrapper")
+
+        def _block(self, rows):
+            P = self.G.shape[0]
+            nF = self.F.shape[0]
+            ri, ci, vi, rf, cf, vf, k = [], [], [], [], [], [], np.zeros(len(rows))
+            for r, (gi, gj, gv, fi, fv, cons) in enumerate(rows):
+                gi, gj, gv = np.asarray(gi, int), np.asarray(gj, int), np.asarray(gv, float)
+                off = gi != gj
+                # vec(G) in column-major order: entry (i, j) at i + j P; off-diagonal weights twice
+                ri += [r] * (len(gv) + int(off.sum()))
+                ci += list(gi + gj * P) + list(gj[off] + gi[off] * P)
+                vi += list(gv) + list(gv[off])
+                rf += [r] * len(fv)
+                cf += list(np.asarray(fi, int))
+                vf += list(np.asarray(fv, float))
+                k[r] = cons
+            AG = sp.csr_matrix((vi, (ri, ci)), shape=(len(rows), P * P))
+            AF = sp.csr_matrix((vf, (rf, cf)), shape=(len(rows), nF))
+            return AG @ cp.vec(self.G, order="F") + AF @ self.F + k, k
+
+        def generate_problem(self, objective):
+            self._blocks = {}
+            self._consts = {}
+            for kind in ("inequality", "equality"):
+                rows = self._rows[kind]
+                if rows:
+                    expr, k = self._block(rows)
+                    c = expr <= 0 if kind == "inequality" else expr == 0
+                    self._blocks[kind] = c
+                    self._consts[kind] = k
+                    self._list_of_solver_constraints.append(c)
+            return super().generate_problem(objective)
+
+        def _recover_dual_values(self):
+            residual = self._list_of_solver_constraints[0].dual_value
+            duals = {kind: np.atleast_1d(c.dual_value) for kind, c in self._blocks.items()}
+            values = [residual] + [float(duals[kind][row]) for kind, row in self._where]
+            return values, residual
+
+        def dual_objective(self, objective):
+            """PEPit's dual value: the constant of objective - sum_c lambda_c expression_c (the
+            Gram and function-value terms cancel at a dual optimum): objective's constant minus
+            sum_c lambda_c k_c."""
+            from PEPit.tools.expressions_to_matrices import expression_to_sparse_matrices as e2s
+            total = float(e2s(objective)[5])
+            for kind, c in self._blocks.items():
+                total -= float(np.dot(np.atleast_1d(c.dual_value), self._consts[kind]))
+            return total
+
+    return SparseCvxpyWrapper
+
+
+def _solve_pep(problem, solver: str, kw: dict):
+    """Solve a PEPit problem through :func:`_sparse_wrapper_class`; returns PEPit's dual value
+    (what ``problem.solve(wrapper="cvxpy", return_primal_or_dual="dual")`` returns), with
+    ``problem.wrapper``, ``G_value``, ``F_value``, the points' values and the constraints' dual
+    values set as PEPit sets them. PEPs with LMI constraints go through PEPit's own path."""
+    if problem.objective is None:
+        problem._prepare_constraints(verbose=0)
+    if any(psd.activated for psd in problem._list_of_prepared_psd):  # pragma: no cover
+        return problem.solve(wrapper="cvxpy", solver=solver, verbose=0, return_primal_or_dual="dual", **kw)
+    wrapper = _sparse_wrapper_class()(verbose=0)
+    problem.wrapper_name, problem.wrapper = "cvxpy", wrapper
+    wrapper.set_main_variables()
+    problem._list_of_constraints_sent_to_wrapper = [c for c in problem._list_of_prepared_constraints if c.activated]
+    problem._list_of_psd_sent_to_wrapper = []
+    for c in problem._list_of_prepared_constraints:
+        c._dual_variable_value = 0.
+    for c in problem._list_of_constraints_sent_to_wrapper:
+        wrapper.send_constraint_to_solver(c)
+    wrapper.generate_problem(problem.objective)
+    _status, _name, wc_value = wrapper.solve(solver=solver, verbose=False, **kw)
+    if wc_value is None:
+        return None
+    problem.residual = wrapper.assign_dual_values()
+    G_value, F_value = wrapper.get_primal_variables()
+    problem.G_value, problem.F_value = G_value, F_value
+    problem._eval_points_and_function_values(F_value, G_value, verbose=0)
+    return wrapper.dual_objective(problem.objective)
 
 
 def _new_function(problem, beta: float, mu: float):
