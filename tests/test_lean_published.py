@@ -249,3 +249,15 @@ def test_gradient_growth_is_in_forall_form():
     lib = _statements(_text("Pyfed/Scaffold/Theorems.lean"))
     assert lib["GradientGrowth"].startswith("∀ (d N : ℕ) (P : Problem d N) (xstar : Space d), "
                                             "Convexity P 0 → IsMinimizer P xstar → ∀ x,")
+
+
+@pytest.mark.parametrize("rel", ["lean/Pyfed/Scaffold/Model.lean", "lean/Pyfed/Scaffold/Theorems.lean",
+                                 "pyfed/theory/bounds.py", "pyfed/theory/hypotheses.py", "checkers/theorems.py",
+                                 "README.md"])
+def test_nonconvex_constants_cite_lemma_19_beside_equations_26_27(rel):
+    text = (ROOT / rel).read_text(encoding="utf-8")
+    spots = [m.start() for m in re.finditer(r"\(26\)", text)]
+    assert spots, f"{rel} documents the nonconvex statement without equations (26)-(27)"
+    for s in spots:
+        window = text[max(0, s - 400):s + 400]
+        assert "Lemma 19" in window and "p. 34" in window, (rel, text[s - 200:s + 50])
