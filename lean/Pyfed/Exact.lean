@@ -46,7 +46,7 @@ def convexRHSQ (distSq C0 : ℚ) (N S K T : ℕ) (ηl ηg μ σ : ℚ) : ℚ :=
       (effectiveStepQ K ηl ηg * weightSumQ μ (effectiveStepQ K ηl ηg) T) +
     12 * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
 
-/-- The nonconvex right side over `ℚ`, from `fGap = F(x0) - f_low`, `β` and `σ`. -/
+/-- The nonconvex right side over `ℚ`, from `fGap = F(x0) - fLower`, `β` and `σ`. -/
 def nonconvexRHSQ (fGap β : ℚ) (S K T : ℕ) (ηl ηg σ : ℚ) : ℚ :=
   14 * fGap / (effectiveStepQ K ηl ηg * (T : ℚ)) +
     70 * β * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
