@@ -464,9 +464,9 @@ class FiniteRoundConvergence(Checker):
         return chk.rhs(inner, mutate)
 
     def lean_instance(self, instance):
-        """The conjunct's scalars of the Lean right side (see its checker)."""
-        _, chk, inner = self._split(instance)
-        return chk.lean_instance(inner)
+        """The conjunct's scalars of the Lean right side (see its checker) and ``conjunct``."""
+        conj, chk, inner = self._split(instance)
+        return dict(chk.lean_instance(inner), conjunct=conj)
 
     def check(self, instance, relax=(), mutate=None):
         """The conjunct's verdict, relabelled as this statement's (``details["conjunct"]``)."""

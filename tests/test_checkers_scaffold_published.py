@@ -139,7 +139,17 @@ def test_frc_routes_each_instance_to_its_conjunct():
     v = FRC.check({"conjunct": "NonconvexFiniteRoundConvergence", "instance": inner})
     assert isinstance(v, Holds) and v.rhs == NC.rhs(inner)
     assert FRC.lean_instance({"conjunct": "NonconvexFiniteRoundConvergence", "instance": inner}) == \
-        NC.lean_instance(inner)
+        dict(NC.lean_instance(inner), conjunct="NonconvexFiniteRoundConvergence")
+
+
+def test_frc_counterexample_file_states_the_conjuncts_right_side(tmp_path):
+    from pyfed.search import search_to_dir
+    paths = search_to_dir("FiniteRoundConvergence", seed=1, budget=3, out=str(tmp_path), relax=("step_size",))
+    assert paths
+    texts = [p.read_text(encoding="utf-8") for p in sorted(tmp_path.glob("*.lean"))]
+    assert texts and all("`SCAFFOLD.FiniteRoundConvergence`" in x for x in texts)
+    assert any("nonconvexRHSQ" in x or "convexRHSQ" in x for x in texts)
+    assert all("NOT a counterexample" in x for x in texts)
 
 
 def test_frc_violation_of_a_mutated_conjunct_is_a_witness_of_the_conjunction():
