@@ -46,15 +46,38 @@ TRANSITIVE = {
 }
 
 
-def _lakefile_mathlib():
-    text = (ROOT / "lakefile.lean").read_text(encoding="utf-8")
+def _lakefile_mathlib(text):
     m = re.search(r'require mathlib from git\s+"([^"]+)"\s*@\s*"([0-9a-f]{40})"', text)
     assert m, "lakefile.lean has no pinned `require mathlib`"
     return m.group(1), m.group(2)
 
 
+def _pin_mismatch(lakefile_text: str, manifest: dict) -> list:
+    """Differences between the lakefile's `require mathlib` and the manifest's mathlib entry."""
+    url, rev = _lakefile_mathlib(lakefile_text)
+    entries = [p for p in manifest["packages"] if p["name"] == "mathlib"]
+    if len(entries) != 1:
+        return [f"{len(entries)} mathlib entries in the manifest"]
+    (m,) = entries
+    out = []
+    for key, want in (("url", url), ("rev", rev), ("inputRev", rev)):
+        if m[key] != want:
+            out.append(f"mathlib {key}: manifest {m[key]!r}, lakefile {want!r}")
+    if m["inherited"] is not False:
+        out.append("mathlib must be a direct dependency (inherited false)")
+    return out
+
+
+def _lakefile():
+    return (ROOT / "lakefile.lean").read_text(encoding="utf-8")
+
+
+def _manifest():
+    return json.loads(MANIFEST.read_text(encoding="utf-8"))
+
+
 def test_manifest_is_well_formed():
-    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    data = _manifest()
     assert data["version"] == "1.2.0"
     assert data["packagesDir"] == ".lake/packages"
     assert data["name"] == "pyfed"
@@ -71,27 +94,25 @@ def test_manifest_is_well_formed():
 
 
 def test_manifest_mathlib_rev_equals_the_lakefile():
-    url, rev = _lakefile_mathlib()
-    assert rev == PIN
-    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    (mathlib,) = [p for p in data["packages"] if p["name"] == "mathlib"]
-    assert mathlib["rev"] == rev and mathlib["inputRev"] == rev and mathlib["url"] == url
-    assert mathlib["inherited"] is False
+    assert _lakefile_mathlib(_lakefile())[1] == PIN
+    assert _pin_mismatch(_lakefile(), _manifest()) == []
+
+
+def test_manifest_check_catches_a_moved_pin():
+    other = "0123456789abcdef0123456789abcdef01234567"
+    bad = _pin_mismatch(_lakefile().replace(PIN, other), _manifest())
+    assert bad == [f"mathlib rev: manifest {PIN!r}, lakefile {other!r}",
+                   f"mathlib inputRev: manifest {PIN!r}, lakefile {other!r}"]
+    manifest = _manifest()
+    manifest["packages"] = [p for p in manifest["packages"] if p["name"] != "mathlib"]
+    assert _pin_mismatch(_lakefile(), manifest) == ["0 mathlib entries in the manifest"]
 
 
 def test_manifest_pins_every_transitive_dependency():
-    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    data = _manifest()
     inherited = {p["name"]: (p["url"], p["rev"]) for p in data["packages"] if p["inherited"]}
     assert inherited == TRANSITIVE
     assert [p["name"] for p in data["packages"] if not p["inherited"]] == ["mathlib"]
-
-
-def test_manifest_check_catches_a_drifted_lakefile(tmp_path):
-    text = (ROOT / "lakefile.lean").read_text(encoding="utf-8").replace(PIN, "0" * 40)
-    m = re.search(r'@\s*"([0-9a-f]{40})"', text)
-    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    (mathlib,) = [p for p in data["packages"] if p["name"] == "mathlib"]
-    assert m and m.group(1) != mathlib["rev"]
 
 
 @pytest.mark.lake
