@@ -55,20 +55,34 @@ def nonconvexRHSQ (fGap β : ℚ) (S K T : ℕ) (ηl ηg σ : ℚ) : ℚ :=
 `push_cast`; `ring` closes what is left (numerals or cast instances reached by different
 instance paths). Where a sum is involved, the first alternative keeps the sum behind the
 already-proved cast lemma of its mirror, so that no two sums have to be compared as `ring`
-atoms; the second alternative unfolds everything. Each alternative ends in `done`, so an
+atoms; the second alternative unfolds everything. The two cast lemmas without a sum fall back
+on rewriting with the named `Rat.cast_*` lemmas (`Mathlib/Data/Rat/Cast/Defs.lean`,
+`CharZero.lean`, `Lemmas.lean`), after which the two sides agree up to the instance path of the
+casts, which `rfl` (default transparency) accepts. Each alternative ends in `done`, so an
 alternative that leaves a goal open falls through to the next one. -/
 
 theorem effectiveStepQ_cast (K : ℕ) (ηl ηg : ℚ) :
     ((effectiveStepQ K ηl ηg : ℚ) : ℝ) = effectiveStep K (ηl : ℝ) (ηg : ℝ) := by
-  simp only [effectiveStepQ, effectiveStep]
-  try push_cast
-  try ring
+  first
+  | simp only [effectiveStepQ, effectiveStep]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [effectiveStepQ, effectiveStep, Rat.cast_mul, Rat.cast_natCast]
+    (try rfl)
+    done
 
 theorem weightQ_cast (μ h : ℚ) (r : ℕ) :
     ((weightQ μ h r : ℚ) : ℝ) = weight (μ : ℝ) (h : ℝ) r := by
-  simp only [weightQ, weight]
-  try push_cast
-  try ring
+  first
+  | simp only [weightQ, weight]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [weightQ, weight, Rat.cast_pow, Rat.cast_inv, Rat.cast_sub, Rat.cast_one,
+      Rat.cast_div, Rat.cast_mul, Rat.cast_ofNat]
+    (try rfl)
+    done
 
 theorem weightSumQ_cast (μ h : ℚ) (T : ℕ) :
     ((weightSumQ μ h T : ℚ) : ℝ) = weightSum (μ : ℝ) (h : ℝ) T := by
