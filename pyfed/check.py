@@ -294,9 +294,12 @@ def default_replicates(quick: bool) -> int:
 
 
 def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None,
-              progress=None) -> list[Verdict]:
+              progress=None, fedavg: bool = True) -> list[Verdict]:
     """Run the default suite; returns the list of verdicts: the theorem instances, then one
-    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N).
+    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N),
+    then (``fedavg=True``) the FedAvg statements of the Field Guide on an exact quadratic and a
+    real-data instance (:func:`pyfed.check_fedavg.run_fedavg_check`; their verdicts carry the
+    qualified names ``FedAvg.*``).
 
     ``progress``: optional callable ``progress(label)`` invoked before each task.
     """
@@ -312,6 +315,10 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     if progress:
         progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")
     out.append(pep_row_for_check())
+    if fedavg:
+        from .check_fedavg import run_fedavg_check
+
+        out.extend(run_fedavg_check(quick=quick, seed=seed, replicates=reps, progress=progress))
     return out
 
 

@@ -146,6 +146,10 @@ def finite_sum_heterogeneity(problem, prec: int = 128) -> Heterogeneity:
     try:
         X = problem.X
         signs = problem.signs
+
+        def sqrt_up(x):   # a ball above sqrt(max(x, 0)): only upper bounds are needed below
+            u = x.upper()
+            return arb(u).sqrt() if u > 0 else arb(0)
         w, m = [], []
         for i in range(M):
             lo, hi = int(problem.offsets[i]), int(problem.offsets[i + 1])
@@ -156,17 +160,18 @@ def finite_sum_heterogeneity(problem, prec: int = 128) -> Heterogeneity:
                 row = [arb(float(v)) for v in X[j]]
                 s = int(signs[j])
                 wi = [a + s * r for a, r in zip(wi, row)]
-                mi += sum((r * r for r in row), arb(0)).sqrt()
+                mi += sqrt_up(sum((r * r for r in row), arb(0)))
             w.append([a / n_i for a in wi])
             m.append(mi / n_i)
         wbar = [sum((w[i][k] for i in range(M)), arb(0)) / M for k in range(d)]
-        mbar = sum(m, arb(0)) / M
         per, per_up = [], []
         for i in range(M):
-            dist = sum(((w[i][k] - wbar[k]) ** 2 for k in range(d)), arb(0)).sqrt()
-            bound = (dist + (1 - arb(2) / M) * m[i] + mbar) / 2
-            up = float(bound.upper()) if hasattr(bound, "upper") else float(bound.mid() + bound.rad())
-            up = math.nextafter(up, math.inf)
+            dist = sqrt_up(sum(((w[i][k] - wbar[k]) ** 2 for k in range(d)), arb(0)))
+            # (1 - 2/M) m_i + mean m = (1 - 1/M) m_i + (1/M) sum_{k != i} m_k: nonnegative weights,
+            # so upper bounds of the m_k give an upper bound
+            others = sum((m[k] for k in range(M) if k != i), arb(0))
+            bound = (dist + (1 - arb(1) / M) * m[i] + others / M) / 2
+            up = math.nextafter(float(bound.upper()), math.inf) if bound.upper() > 0 else 0.0
             per.append(bound)
             per_up.append(up)
     finally:

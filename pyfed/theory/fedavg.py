@@ -47,7 +47,7 @@ from fractions import Fraction
 
 import mpmath
 import sympy
-from flint import arb, fmpq
+from flint import arb
 
 from ..errors import InputError
 from ..exact import DEFAULT_DPS, coerce, to_fraction
@@ -56,7 +56,8 @@ from .hypotheses import Hypothesis
 __all__ = [
     "drift_rhs", "convergence_rhs", "progress_term", "deviation_term", "progress_rhs",
     "StepCandidate", "optimized_step_candidates", "optimized_step_choice", "optimized_step",
-    "optimized_rhs", "optimized_rhs_terms", "radical", "fedavg_hypotheses", "tuned_hypotheses",
+    "optimized_rhs", "optimized_rhs_terms", "radical", "radical_argmin", "fedavg_hypotheses",
+    "tuned_hypotheses",
 ]
 
 
@@ -241,7 +242,7 @@ class StepCandidate:
     root: int
 
 
-def _tuned_inputs(names, dist_sq, M, tau, T, L, s2, z2, exact, dps, need=("sigma_sq", "zeta_sq")):
+def _tuned_inputs(dist_sq, M, tau, T, L, s2, z2, exact, dps, need=("dist_sq", "sigma_sq", "zeta_sq")):
     vals, mode = _coerce(["dist_sq", "M", "tau", "T", "L", "sigma_sq", "zeta_sq"],
                          [dist_sq, M, tau, T, L, s2, z2], exact, dps)
     if mode != "symbolic":
@@ -265,7 +266,7 @@ def optimized_step_candidates(*, dist_sq, M, tau, T, L, sigma=None, zeta=None, s
     """
     s2 = _square("sigma", sigma, sigma_sq)
     z2 = _square("zeta", zeta, zeta_sq)
-    (D2, M, tau, T, L, s2, z2), _ = _tuned_inputs(None, dist_sq, M, tau, T, L, s2, z2, exact, dps)
+    (D2, M, tau, T, L, s2, z2), _ = _tuned_inputs(dist_sq, M, tau, T, L, s2, z2, exact, dps)
     return [
         StepCandidate("smoothness", "1/(4L)", 1 / (4 * L), 1),
         StepCandidate("noise_sqrt", "sqrt(M) D/(sqrt(tau) sqrt(T) sigma)", M * D2 / (tau * T * s2), 2),
@@ -276,24 +277,18 @@ def optimized_step_candidates(*, dist_sq, M, tau, T, L, sigma=None, zeta=None, s
     ]
 
 
-def optimized_step_choice(**kw) -> int:
-    """Index (0..3, Lean order) of the candidate of eq. (16) attaining the minimum (the first
-    one on ties), decided *exactly* for rational inputs: r_i^(1/n_i) <= r_j^(1/n_j) iff
-    r_i^(6/n_i) <= r_j^(6/n_j) (all candidates are positive). With float or ball inputs the
-    comparison is made in that arithmetic (balls: InputError if two candidates cannot be
-    separated, since then the minimiser is not certified). Keyword arguments as
-    :func:`optimized_step`."""
-    exact, dps = kw.pop("exact", None), kw.pop("dps", DEFAULT_DPS)
-    cands = optimized_step_candidates(exact=exact, dps=dps, **kw)
-    keys = [c.radicand ** (6 // c.root) for c in cands]
+def radical_argmin(radicals) -> int:
+    """Index of the smallest of the positive numbers r_j^(1/n_j) (``radicals``: a sequence of
+    (r_j, n_j) with n_j in {1, 2, 3}), the first one on ties. Exact for rational r_j:
+    r_i^(1/n_i) <= r_j^(1/n_j) iff r_i^(6/n_i) <= r_j^(6/n_j). Float radicands compare in floats;
+    arb balls must be separable (InputError ``precision`` otherwise)."""
+    keys = [r ** (6 // int(n)) for r, n in radicals]
     best = 0
-    for j in range(1, 4):
+    for j in range(1, len(keys)):
         if isinstance(keys[j], arb):
             if keys[j] < keys[best]:
                 best = j
             elif not keys[j] >= keys[best]:
-                # overlapping balls: the values are equal or too close to separate; either gives
-                # the same minimum value when equal, so keep the earlier one only if certified equal
                 raise InputError("precision", "the candidates of eq. (16) cannot be ordered at this "
                                               "ball precision; raise the precision")
         elif isinstance(keys[j], sympy.Basic) and keys[j].free_symbols:
@@ -301,6 +296,15 @@ def optimized_step_choice(**kw) -> int:
         elif keys[j] < keys[best]:
             best = j
     return best
+
+
+def optimized_step_choice(**kw) -> int:
+    """Index (0..3, Lean order) of the candidate of eq. (16) attaining the minimum (the first
+    one on ties), decided *exactly* for rational inputs by :func:`radical_argmin` (all
+    candidates are positive). Keyword arguments as :func:`optimized_step`."""
+    exact, dps = kw.pop("exact", None), kw.pop("dps", DEFAULT_DPS)
+    cands = optimized_step_candidates(exact=exact, dps=dps, **kw)
+    return radical_argmin([(c.radicand, c.root) for c in cands])
 
 
 def optimized_step(*, dist_sq, M, tau, T, L, sigma=None, zeta=None, sigma_sq=None, zeta_sq=None,
@@ -356,7 +360,7 @@ def optimized_rhs_terms(*, dist_sq, M, tau, T, L, sigma=None, zeta=None, sigma_s
     """
     s2 = _square("sigma", sigma, sigma_sq)
     z2 = _square("zeta", zeta, zeta_sq)
-    (D2, M, tau, T, L, s2, z2), _ = _tuned_inputs(None, dist_sq, M, tau, T, L, s2, z2, exact, dps, need=())
+    (D2, M, tau, T, L, s2, z2), _ = _tuned_inputs(dist_sq, M, tau, T, L, s2, z2, exact, dps, need=())
     return [("optimization", 2, L * D2 / (tau * T), 1),
             ("noise_sqrt", 2, s2 * D2 / (M * tau * T), 2),
             ("noise_cbrt", 5, L * s2 * D2**2 / (tau * T**2), 3),

@@ -216,12 +216,14 @@ def _statement_hypotheses(setup: FedAvgSetup, extra=()):
     return list(hs) + list(setup.hypotheses) + list(extra)
 
 
-def _beyond(statement, verdict, hyps):
-    """A verdict with failing hypotheses becomes Inconclusive (the statement claims nothing)."""
+def _beyond(statement, verdict, hyps, gate=True):
+    """A verdict with failing hypotheses becomes Inconclusive (the statement claims nothing),
+    unless ``gate`` is False (the inequality's own verdict: checkers searching beyond a
+    hypothesis, ``--relax``)."""
     bad = [h.statement for h in hyps if not h.holds]
     status = verdict.status if verdict.status != "inconclusive" else "undecided"
     verdict.details["inequality"] = status
-    if not bad:
+    if not bad or not gate:
         return verdict
     return Inconclusive(statement, verdict.lhs, verdict.rhs, verdict.exact, verdict.details,
                         reason=(f"hypotheses fail ({'; '.join(bad)}): the statement claims nothing here; "
@@ -334,7 +336,7 @@ def _check_eta(eta):
 
 
 def decide_per_round_progress(problem, sigma=0, *, tau, eta, T=1, x0=None, L=None, zeta_sq=None, noise_cov=None,
-                              rhs_sigma_sq=None, setup=None):
+                              rhs_sigma_sq=None, setup=None, gate=True):
     """Decide ``FedAvg.PerRoundProgress`` (Lemma 1) on a quadratic instance at *every* round start.
 
         E[A_t | F_{tτ}] <= (‖x̄^{t,0} − x⋆‖² − E[‖x̄^{t,τ} − x⋆‖² | F_{tτ}])/(2ητ) + ησ²/M
@@ -392,10 +394,10 @@ def decide_per_round_progress(problem, sigma=0, *, tau, eta, T=1, x0=None, L=Non
             raise AssertionError("PerRoundProgress: margin form disagrees with pyfed.theory.progress_rhs")
         return lhs, rhs
 
-    return _conditional_verdict(PROGRESS, setup, hyps, [("round", G, sides)], s2)
+    return _conditional_verdict(PROGRESS, setup, hyps, [("round", G, sides)], s2, gate=gate)
 
 
-def _conditional_verdict(statement, setup, hyps, margins, s2, extra_details=None):
+def _conditional_verdict(statement, setup, hyps, margins, s2, extra_details=None, gate=True):
     """Decide a list of (label, margin form G, sides(y) -> (lhs, rhs)) at every round start."""
     details = {"engine": "exact moments (pyfed.engines.exact.fedavg)", "arithmetic": ExactField().name,
                "model": "FedAvg full participation, Gaussian-law oracle; conditional on F_{t tau} = round start y",
@@ -414,7 +416,7 @@ def _conditional_verdict(statement, setup, hyps, margins, s2, extra_details=None
             v = Violated(statement, lhs, rhs, True, details,
                          witness=setup.witness(round_start=[_s(v) for v in y], at=label,
                                                note="x0 = round_start gives a run violating the statement at t = 0"))
-            return _beyond(statement, v, hyps)
+            return _beyond(statement, v, hyps, gate)
         if worst is None or mval < worst[1]:
             worst = (label, mval, y, G, sides)
     label, mval, y, G, sides = worst
@@ -425,13 +427,13 @@ def _conditional_verdict(statement, setup, hyps, margins, s2, extra_details=None
     v = Holds(statement, lhs, rhs, True, details,
               certificate=("exact rational arithmetic: rhs - lhs is a positive semidefinite quadratic form in the "
                            "round start (holds at every round start y; lhs, rhs shown at the tightest one)"))
-    return _beyond(statement, v, hyps)
+    return _beyond(statement, v, hyps, gate)
 
 
 # --------------------------------------------------------------------------- Lemma 2
 
 def decide_bounded_client_drift(problem, sigma=0, *, tau, eta, T=1, x0=None, L=None, zeta_sq=None, noise_cov=None,
-                                rhs_sigma_sq=None, rhs_zeta_sq=None, setup=None):
+                                rhs_sigma_sq=None, rhs_zeta_sq=None, setup=None, gate=True):
     """Decide ``FedAvg.BoundedClientDrift`` (Lemma 2) for every client i, local step k <= τ and
     round start y:
 
@@ -464,7 +466,8 @@ def decide_bounded_client_drift(problem, sigma=0, *, tau, eta, T=1, x0=None, L=N
             margins.append((f"client {i}, local step k={k}", G, sides))
     terms = {"18 tau^2 eta^2 zeta^2": _s(th.drift_rhs(setup.tau, setup.eta, sigma_sq=0, zeta_sq=z2)),
              "4 tau eta^2 sigma^2": _s(th.drift_rhs(setup.tau, setup.eta, sigma_sq=s2, zeta_sq=0))}
-    return _conditional_verdict(DRIFT, setup, hyps, margins, s2, {"rhs_terms": terms, "rhs_zeta_sq": _s(z2)})
+    return _conditional_verdict(DRIFT, setup, hyps, margins, s2, {"rhs_terms": terms, "rhs_zeta_sq": _s(z2)},
+                                gate=gate)
 
 
 # --------------------------------------------------------------------------- Theorem 1
@@ -502,7 +505,7 @@ def _moments(setup, F):
 
 
 def decide_convex_fedavg(problem, sigma=0, *, tau, T, eta, x0=None, L=None, zeta_sq=None, noise_cov=None,
-                         rhs_sigma_sq=None, rhs_zeta_sq=None, setup=None, prec=None):
+                         rhs_sigma_sq=None, rhs_zeta_sq=None, setup=None, prec=None, gate=True):
     """Decide ``FedAvg.ConvexFedAvgConvergence`` (Theorem 1, eq. (15)) on a quadratic instance:
 
         E[A] <= D²/(2ητT) + ησ²/M + 4τη²Lσ² + 18τ²η²Lζ²   (``convergenceRHS P τ T η``)
@@ -531,7 +534,7 @@ def decide_convex_fedavg(problem, sigma=0, *, tau, T, eta, x0=None, L=None, zeta
         rhs = th.convergence_rhs(sigma_sq=s2, zeta_sq=z2, **kw)
         details.update(arithmetic=ExactField().name, round_loss=[_s(v) for v in m.round_loss],
                        rhs_terms=_convergence_terms(kw, s2, z2))
-        return _beyond(CONVEX, _exact_verdict(CONVEX, m.avg_loss, rhs, details, witness), hyps)
+        return _beyond(CONVEX, _exact_verdict(CONVEX, m.avg_loss, rhs, details, witness), hyps, gate)
     v = None
     for bits in ([prec] if prec else _PREC_LADDER):
         F = BallField(bits)
@@ -543,7 +546,7 @@ def decide_convex_fedavg(problem, sigma=0, *, tau, T, eta, x0=None, L=None, zeta
             v = _ball_verdict(CONVEX, m.avg_loss, rhs, dict(details, arithmetic=F.name), witness, bits)
         if v.status != "inconclusive":
             break
-    return _beyond(CONVEX, v, hyps)
+    return _beyond(CONVEX, v, hyps, gate)
 
 
 def _convergence_terms(kw, s2, z2):
@@ -555,7 +558,7 @@ def _convergence_terms(kw, s2, z2):
 
 
 def decide_tuned_convex_fedavg(problem, sigma, *, tau, T, x0=None, L=None, zeta_sq=None, noise_cov=None,
-                               step=None, rhs=None, setup=None, prec=None):
+                               step=None, rhs=None, setup=None, prec=None, gate=True):
     """Decide ``FedAvg.TunedConvexFedAvgConvergence`` (Theorem 1, eqs. (16)-(17)):
 
         with η = optimizedStep P τ T (eq. (16)):   E[A] <= optimizedRHS P τ T (eq. (17))
@@ -601,7 +604,7 @@ def decide_tuned_convex_fedavg(problem, sigma, *, tau, T, x0=None, L=None, zeta_
     if setup.rational and step_f is not None and rhs_f is not None:
         m = _moments(setup, ExactField())
         details.update(arithmetic=ExactField().name, round_loss=[_s(v) for v in m.round_loss])
-        return _beyond(TUNED, _exact_verdict(TUNED, m.avg_loss, rhs_f, details, witness), hyps)
+        return _beyond(TUNED, _exact_verdict(TUNED, m.avg_loss, rhs_f, details, witness), hyps, gate)
     v = None
     for bits in ([prec] if prec else _PREC_LADDER):
         F = BallField(bits)
@@ -611,4 +614,4 @@ def decide_tuned_convex_fedavg(problem, sigma, *, tau, T, x0=None, L=None, zeta_
             v = _ball_verdict(TUNED, m.avg_loss, rb, dict(details, arithmetic=F.name), witness, bits)
         if v.status != "inconclusive":
             break
-    return _beyond(TUNED, v, hyps)
+    return _beyond(TUNED, v, hyps, gate)
