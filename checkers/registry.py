@@ -38,6 +38,8 @@ REGISTRY = {
     "LocalSGDOneStep": "local_sgd:LocalSGDOneStep",
     "OptionTwoControlIsAverage": "controls:OptionTwoControlIsAverage",
     "ServerControlIsMean": "controls:ServerControlIsMean",
+    "PerturbedStrongConvexity": "smooth:PerturbedStrongConvexity",
+    "FiniteRoundConvergence": "theorems:FiniteRoundConvergence",
 }
 
 #: Namespace FedAvg (Wang et al., Field Guide, Section 6.1): bare Lean name -> "module:Class".
