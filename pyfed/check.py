@@ -7,9 +7,12 @@ The default suite (``default_suite``):
    bundled breast-cancer data, split non-iid (Dirichlet label skew) across N clients, S < N,
    with the minibatch oracle and its certified sigma;
 3. ``NonconvexFiniteRoundConvergence`` on the nonconvex-regularised logistic loss over the
-   same data ("similarity 10%" split), warm-start controls as the theorem requires.
+   same data ("similarity 10%" split), warm-start controls as the theorem requires;
+4. the four FedAvg statements of the Field Guide (namespace ``FedAvg``) on an exact shared-Hessian
+   quadratic instance and a real-data Monte Carlo instance (:mod:`pyfed.check_fedavg`, appended by
+   :func:`run_check`).
 
-Each instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
+Each SCAFFOLD instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
 over R replicates; step sizes are chosen inside the hypotheses (and printed). The left side is
 a Monte Carlo estimate with a confidence interval (``pyfed.engines.montecarlo``); the right
 side is exact (rational data) or mpmath (float data). Each result is a

@@ -182,6 +182,8 @@ def test_conditional_lemmas_hold_at_every_start_and_margin_is_the_theory_value()
         assert Fr(v.details["min_margin"]) >= 0
         assert "every round start" in v.details["checked"]
         assert Fr(v.details["margin_at_x0"]) >= Fr(v.details["min_margin"])
+        assert Fr(v.details["margin_at_noiseless_round_starts"]) >= Fr(v.details["min_margin"])
+        assert v.details["noiseless_round_starts"] == 1
 
 
 def test_conditional_violation_has_an_exact_witness_start():
@@ -220,3 +222,11 @@ def test_float_step_for_conditional_lemmas_is_a_named_error():
     with pytest.raises(InputError) as e:
         decide_per_round_progress(P, 0, tau=1, eta=0.25, x0=[0])
     assert e.value.argument == "arithmetic"
+
+
+def test_float_data_use_certified_balls_for_x_star_and_the_sides():
+    P = QuadraticProblem(np.array([[[1.5]], [[1.5]]]), np.array([[0.1], [0.3]]))
+    v = decide_convex_fedavg(P, 0.5, tau=2, T=3, eta=0.1, x0=[1.0])
+    assert isinstance(v, Holds) and "ball" in v.details["arithmetic"] and "lhs_ball" in v.details
+    t = decide_tuned_convex_fedavg(P, 0.5, tau=2, T=3, x0=[1.0])
+    assert isinstance(t, Holds) and "ball" in t.details["arithmetic"]

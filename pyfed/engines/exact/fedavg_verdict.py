@@ -17,7 +17,9 @@ r"""Exact verdicts of the four FedAvg statements (Lean namespace ``FedAvg``) on 
   problem, oracle law, τ, η, L, σ, ζ) for every x₀, t and history. A violation comes with an
   exact rational witness y (built from the elimination) at which lhs > rhs is re-checked
   exactly; a holding verdict reports the tightest round start y⋆ (the minimiser of the margin,
-  from the same elimination), the minimum margin, and the margin at x₀.
+  from the same elimination), the minimum margin, the margin at x₀ and the smallest margin over
+  the T round starts of the noiseless run from x₀ (the reachable starts when σ = 0; with σ > 0
+  every round t ≥ 1 starts at a Gaussian point with full support, so every y is reachable).
 * ``FedAvg.ConvexFedAvgConvergence`` (eq. (15)) and ``FedAvg.TunedConvexFedAvgConvergence``
   (eqs. (16)-(17)) are unconditional: E[A] from :func:`fedavg_shadow_moments`. The tuned step is
   irrational in general; then η is enclosed in a certified ball and the left side is computed in
@@ -48,7 +50,7 @@ from ...theory.hypotheses import Hypothesis
 from ...verdicts import Holds, Inconclusive, Violated
 from .arith import BallField, ExactField
 from .fedavg import (check_noise_cov_shape, form_value, round_forms_in_field, shadow_moments_from_forms)
-from .model import _check_quadratic, _noise_covariances
+from .model import _check_quadratic, _minimiser, _problem_data
 
 __all__ = ["FedAvgSetup", "fedavg_setup", "decide_per_round_progress", "decide_bounded_client_drift",
            "decide_convex_fedavg", "decide_tuned_convex_fedavg", "psd_margin", "STATEMENTS"]
@@ -84,7 +86,7 @@ class FedAvgSetup:
     zeta_sq : ζ² of the Lean Problem (default: the exact maxᵢ‖bᵢ − b̄‖²)
     noise_cov : per-client oracle covariance, or None for (σ²/d) I
     x0 : list of d exact rationals (or floats)
-    x_star : list of d Fractions;  dist_sq : ‖x₀ − x⋆‖²
+    x_star : list of d Fractions (certified arb balls for float data);  dist_sq : ‖x₀ − x⋆‖² (likewise)
     heterogeneity : pyfed.problems.heterogeneity.Heterogeneity
     hypotheses : list of Hypothesis (problem hypotheses; statement hypotheses are added per statement)
     rational : bool (every input exact)
@@ -166,9 +168,17 @@ def fedavg_setup(problem, sigma=0, *, tau, T=1, eta, x0=None, L=None, zeta_sq=No
     sigma_sq = sf * sf if sf is not None else sigma * sigma
     rational = (problem.exact and all_exact([sigma, L, zeta_sq]) and all_exact(x0v)
                 and (noise_cov is None or all_exact(np.asarray(noise_cov, dtype=object).ravel().tolist())))
-    xs = [Fraction(v) for v in problem.x_star_exact] if problem.exact else [Fraction(float(v)) for v in problem.x_star]
-    dist_sq = sum(((Fraction(a) if to_fraction(a) is not None else Fraction(float(a))) - b) ** 2
-                  for a, b in zip(x0v, xs)) if d else Fraction(0)
+    if problem.exact:
+        xs = [Fraction(v) for v in problem.x_star_exact]
+        dist_sq = sum(((Fraction(a) if to_fraction(a) is not None else Fraction(float(a))) - b) ** 2
+                      for a, b in zip(x0v, xs)) if d else Fraction(0)
+    else:   # float data: x* by a certified ball solve (never the float solve), D^2 a ball
+        Fb = BallField(256)
+        with Fb.active():
+            A_, b_ = _problem_data(Fb, problem)
+            xs, _ = _minimiser(Fb, problem, A_, b_)
+            xs = list(xs)
+            dist_sq = sum(((to_arb(a) - c) ** 2 for a, c in zip(x0v, xs)), to_arb(0))
     hyps = []
     if problem.exact:
         A0 = problem.A_exact[0]
@@ -394,16 +404,34 @@ def decide_per_round_progress(problem, sigma=0, *, tau, eta, T=1, x0=None, L=Non
             raise AssertionError("PerRoundProgress: margin form disagrees with pyfed.theory.progress_rhs")
         return lhs, rhs
 
-    return _conditional_verdict(PROGRESS, setup, hyps, [("round", G, sides)], s2, gate=gate)
+    return _conditional_verdict(PROGRESS, setup, hyps, [("round", G, sides)], s2, gate=gate, forms=forms)
 
 
-def _conditional_verdict(statement, setup, hyps, margins, s2, extra_details=None, gate=True):
+def _noiseless_starts(setup, forms):
+    """The round starts of the noiseless run from x0: y_{t+1} = B_tau y_t (t < T), exact. They are
+    the reachable round starts when sigma = 0 (with sigma > 0 every round t >= 1 starts at a
+    Gaussian point with full support, so every y is reachable)."""
+    B = _frac_matrix(forms.mean_map)
+    d = setup.d
+    y = [Fraction(v) for v in setup.x0] + [Fraction(1)]
+    out = []
+    for _ in range(setup.T):
+        out.append(y[:d])
+        y = [sum((B[r][c] * y[c] for c in range(d + 1)), Fraction(0)) for r in range(d + 1)]
+    return out
+
+
+def _conditional_verdict(statement, setup, hyps, margins, s2, extra_details=None, gate=True, forms=None):
     """Decide a list of (label, margin form G, sides(y) -> (lhs, rhs)) at every round start."""
     details = {"engine": "exact moments (pyfed.engines.exact.fedavg)", "arithmetic": ExactField().name,
                "model": "FedAvg full participation, Gaussian-law oracle; conditional on F_{t tau} = round start y",
                "checked": _CHECKED, "hypotheses": _hyp_json(hyps), "hypotheses_hold": all(h.holds for h in hyps),
                "rhs_sigma_sq": _s(s2)}
     details.update(extra_details or {})
+    if forms is not None:
+        reached = _noiseless_starts(setup, forms)
+        details["margin_at_noiseless_round_starts"] = _s(min(_gval(Gm, y) for _, Gm, _ in margins for y in reached))
+        details["noiseless_round_starts"] = len(reached)
     worst = None
     for label, G, sides in margins:
         kind, mval, y = psd_margin(G)
@@ -467,6 +495,7 @@ def decide_bounded_client_drift(problem, sigma=0, *, tau, eta, T=1, x0=None, L=N
     terms = {"18 tau^2 eta^2 zeta^2": _s(th.drift_rhs(setup.tau, setup.eta, sigma_sq=0, zeta_sq=z2)),
              "4 tau eta^2 sigma^2": _s(th.drift_rhs(setup.tau, setup.eta, sigma_sq=s2, zeta_sq=0))}
     return _conditional_verdict(DRIFT, setup, hyps, margins, s2, {"rhs_terms": terms, "rhs_zeta_sq": _s(z2)},
+                                forms=forms,
                                 gate=gate)
 
 
