@@ -16,14 +16,23 @@ Instance (JSON, exact rationals as "p/q" strings)::
      "tau": local steps, "T": rounds, "eta": step (not for the tuned statement), "x0": [d]}
 
 plus, for the two Theorem 1 statements, optional ``"method": "montecarlo"`` (simulator
-:func:`pyfed.algorithms.fedavg_shadow.fedavg_shadow`, ``"replicates"``, ``"seed"``).
+:func:`pyfed.algorithms.fedavg_shadow.fedavg_shadow`, ``"replicates"``, ``"seed"``), and, for
+``ConvexFedAvgConvergence``, instances of the non-quadratic family below
+(``{"family": "sqrt", "a", "b": [M], "c": [M], "L", "sigma": "0", "zeta_sq", "tau", "T", "eta", "x0": [x]}``).
 
 What the quadratic class can and cannot catch. With a shared Hessian A the shadow iterate
 x̄^{t,k+1} = x̄^{t,k} − η(A x̄^{t,k} − b̄ + ξ̄) is SGD on F itself: heterogeneity never moves the
-shadow. So mutations that only weaken the ζ terms (18 → 1 in ``driftRHS``, the ζ term of
-eq. (15) dropped) cannot be caught here; the client drift itself is at most
-k²η²‖bᵢ − b̄‖² + (1 − 1/M)kη²σ² ≤ τ²η²ζ² + τη²σ² (so even 18 → 1 holds on this class). The
-mutations listed per checker are the ones the class does catch.
+shadow, so a mutation that only weakens a ζ term cannot be caught on this class. For eq. (15)
+the checker therefore also draws instances of a one-dimensional *non-quadratic* family with
+different curvatures, Fᵢ(x) = a x²/2 − bᵢ x + cᵢ √(1 + x²) with Σbᵢ = Σcᵢ = 0 (F = a x²/2, x⋆ = 0
+exactly, ζ = maxᵢ(|bᵢ| + |cᵢ|); :func:`sqrt_family_hypotheses`), run deterministically in
+certified balls: from x₀ = x⋆ the shadow leaves the optimum, and dropping the ζ term of eq. (15)
+is caught (``drop_heterogeneity_term``). The constant 18 of ``driftRHS`` cannot be lowered to 1
+on either class: the client drift of a shared-Hessian quadratic is at most
+k²η²‖bᵢ − b̄‖² + (1 − 1/M) k η² σ² ≤ τ²η²ζ² + τη²σ², and for two convex clients the gradient-step
+map of F is non-expansive for η <= 2/L, so ‖x₁ − x₂‖ grows by at most 2ηζ per step and the drift
+stays below k²η²ζ² (a seeded search over the sqrt family with M <= 4 reached ratio 0.99995 to
+τ²η²ζ², never above). The mutations listed per checker are the ones it catches.
 
 Source: Wang et al., *A Field Guide to Federated Optimization*, arXiv:2107.06917v1, Section
 6.1.2, PDF p. 41 (Lemma 1, Lemma 2, Theorem 1 eqs. (15)-(17)); Appendix D.1-D.2, PDF pp. 86-88.
@@ -249,6 +258,69 @@ class _FedAvg(Checker):
         return best["inst"]
 
 
+# ------------------------------------------------------------------------------------------ a non-quadratic family
+
+def _sqrt_family(inst):
+    """(a, b, c) of a ``"family": "sqrt"`` instance (one dimension, M clients)."""
+    a = F(inst["a"])
+    b, c = fvec(inst["b"]), fvec(inst["c"])
+    if len(b) != len(c) or not b:
+        raise InputError("instance", "b and c must list one number per client (M >= 1)")
+    if len(inst["x0"]) != 1:
+        raise InputError("instance", "the sqrt family is one-dimensional: x0 has one entry")
+    return a, b, c
+
+
+def sqrt_family_hypotheses(inst) -> list:
+    """Problem hypotheses of the one-dimensional family Fᵢ(x) = a x²/2 − bᵢ x + cᵢ √(1 + x²)
+    with Σbᵢ = Σcᵢ = 0 (then F(x) = a x²/2, x⋆ = 0, F⋆ = 0 exactly):
+
+    * convexity: Fᵢ'' = a + cᵢ (1 + x²)^(−3/2) with (1 + x²)^(−3/2) ∈ (0, 1], so every Fᵢ is convex
+      iff a + min(cᵢ, 0) >= 0;
+    * smoothness: Fᵢ'' <= a + max(cᵢ, 0) <= L;
+    * heterogeneity: ∇Fᵢ(x) − ∇F(x) = −bᵢ + cᵢ x/√(1 + x²), and |x/√(1 + x²)| < 1, so
+      sup |∇Fᵢ − ∇F| = |bᵢ| + |cᵢ| (approached as x → ±∞): ζ² >= maxᵢ (|bᵢ| + |cᵢ|)²;
+    * noise: σ = 0 (the runs are deterministic and decided in certified balls).
+    """
+    a, b, c = _sqrt_family(inst)
+    L, z2 = F(inst["L"]), F(inst["zeta_sq"])
+    return [hyp("family_mean", "sum_i b_i = sum_i c_i = 0 (F = a x^2/2, x* = 0)",
+                Fraction(0) if sum(b) == 0 and sum(c) == 0 else None),
+            hyp("convexity", "every F_i convex (a + min(c_i, 0) >= 0)", a + min(min(c), 0)),
+            hyp("smooth", "every F_i L-smooth (L >= a + max(c_i, 0))", L - a - max(max(c), 0)),
+            hyp("heterogeneity", "zeta^2 >= max_i (|b_i| + |c_i|)^2",
+                z2 - max((abs(bi) + abs(ci)) ** 2 for bi, ci in zip(b, c))),
+            hyp("deterministic", "sigma = 0 (deterministic gradients)", Fraction(0) if F(inst["sigma"]) == 0 else None)]
+
+
+def sqrt_family_avg_loss(inst, prec: int = 128):
+    """A = T⁻¹ Σ_t τ⁻¹ Σ_{k=1}^{τ} F(x̄^{t,k}) for deterministic FedAvg on the sqrt family (F⋆ = 0),
+    in certified ball arithmetic (python-flint arb at ``prec`` bits): a ball containing A."""
+    from flint import arb, ctx
+
+    a, b, c = _sqrt_family(inst)
+    tau, T, eta = int(F(inst["tau"])), int(F(inst["T"])), F(inst["eta"])
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        q = lambda v: arb(f"{v.numerator}/{v.denominator}")  # noqa: E731 (exact rationals)
+        A_, E = q(a), q(eta)
+        B, C = [q(v) for v in b], [q(v) for v in c]
+        M = len(B)
+        y = q(F(inst["x0"][0]))
+        total = arb(0)
+        for _ in range(T):
+            x = [y] * M
+            for _ in range(tau):
+                x = [xi - E * (A_ * xi - bi + ci * xi / (1 + xi * xi).sqrt()) for xi, bi, ci in zip(x, B, C)]
+                xb = sum(x, arb(0)) / M
+                total += A_ * xb * xb / 2
+            y = xb
+        return total / (tau * T)
+    finally:
+        ctx.prec = old
+
+
 # ------------------------------------------------------------------------------------------ Lemma 1
 
 class PerRoundProgress(_FedAvg):
@@ -353,13 +425,58 @@ class ConvexFedAvgConvergence(_FedAvg):
     mutations = {
         "step_4_over_L": STEP_4_OVER_L,
         "drop_noise_terms": Mutation("drop_noise_terms", "the noise terms eta sigma^2/M + 4 tau eta^2 L sigma^2 dropped"),
+        "drop_heterogeneity_term": Mutation("drop_heterogeneity_term", "the term 18 tau^2 eta^2 L zeta^2 dropped"),
     }
+
+    def hypotheses(self, instance, mutate=None):
+        if instance.get("family") != "sqrt":
+            return super().hypotheses(instance, mutate)
+        self._ints(instance)
+        a, b, c = _sqrt_family(instance)
+        hs = th.fedavg_hypotheses(M=len(b), tau=F(instance["tau"]), T=F(instance["T"]), eta=F(instance["eta"]),
+                                  L=F(instance["L"]), sigma=F(instance["sigma"]), zeta_sq=F(instance["zeta_sq"]))
+        out = list(hs) + sqrt_family_hypotheses(instance)
+        if mutate == "step_4_over_L":
+            L = F(instance["L"])
+            out.append(hyp("step_size_mutated", "eta <= 4/L (mutated)", 4 / L - F(instance["eta"]) if L > 0 else None))
+        return out
 
     def decide(self, instance, mutate=None):
         from pyfed.engines.exact.fedavg_verdict import decide_convex_fedavg
+        if instance.get("family") == "sqrt":
+            return self._decide_sqrt_family(instance, mutate)
         s = self.setup(instance)
         return decide_convex_fedavg(None, setup=s, tau=s.tau, T=s.T, eta=s.eta, gate=False,
-                                    rhs_sigma_sq=0 if mutate == "drop_noise_terms" else None)
+                                    rhs_sigma_sq=0 if mutate == "drop_noise_terms" else None,
+                                    rhs_zeta_sq=0 if mutate == "drop_heterogeneity_term" else None)
+
+    def _decide_sqrt_family(self, instance, mutate):
+        """Deterministic FedAvg on the non-quadratic sqrt family (:func:`sqrt_family_hypotheses`),
+        left side in certified balls (precision raised until the sign is certified)."""
+        from pyfed.engines.exact.fedavg_verdict import _ball_verdict
+        from pyfed.exact import to_arb
+
+        a, b, c = _sqrt_family(instance)
+        x0 = F(instance["x0"][0])
+        rhs = th.convergence_rhs(dist_sq=x0 * x0, M=len(b), tau=F(instance["tau"]), T=F(instance["T"]),
+                                 eta=F(instance["eta"]), L=F(instance["L"]), sigma=F(instance["sigma"]),
+                                 zeta_sq=0 if mutate == "drop_heterogeneity_term" else F(instance["zeta_sq"]))
+        details = {"engine": "deterministic FedAvg in certified balls (checkers.fedavg.sqrt_family_avg_loss)",
+                   "family": "F_i = a x^2/2 - b_i x + c_i sqrt(1 + x^2), F = a x^2/2", "rhs_exact": q(rhs)}
+        v = None
+        for bits in (128, 256, 512, 1024):
+            lhs = sqrt_family_avg_loss(instance, bits)
+            from flint import ctx
+            old = ctx.prec
+            ctx.prec = bits
+            try:
+                v = _ball_verdict(self.verdict_name, lhs, to_arb(rhs), dict(details, arithmetic=f"arb {bits} bits"),
+                                  {"instance": instance}, bits)
+            finally:
+                ctx.prec = old
+            if v.status != "inconclusive":
+                break
+        return v
 
     def _mc_rhs(self, s, mutate):
         return th.convergence_rhs(dist_sq=s.dist_sq, M=s.M, tau=s.tau, T=s.T, eta=s.eta, L=s.L,
@@ -392,7 +509,43 @@ class ConvexFedAvgConvergence(_FedAvg):
         het = {"A": [["2", "0"], ["0", "1"]], "b": [["1", "0"], ["-1", "1"], ["0", "-1"]], "L": "2",
                "sigma": "1/2", "tau": "3", "T": "2", "eta": "1/8", "x0": ["1", "1"]}
         mc = dict(het, method="montecarlo", replicates=256, seed=0)
-        return [one, noisy, het, mc]
+        out = [one, noisy, het, mc]
+        if not self.tuned:
+            # non-quadratic clients with different curvature, started at the optimum without noise: the
+            # shadow leaves x* = 0 (heterogeneity moves it), so only the zeta term carries the bound
+            out.append({"family": "sqrt", "a": "1", "b": ["1", "-1"], "c": ["1", "-1"], "L": "2", "sigma": "0",
+                        "zeta_sq": "4", "tau": "4", "T": "2", "eta": "1/8", "x0": ["0"]})
+        return out
+
+    def random(self, rng, relax=()):
+        if self.tuned or rng.random() < 0.6:
+            return super().random(rng, relax)
+        M = int(rng.integers(2, 4))
+        b = [rand_rat(rng, -2, 2, 4) for _ in range(M - 1)]
+        c = [rand_rat(rng, -1, 1, 4) for _ in range(M - 1)]
+        b.append(-sum(b))
+        c.append(-sum(c))
+        a = max(Fraction(1, 4), -min(c)) + rand_rat(rng, 0, 1, 4)
+        L = a + max(max(c), 0)
+        z2 = max((abs(bi) + abs(ci)) ** 2 for bi, ci in zip(b, c))
+        eta = 4 / L if "step_size" in relax else (1 / (4 * L)) * (1 if rng.random() < 0.5 else rand_rat(rng, Fraction(1, 4), 1, 8))
+        return {"family": "sqrt", "a": q(a), "b": qvec(b), "c": qvec(c), "L": q(L), "sigma": "0", "zeta_sq": q(z2),
+                "tau": str(int(rng.integers(1, 6))), "T": str(int(rng.integers(1, 4))), "eta": q(eta),
+                "x0": [q(rand_rat(rng, -2, 2, 4))]}
+
+    def lean_instance(self, instance):
+        if instance.get("family") != "sqrt":
+            return super().lean_instance(instance)
+        a, b, c = _sqrt_family(instance)
+        x0 = F(instance["x0"][0])
+        return {"M": str(len(b)), "tau": instance["tau"], "T": instance["T"], "L": instance["L"],
+                "sigma": instance["sigma"], "zeta_sq": instance["zeta_sq"], "dist_sq": q(x0 * x0),
+                "eta": instance["eta"]}
+
+    def climb(self, inst, mutate=None, maxiter=30):
+        if inst.get("family") == "sqrt":
+            return inst
+        return super().climb(inst, mutate, maxiter)
 
 
 class TunedConvexFedAvgConvergence(ConvexFedAvgConvergence):
