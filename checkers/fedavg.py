@@ -46,7 +46,7 @@ import numpy as np
 
 from pyfed.errors import InputError
 from pyfed.theory import fedavg as th
-from pyfed.verdicts import Holds, Inconclusive, Violated
+from pyfed.verdicts import Inconclusive
 
 from .base import Checker, F, Mutation, fmat, fvec, hyp, q, qmat, qvec, rand_rat, rand_vec, rat
 

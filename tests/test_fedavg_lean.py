@@ -5,7 +5,6 @@ import types
 from fractions import Fraction as Fr
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from pyfed.lean import drift, render

@@ -308,7 +308,7 @@ def _tr_prod(F, W, Y):
 def shadow_moments_from_forms(forms: RoundForms, x0, T: int) -> ShadowMoments:
     """Propagate the round-start second moment Y_t and read every statistic (see module docstring)."""
     F = forms.field
-    d, M, tau = forms.d, forms.M, forms.tau
+    d, tau = forms.d, forms.tau
     n = d + 1
     with F.active():
         x0v = list(x0) + [F.scalar(1)]

@@ -49,7 +49,7 @@ from ...theory import fedavg as th
 from ...theory.hypotheses import Hypothesis
 from ...verdicts import Holds, Inconclusive, Violated
 from .arith import BallField, ExactField
-from .fedavg import (check_noise_cov_shape, form_value, round_forms_in_field, shadow_moments_from_forms)
+from .fedavg import check_noise_cov_shape, round_forms_in_field, shadow_moments_from_forms
 from .model import _check_quadratic, _minimiser, _problem_data
 
 __all__ = ["FedAvgSetup", "fedavg_setup", "decide_per_round_progress", "decide_bounded_client_drift",
@@ -394,7 +394,7 @@ def decide_per_round_progress(problem, sigma=0, *, tau, eta, T=1, x0=None, L=Non
     rhs_form = (forms.shadow_dist_sq[0] * q(c_start) + forms.shadow_dist_sq[tau_] * q(c_end)
                 + drift_form * q(c_drift) + const)
     G = _frac_matrix(rhs_form - lhs_form)
-    Lf, Rf = _frac_matrix(lhs_form), _frac_matrix(rhs_form)
+    Lf = _frac_matrix(lhs_form)
     Df, D0, Dt = _frac_matrix(drift_form), _frac_matrix(forms.shadow_dist_sq[0]), _frac_matrix(forms.shadow_dist_sq[tau_])
 
     def sides(y):
