@@ -1,6 +1,7 @@
 """Common machinery of the statement checkers.
 
-A checker mirrors one Lean statement ``SCAFFOLD.<lean_name>``: its hypotheses (each with a
+A checker mirrors one Lean statement ``<namespace>.<lean_name>`` (namespace ``SCAFFOLD`` unless
+the checker sets another, e.g. ``FedAvg``): its hypotheses (each with a
 margin), its left and right sides (exact :class:`fractions.Fraction` where possible,
 otherwise ``mpmath`` at a stated precision), a verdict, instance generators and an
 adversarial search that tries to make ``rhs - lhs`` negative.
@@ -135,7 +136,7 @@ def record_of(checker, instance, verdict: Verdict, relax=(), mutate=None) -> dic
     """Counterexample record (JSON-ready): statement, instance, both sides, margin."""
     return {
         "statement": checker.lean_name,
-        "lean_declaration": f"SCAFFOLD.{checker.lean_name}",
+        "lean_declaration": checker.qualified_name,
         "instance": instance,
         "lhs": num_json(verdict.lhs),
         "rhs": num_json(verdict.rhs),
@@ -171,7 +172,9 @@ class Checker:
     Attributes
     ----------
     lean_name : str
-        Bare Lean name (the declaration is ``SCAFFOLD.<lean_name>``).
+        Bare Lean name (the declaration is ``<namespace>.<lean_name>``).
+    namespace : str
+        Lean namespace of the declaration (``"SCAFFOLD"`` by default, ``"FedAvg"``).
     statement : str
         The statement in plain math.
     source : str
@@ -185,11 +188,23 @@ class Checker:
     """
 
     lean_name = "abstract"
+    namespace = "SCAFFOLD"
     statement = ""
     source = ""
     mutations: dict = {}
     default_budget = 20
     identity = False
+
+    @property
+    def qualified_name(self) -> str:
+        """The Lean declaration, ``<namespace>.<lean_name>``."""
+        return f"{self.namespace}.{self.lean_name}"
+
+    @property
+    def verdict_name(self) -> str:
+        """The name on this checker's verdicts: bare in namespace SCAFFOLD (as before),
+        qualified otherwise (``FedAvg.PerRoundProgress``)."""
+        return self.lean_name if self.namespace == "SCAFFOLD" else self.qualified_name
 
     # ---- to be provided by subclasses ------------------------------------------------
     def hypotheses(self, instance, mutate=None) -> list:
@@ -281,7 +296,7 @@ class Checker:
                              f"see checkers.{type(self).__module__.split('.')[-1]} for the expected keys") from None
         bad = [h for h in hs if not h.holds and h.key not in relax]
         if bad:
-            return Inconclusive(self.lean_name, exact=True, details={
+            return Inconclusive(self.verdict_name, exact=True, details={
                 "failing_hypotheses": {h.key: (q(h.margin) if isinstance(h.margin, Fraction)
                                                else (None if h.margin is None else str(h.margin)))
                                        for h in bad}},
@@ -290,30 +305,30 @@ class Checker:
             lhs = self.lhs(instance, mutate=mutate)
             rhs = self.rhs(instance, mutate=mutate)
         except ZeroDivisionError:
-            return Inconclusive(self.lean_name, exact=True, reason="a side is undefined (division by zero)")
+            return Inconclusive(self.verdict_name, exact=True, reason="a side is undefined (division by zero)")
         exact = isinstance(lhs, (int, Fraction)) and isinstance(rhs, (int, Fraction))
         details = {"mutate": mutate} if mutate else {}
         if exact:
             lhs, rhs = Fraction(lhs), Fraction(rhs)
             ok = (lhs == rhs) if self.identity else (lhs <= rhs)
             if ok:
-                return Holds(self.lean_name, lhs, rhs, True, details, certificate="exact rational arithmetic")
-            return Violated(self.lean_name, lhs, rhs, True, details, witness={"instance": instance})
+                return Holds(self.verdict_name, lhs, rhs, True, details, certificate="exact rational arithmetic")
+            return Violated(self.verdict_name, lhs, rhs, True, details, witness={"instance": instance})
         with mpmath.workdps(DPS):
             lhs, rhs = _mpf(lhs), _mpf(rhs)
             diff = rhs - lhs
             tol = self.tolerance()
             if self.identity:
                 if abs(diff) <= tol:
-                    return Holds(self.lean_name, lhs, rhs, False, details,
+                    return Holds(self.verdict_name, lhs, rhs, False, details,
                                  certificate=f"mpmath {DPS} digits, |rhs-lhs| <= {mpmath.nstr(tol, 3)}")
-                return Violated(self.lean_name, lhs, rhs, False, details, witness={"instance": instance})
+                return Violated(self.verdict_name, lhs, rhs, False, details, witness={"instance": instance})
             if diff > tol:
-                return Holds(self.lean_name, lhs, rhs, False, details,
+                return Holds(self.verdict_name, lhs, rhs, False, details,
                              certificate=f"mpmath {DPS} digits, margin > {mpmath.nstr(tol, 3)}")
             if diff < -tol:
-                return Violated(self.lean_name, lhs, rhs, False, details, witness={"instance": instance})
-            return Inconclusive(self.lean_name, lhs, rhs, False, details,
+                return Violated(self.verdict_name, lhs, rhs, False, details, witness={"instance": instance})
+            return Inconclusive(self.verdict_name, lhs, rhs, False, details,
                                 reason=f"|rhs - lhs| <= {mpmath.nstr(tol, 3)} at {DPS} digits")
 
     def optimise(self, objective, theta0, maxiter=200):
@@ -402,16 +417,16 @@ class Checker:
         if recs:
             r = recs[0]
             v = self.check(r["instance"])
-            return Violated(self.lean_name, v.lhs, v.rhs, v.exact, details, witness=r)
+            return Violated(self.verdict_name, v.lhs, v.rhs, v.exact, details, witness=r)
         tv = rep.get("tightest_verdict")
         if tv is None:
             details["search_result"] = "nothing decided"
-            return Inconclusive(self.lean_name, details=details, reason="no instance inside the hypotheses was decided")
+            return Inconclusive(self.verdict_name, details=details, reason="no instance inside the hypotheses was decided")
         details["tightest_instance"] = rep["tightest"]["instance"]
         details["search_result"] = "no counterexample"
         details["tightest_exact"] = bool(tv.exact)
         how = "exactly" if tv.exact else "in high precision"
-        return Inconclusive(self.lean_name, tv.lhs, tv.rhs, False, details,
+        return Inconclusive(self.verdict_name, tv.lhs, tv.rhs, False, details,
                             reason=(f"no counterexample among {details['holds']} candidates decided {how} "
                                     f"({details['candidates']} drawn, budget {budget}); a finite search does not "
                                     "prove the statement; lhs/rhs are the tightest instance found"))

@@ -7,9 +7,12 @@ The default suite (``default_suite``):
    bundled breast-cancer data, split non-iid (Dirichlet label skew) across N clients, S < N,
    with the minibatch oracle and its certified sigma;
 3. ``NonconvexFiniteRoundConvergence`` on the nonconvex-regularised logistic loss over the
-   same data ("similarity 10%" split), warm-start controls as the theorem requires.
+   same data ("similarity 10%" split), warm-start controls as the theorem requires;
+4. the four FedAvg statements of the Field Guide (namespace ``FedAvg``) on an exact shared-Hessian
+   quadratic instance and a real-data Monte Carlo instance (:mod:`pyfed.check_fedavg`, appended by
+   :func:`run_check`).
 
-Each instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
+Each SCAFFOLD instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
 over R replicates; step sizes are chosen inside the hypotheses (and printed). The left side is
 a Monte Carlo estimate with a confidence interval (``pyfed.engines.montecarlo``); the right
 side is exact (rational data) or mpmath (float data). Each result is a
@@ -294,9 +297,12 @@ def default_replicates(quick: bool) -> int:
 
 
 def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None,
-              progress=None) -> list[Verdict]:
+              progress=None, fedavg: bool = True) -> list[Verdict]:
     """Run the default suite; returns the list of verdicts: the theorem instances, then one
-    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N).
+    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N),
+    then (``fedavg=True``) the FedAvg statements of the Field Guide on an exact quadratic and a
+    real-data instance (:func:`pyfed.check_fedavg.run_fedavg_check`; their verdicts carry the
+    qualified names ``FedAvg.*``).
 
     ``progress``: optional callable ``progress(label)`` invoked before each task.
     """
@@ -312,6 +318,10 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     if progress:
         progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")
     out.append(pep_row_for_check())
+    if fedavg:
+        from .check_fedavg import run_fedavg_check
+
+        out.extend(run_fedavg_check(quick=quick, seed=seed, replicates=reps, progress=progress))
     return out
 
 

@@ -91,8 +91,9 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(_dumps(rec))
         paths.append(path)
-        if render is not None and rec["exact"]:
-            lean_rec = {"lean_name": chk.lean_name, "instance": chk.lean_instance(rec["instance"]),
+        # a Lean file needs both sides as exact rationals (not a certified ball's midpoint)
+        if render is not None and rec["exact"] and "exact" in rec["lhs"] and "exact" in rec["rhs"]:
+            lean_rec = {"lean_name": chk.verdict_name, "instance": chk.lean_instance(rec["instance"]),
                         "lhs": rec["lhs"]["exact"], "rhs": rec["rhs"]["exact"], "id": f"{stem}-{i:03d}",
                         "lhs_exact": True, "generated_by": "pyfed search", "relax": list(relax),
                         "data": rec["instance"],

@@ -25,7 +25,8 @@ class Verdict:
     Attributes
     ----------
     statement : str
-        Lean name of the statement checked (e.g. ``"ConvexFiniteRoundConvergence"``).
+        Lean name of the statement checked: bare for namespace SCAFFOLD (e.g.
+        ``"ConvexFiniteRoundConvergence"``), qualified otherwise (``"FedAvg.PerRoundProgress"``).
     lhs, rhs : Fraction | mpmath.mpf | float | None
         Left and right sides (an estimate for Monte Carlo left sides).
     exact : bool
@@ -68,7 +69,8 @@ class Verdict:
         return a / b
 
     def __str__(self) -> str:
-        parts = [f"{self.status}: SCAFFOLD.{self.statement}"]
+        name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
+        parts = [f"{self.status}: {name}"]
         for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
             if v is not None:
                 parts.append(f"{name}={format_number(v)}")

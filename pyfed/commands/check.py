@@ -18,7 +18,7 @@ _fmt = format_number
 
 def register(subparsers) -> None:
     """Add the ``check`` subcommand to an argparse subparsers object (sets ``func=run``)."""
-    p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD theorems over the default suite")
+    p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD and FedAvg theorems over the default suite")
     p.add_argument("--seed", type=int, default=0, help="seed of every random generator (default 0)")
     p.add_argument("--replicates", type=int, default=None,
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
@@ -37,15 +37,20 @@ def evidence(v) -> str:
     numerical SDP (PEP)."""
     d = v.details or {}
     est = d.get("estimate")
+    # conditional FedAvg lemmas: Monte Carlo from several round starts (joint level), or exact at
+    # every round start
+    where = f", {d['starts']} round starts (joint)" if d.get("starts") else ""
+    every = ", every round start" if d.get("checked") else ""
     if est:
-        return f"Monte Carlo {est['confidence']:.1%} t-interval, R={est['replicates']}"
+        level = d.get("joint_confidence", est["confidence"])
+        return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     arith = str(d.get("arithmetic", ""))
     if "ball" in arith:
-        return "exact moments, certified ball"
+        return "exact moments, certified ball" + every
     if arith:
-        return "exact moments, exact rationals"
+        return "exact moments, exact rationals" + every
     return "exact" if v.exact else "-"
 
 
@@ -55,7 +60,8 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
     for v in verdicts:
         by_theorem.setdefault(v.statement, []).append(v)
     for theorem, vs in by_theorem.items():
-        t = Table(title=f"{title}: SCAFFOLD.{theorem}", show_lines=False)
+        qualified = theorem if "." in theorem else f"SCAFFOLD.{theorem}"
+        t = Table(title=f"{title}: {qualified}", show_lines=False)
         for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
             t.add_column(col, overflow="fold")
         for v in vs:
@@ -140,7 +146,8 @@ def render_statement_verdicts(console, results) -> None:
     from rich.table import Table
 
     style = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
-    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD): adversarial search per statement")
+    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD unless qualified): adversarial search "
+                    "per statement")
     t.add_column("statement", no_wrap=True)
     for col in ("search result", "verdict", "tightest lhs", "rhs", "lhs/rhs", "candidates decided", "drawn"):
         t.add_column(col, no_wrap=True)

@@ -13,15 +13,15 @@ __all__ = ["register", "run", "format_statement_options"]
 def format_statement_options(lean_name=None) -> str:
     """Plain text listing the valid ``--relax`` keys and ``--mutate`` names (``pyfed search --list``);
     only ``lean_name`` if given (InputError for an unknown name)."""
+    from checkers.registry import get
+
     rows = statement_options()
     if lean_name is not None:
-        from checkers.registry import get
-
         bare = get(lean_name).lean_name
         rows = [r for r in rows if r[0] == bare]
     lines = []
     for name, keys, muts in rows:
-        lines.append(f"SCAFFOLD.{name}")
+        lines.append(get(name).qualified_name)
         lines.append("  --relax: " + (", ".join(keys) if keys else "(no hypotheses)"))
         if muts:
             lines.append("  --mutate:")
@@ -32,7 +32,8 @@ def format_statement_options(lean_name=None) -> str:
 
 
 _DESCRIPTION = (
-    "Adversarial counterexample search for one statement (checker registry, namespace SCAFFOLD). "
+    "Adversarial counterexample search for one statement (checker registry: namespace SCAFFOLD, or FedAvg "
+    "for the Field Guide statements, e.g. FedAvg.PerRoundProgress). "
     "Writes one JSON file per counterexample to --out (same seed and budget: byte-identical files), "
     "and for exact counterexamples to the real statement also a Lean file stating the witness. "
     "--mutate runs write no .lean file: the mutated statement is not the Lean statement. "
@@ -45,7 +46,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("search", help="adversarial counterexample search for one statement (JSON export)",
                               description=_DESCRIPTION)
     p.add_argument("lean_name", nargs="?", default=None,
-                   help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD)")
+                   help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD) or "
+                        "FedAvg.ConvexFedAvgConvergence")
     p.add_argument("--list", action="store_true", dest="list_options",
                    help="list the statements with their --relax keys and --mutate names, then exit")
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
@@ -88,11 +90,11 @@ def run(args) -> int:
     console = Console()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=progress_console, transient=True) as progress:
-        task = progress.add_task(f"searching SCAFFOLD.{chk.lean_name}", total=None)
+        task = progress.add_task(f"searching {chk.qualified_name}", total=None)
         paths = search_to_dir(chk.lean_name, seed=args.seed, budget=budget, out=args.out,
                               relax=args.relax, mutate=args.mutate,
                               progress=lambda n: progress.advance(task, n))
-    what = f"SCAFFOLD.{chk.lean_name}" + (f" (mutation {args.mutate})" if args.mutate else "")
+    what = chk.qualified_name + (f" (mutation {args.mutate})" if args.mutate else "")
     kinds = []
     for p in paths:
         with open(p, encoding="utf-8") as fh:

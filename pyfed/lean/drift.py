@@ -9,9 +9,13 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
    ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with a
    small recursive-descent parser for the subset those bodies use: ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
-   (a symbolic :class:`sympy.Sum`), applications of the other parsed definitions, and a few
-   named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0 xstar`` ->
-   ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``Real.rpow a b`` -> ``a**b``);
+   (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for
+   ``x`` in the rest), applications of the other parsed definitions, ``Real.rpow a b`` ->
+   ``a**b``, ``Real.sqrt a`` -> ``sqrt(a)``, ``min a b`` / ``max a b`` -> ``Min`` / ``Max``, and
+   a few named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0
+   xstar`` -> ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``distance P`` -> ``D``). The FedAvg
+   right sides of ``lean/Pyfed/FedAvg/Model.lean`` (:data:`FEDAVG_ARITHMETIC_DEFS`) parse with
+   the same grammar (``parse_definitions(catalog=FEDAVG_ARITHMETIC_DEFS)``);
 2. proves each real definition symbolically equal to its ℚ mirror (``sympy.simplify`` of the
    difference is 0, with ``T`` and ``r`` symbolic);
 3. proves each definition symbolically equal to its ``pyfed.theory`` function called with
@@ -42,7 +46,8 @@ import mpmath
 import sympy
 
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
-           "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "DriftError"]
+           "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "FEDAVG_ARITHMETIC_DEFS",
+           "FEDAVG_MIRROR_DEFS", "check_fedavg_drift", "DriftError"]
 
 
 class DriftError(AssertionError):
@@ -74,16 +79,49 @@ ARITHMETIC_DEFS = {
     "nonconvexRHSQ": "Pyfed/Exact.lean",
 }
 
+#: The FedAvg right sides (namespace ``FedAvg``, Field Guide Section 6.1.2), parsed with the same
+#: grammar and compared with :mod:`pyfed.theory.fedavg` by :func:`check_fedavg_drift` (called by
+#: :func:`check_drift`). ``distance P`` is the atom ``D``; ``P.L``, ``P.σ``, ``P.ζ``, ``M``, ``τ``,
+#: ``T``, ``η`` are the symbols ``L``, ``sigma``, ``zeta``, ``M``, ``tau``, ``T``, ``eta``.
+FEDAVG_ARITHMETIC_DEFS = {
+    "driftRHS": "Pyfed/FedAvg/Model.lean",
+    "convergenceRHS": "Pyfed/FedAvg/Model.lean",
+    "optimizedStep": "Pyfed/FedAvg/Model.lean",
+    "optimizedRHS": "Pyfed/FedAvg/Model.lean",
+}
+
+#: The ℚ mirrors of the FedAvg polynomial right sides (``lean/Pyfed/Exact.lean``, namespace
+#: ``FedAvg``); they take the squares ``σSq``, ``ζSq``, ``distSq`` (symbols ``sigma_sq``,
+#: ``zeta_sq``, ``dist_sq``).
+FEDAVG_MIRROR_DEFS = {
+    "driftRHSQ": "Pyfed/Exact.lean",
+    "convergenceRHSQ": "Pyfed/Exact.lean",
+}
+
+#: FedAvg real definition -> its ℚ mirror.
+FEDAVG_MIRRORS = {"driftRHS": "driftRHSQ", "convergenceRHS": "convergenceRHSQ"}
+
 #: Lean identifier -> Python/sympy symbol name (the papers' symbols, as in pyfed.theory).
 SYMBOL_NAMES = {
     "ηl": "eta_l", "ηg": "eta_g", "μ": "mu", "σ": "sigma", "β": "beta",
-    "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap",
+    "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap", "fLower": "f_low",
+    "η": "eta", "τ": "tau", "ζ": "zeta", "P.ζ": "zeta", "P.L": "L",
+    "σSq": "sigma_sq", "ζSq": "zeta_sq",
 }
 
 #: Named atoms: Lean application text -> symbol.
 NAMED_APPLICATIONS = {
     "initialControlError": "C0",     # initialControlError P c0 xstar
     "objective": "f_x0",             # objective P.f P.x0
+    "distance": "D",                 # distance P = ‖P.x0 - P.xstar‖ (FedAvg)
+}
+
+#: Mathlib functions the parser reads: name -> (arity, sympy constructor).
+FUNCTIONS = {
+    "Real.rpow": (2, lambda a, b: a ** b),
+    "Real.sqrt": (1, sympy.sqrt),
+    "min": (2, sympy.Min),
+    "max": (2, sympy.Max),
 }
 NORM_ATOMS = {"P.x0 - xstar": "dist_sq"}   # ‖P.x0 - xstar‖ = sqrt(dist_sq)
 
@@ -201,7 +239,7 @@ class _Parser:
         tok = self.peek()
         if tok == "∑":
             return self.big_sum()
-        if tok is not None and (tok in self.defs or tok in NAMED_APPLICATIONS or tok == "Real.rpow"):
+        if tok is not None and (tok in self.defs or tok in NAMED_APPLICATIONS or tok in FUNCTIONS):
             head = self.take()
             args = []
             while self.starts_atom(self.peek()):
@@ -212,10 +250,11 @@ class _Parser:
     def apply(self, head, args):
         if head in NAMED_APPLICATIONS:
             return sympy.Symbol(NAMED_APPLICATIONS[head])
-        if head == "Real.rpow":
-            if len(args) != 2:
-                raise ValueError("drift parser: Real.rpow takes 2 arguments")
-            return args[0] ** args[1]
+        if head in FUNCTIONS:
+            arity, fn = FUNCTIONS[head]
+            if len(args) != arity:
+                raise ValueError(f"drift parser: {head} takes {arity} arguments, got {len(args)}")
+            return fn(*args)
         d = self.defs[head]
         if len(args) != len(d.params):
             raise ValueError(f"drift parser: {head} applied to {len(args)} arguments, expects "
@@ -270,8 +309,21 @@ class _Parser:
         raise ValueError(f"drift parser: unexpected token {tok!r}")
 
 
+_LET_RE = re.compile(r"\A\s*let\s+(?P<name>[^\W\d][\w']*)\s*:=\s*(?P<value>[^\n;]+?)\s*(?:;|\n)(?P<rest>.*)\Z",
+                     re.S | re.UNICODE)
+
+
 def parse_expression(text: str, defs: dict | None = None) -> sympy.Expr:
-    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs)."""
+    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs).
+
+    Leading ``let x := value`` bindings (one per line, or ended by ``;``) are parsed and their
+    value substituted for ``x`` in the rest of the term.
+    """
+    m = _LET_RE.match(text)
+    if m:
+        value = parse_expression(m.group("value"), defs)
+        rest = parse_expression(m.group("rest"), defs)
+        return rest.xreplace({sym(m.group("name")): value})
     return _Parser(tokenize(text), defs or {}).parse()
 
 
@@ -290,24 +342,28 @@ def _explicit_params(sig: str) -> list:
     return out
 
 
-def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: dict | None = None) -> dict:
+def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: dict | None = None,
+                      catalog: dict | None = None) -> dict:
     """Parse the arithmetic Lean definitions into :class:`LeanDef` objects.
 
     Parameters
     ----------
     lean_dir : path to ``lean/`` (default: the repository's).
-    names : which definitions (default: all of :data:`ARITHMETIC_DEFS`, in dependency order).
+    names : which definitions (default: all of ``catalog``, in dependency order).
     sources : optional ``{relative path: text}`` overriding file contents (used by tests to
         check that a broken copy is detected).
+    catalog : ``{definition name: file relative to lean/}`` (default :data:`ARITHMETIC_DEFS`;
+        :data:`FEDAVG_ARITHMETIC_DEFS` for the FedAvg right sides).
 
     Raises ValueError if a definition is missing or uses syntax outside the parsed subset.
     """
     lean_dir = Path(lean_dir) if lean_dir is not None else default_lean_dir()
-    names = list(names or ARITHMETIC_DEFS)
+    catalog = ARITHMETIC_DEFS if catalog is None else catalog
+    names = list(names or catalog)
     texts = {}
     defs: dict = {}
     for name in names:
-        rel = ARITHMETIC_DEFS[name]
+        rel = catalog[name]
         if rel not in texts:
             texts[rel] = sources[rel] if sources and rel in sources else (lean_dir / rel).read_text(encoding="utf-8")
         found = None
@@ -455,11 +511,13 @@ MIRRORS = {"effectiveStep": "effectiveStepQ", "weight": "weightQ", "weightSum": 
 
 
 def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory=None,
-                sources: dict | None = None) -> list:
+                sources: dict | None = None, fedavg: bool = True, fedavg_theory=None) -> list:
     """Compare every parsed Lean definition with ``pyfed.theory``; return the mismatches.
 
     ``theory`` defaults to :mod:`pyfed.theory.bounds` (tests pass a patched module);
-    ``sources`` overrides Lean file texts (``{"Pyfed/Exact.lean": text, ...}``).
+    ``sources`` overrides Lean file texts (``{"Pyfed/Exact.lean": text, ...}``). With ``fedavg``
+    (default) the FedAvg definitions are checked too (:func:`check_fedavg_drift`, against
+    ``fedavg_theory``, default :mod:`pyfed.theory.fedavg`).
     Raises ValueError if the Lean text cannot be parsed (that is drift too).
     """
     if theory is None:
@@ -542,6 +600,152 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
             gap = abs(mpmath.mpf(str(lean_nc)) - mpmath.mpf(py_nc))
         if py_nc is None or gap > mpmath.mpf(10) ** -30:
             out.append(Mismatch("hypothesis h <= (S/N)^(2/3)/(24 beta)", pt, lean_nc, py_nc))
+    if fedavg:
+        out.extend(check_fedavg_drift(lean_dir, points=points, seed=seed, theory=fedavg_theory, sources=sources))
+    return out
+
+
+# --------------------------------------------------------------------------- FedAvg
+
+_FEDAVG_SYMBOLS = ("D", "L", "M", "T", "tau", "eta", "sigma", "zeta", "dist_sq", "sigma_sq", "zeta_sq")
+
+
+def _positive(expr):
+    """``expr`` with its symbols declared positive (the FedAvg parameters are), so that sympy
+    simplifies rational powers of products (``(D**2)**(1/3) = D**(2/3)``)."""
+    return expr.xreplace({s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols})
+
+
+def _fedavg_python(th):
+    """name -> callable(values dict) for each FedAvg Lean definition (real ones in D, σ, ζ; the
+    ℚ mirrors in their squares)."""
+    def common(p):
+        return dict(M=p["M"], tau=p["tau"], T=p["T"], L=p["L"])
+    return {
+        "driftRHS": lambda p: th.drift_rhs(p["tau"], p["eta"], sigma=p["sigma"], zeta=p["zeta"]),
+        "driftRHSQ": lambda p: th.drift_rhs(p["tau"], p["eta"], sigma_sq=p["sigma_sq"], zeta_sq=p["zeta_sq"]),
+        "convergenceRHS": lambda p: th.convergence_rhs(dist_sq=p["D"] ** 2, eta=p["eta"], sigma=p["sigma"],
+                                                       zeta=p["zeta"], **common(p)),
+        "convergenceRHSQ": lambda p: th.convergence_rhs(dist_sq=p["dist_sq"], eta=p["eta"], sigma_sq=p["sigma_sq"],
+                                                        zeta_sq=p["zeta_sq"], **common(p)),
+        "optimizedStep": lambda p: th.optimized_step(dist_sq=p["D"] ** 2, sigma=p["sigma"], zeta=p["zeta"],
+                                                     **common(p)),
+        "optimizedRHS": lambda p: th.optimized_rhs(dist_sq=p["D"] ** 2, sigma=p["sigma"], zeta=p["zeta"],
+                                                   **common(p)),
+    }
+
+
+def _fedavg_point(rng: random.Random) -> dict:
+    pt = {"D": _rand_q(rng, 1, 30, 7), "L": _rand_q(rng, 1, 30, 7), "M": rng.randint(1, 12),
+          "T": rng.randint(1, 40), "tau": rng.randint(1, 8), "eta": _rand_q(rng, 1, 9, 400),
+          "sigma": _rand_q(rng, 1, 20, 9), "zeta": _rand_q(rng, 1, 20, 9)}
+    pt.update(dist_sq=pt["D"] ** 2, sigma_sq=pt["sigma"] ** 2, zeta_sq=pt["zeta"] ** 2)
+    return pt
+
+
+def _sympy_value(v):
+    return sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sympy.sympify(v)
+
+
+def check_fedavg_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory=None,
+                       sources: dict | None = None) -> list:
+    """The FedAvg half of the drift check: ``driftRHS``, ``convergenceRHS``, ``optimizedStep``,
+    ``optimizedRHS`` (``lean/Pyfed/FedAvg/Model.lean``) and the ℚ mirrors ``driftRHSQ``,
+    ``convergenceRHSQ`` (``lean/Pyfed/Exact.lean``) against :mod:`pyfed.theory.fedavg`.
+
+    1. each real definition vs its mirror, symbolically (``distSq = D²``, ``σSq = σ²``, ``ζSq = ζ²``);
+    2. each definition vs the Python function called with positive sympy symbols: the difference
+       simplifies to 0 (``optimizedStep`` is a ``Min`` of four terms: compared term by term);
+    3. at seeded random rational points: exactly for the polynomial ones, to 40 digits for the
+       two with roots (the Python side decides the minimising term of eq. (16) exactly, the Lean
+       ``min`` is evaluated numerically: the values must agree);
+    4. the step-size hypothesis ``η ≤ 1 / (4 * P.L)`` of the three constant-step statements
+       (``lean/Pyfed/FedAvg/Theorems.lean``) against the margin of
+       :func:`pyfed.theory.fedavg.fedavg_hypotheses`, and the tuned statement's hypotheses
+       ``0 < τ``, ``0 < T``, ``0 < distance P``, ``0 < P.σ``, ``0 < P.ζ`` against
+       :func:`pyfed.theory.fedavg.tuned_hypotheses` (the same keys, strict).
+
+    ``theory`` defaults to :mod:`pyfed.theory.fedavg` (tests pass a patched module). Returns the
+    list of :class:`Mismatch` (empty: in sync); raises ValueError if the Lean text cannot be parsed.
+    """
+    if theory is None:
+        from ..theory import fedavg as theory
+    catalog = dict(FEDAVG_ARITHMETIC_DEFS, **FEDAVG_MIRROR_DEFS)
+    defs = parse_definitions(lean_dir, sources=sources, catalog=catalog)
+    py = _fedavg_python(theory)
+    rng = random.Random(seed + 12)
+    out: list = []
+    pos = {k: sympy.Symbol(k, positive=True) for k in _FEDAVG_SYMBOLS}
+    squares = {pos["dist_sq"]: pos["D"] ** 2, pos["sigma_sq"]: pos["sigma"] ** 2, pos["zeta_sq"]: pos["zeta"] ** 2}
+
+    # (1) real definitions vs their mirrors
+    for real, mirror in FEDAVG_MIRRORS.items():
+        a = _positive(defs[real].body)
+        b_ = _positive(defs[mirror].body).xreplace(squares)
+        if sympy.simplify(a - b_) != 0:
+            out.append(Mismatch(f"{real} vs {mirror}", {"symbolic": True}, str(a), str(b_)))
+
+    # (2) symbolic identity with pyfed.theory.fedavg
+    for name, d in defs.items():
+        lean = _positive(d.body)
+        try:
+            pexpr = sympy.sympify(py[name](pos))
+        except Exception as exc:  # the theory cannot build the expression: drift too
+            out.append(Mismatch(name, {"symbolic": True}, str(lean), f"pyfed.theory.fedavg failed symbolically: {exc}"))
+            continue
+        if isinstance(lean, sympy.Min) and isinstance(pexpr, sympy.Min):
+            la, pa = list(lean.args), list(pexpr.args)
+            same = len(la) == len(pa) and all(any(sympy.simplify(x - y) == 0 for y in pa) for x in la)
+        else:
+            same = sympy.simplify(lean - pexpr) == 0
+        if not same:
+            out.append(Mismatch(name, {"symbolic": True}, str(lean), str(pexpr)))
+
+    # (3) random rational points
+    for name, d in defs.items():
+        for _ in range(points):
+            pt = _fedavg_point(rng)
+            vals = {sympy.Symbol(k): _sympy_value(v) for k, v in pt.items()}
+            pv = py[name](pt)
+            lv = d.body.xreplace(vals)
+            if name in ("optimizedStep", "optimizedRHS"):
+                gap = abs(sympy.N(lv - _sympy_value(pv), 50))
+                if not gap <= sympy.Float("1e-40") * (1 + abs(sympy.N(lv, 20))):
+                    out.append(Mismatch(name, pt, sympy.N(lv, 30), sympy.N(_sympy_value(pv), 30)))
+                    break
+            else:
+                lv = sympy.simplify(lv)
+                if not lv.is_Rational or Fraction(int(lv.p), int(lv.q)) != Fraction(pv):
+                    out.append(Mismatch(name, pt, lv, pv))
+                    break
+
+    # (4) hypotheses of the four statements
+    thm_path = "Pyfed/FedAvg/Theorems.lean"
+    lean_dir_p = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    thm_text = sources[thm_path] if sources and thm_path in sources else (lean_dir_p / thm_path).read_text(encoding="utf-8")
+    from .inventory import strip_comments
+    code = strip_comments(thm_text)
+    for theorem in ("PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence"):
+        bound = parse_expression(_hypothesis_text(code, theorem, r"η"), defs)
+        for _ in range(max(3, points // 3)):
+            pt = _fedavg_point(rng)
+            hs = {h.key: h for h in theory.fedavg_hypotheses(M=pt["M"], tau=pt["tau"], T=pt["T"], eta=pt["eta"],
+                                                              L=pt["L"])}
+            lean_margin = _lean_value(bound - sympy.Symbol("eta"), pt)
+            if lean_margin != hs["step_size"].margin:
+                out.append(Mismatch(f"{theorem} hypothesis eta <= 1/(4L)", pt, lean_margin, hs["step_size"].margin))
+                break
+    m = re.search(r"theorem\s+TunedConvexFedAvgConvergence\b(.*?):= by", code, re.S)
+    stmt = re.sub(r"\s+", " ", m.group(1)) if m else ""
+    want = {"local_steps": "0 < τ", "rounds": "0 < T", "distance": "0 < distance P", "sigma": "0 < P.σ",
+            "zeta": "0 < P.ζ"}
+    keys = {h.key: h for h in theory.tuned_hypotheses(M=1, tau=0, T=0, L=1, dist_sq=0, sigma=0, zeta=0)}
+    for key, text in want.items():
+        if f"{text} →" not in stmt:
+            out.append(Mismatch(f"TunedConvexFedAvgConvergence hypothesis {text}", {"lean": "missing"}, None, key))
+        elif key not in keys or keys[key].holds:   # at 0 the strict hypothesis must fail
+            out.append(Mismatch(f"TunedConvexFedAvgConvergence hypothesis {text}", {"at": 0}, "strict",
+                                None if key not in keys else keys[key].statement))
     return out
 
 
