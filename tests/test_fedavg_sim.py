@@ -76,7 +76,7 @@ def test_shadow_simulator_reproduces_fedavg_and_records_every_local_step():
     P = shared_hessian_quadratic(4, 3, np.random.default_rng(3))
     o = GaussianOracle(P, 0.5)
     tr = fedavg_shadow(P, o, tau=3, T=4, eta=0.2, x0=np.ones(3), R=16, rng=11)
-    fa = fedavg(P, o, S=4, K=3, T=4, eta_l=0.2, eta_g=1, x0=np.ones(3), R=16, rng=11)
+    fa = fedavg(P, o, S=4, K=3, T=4, eta_l=0.2, eta_g=1, x0=np.ones(3), R=16, rng=11, method="steps")
     assert tr.shadow.shape == (16, 4, 4, 3) and tr.drift.shape == (16, 4, 4, 4)
     np.testing.assert_allclose(tr.shadow[:, :, -1], fa.x[:, 1:], rtol=0, atol=1e-12)
     np.testing.assert_allclose(tr.round_starts, fa.x[:, :-1], rtol=0, atol=1e-12)

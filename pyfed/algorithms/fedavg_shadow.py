@@ -12,10 +12,11 @@ iterate x̄^{t,k} = M⁻¹ Σᵢ xᵢ^{t,k}, F(x̄^{t,k}), and the client drifts
 them :class:`ShadowTrajectory` gives A_t = τ⁻¹ Σ_{k=1}^{τ} (F(x̄^{t,k}) − F⋆) (Lean ``roundLoss``),
 A = T⁻¹ Σ_t A_t (``avgLoss``) and ‖x̄^{t,k} − x⋆‖² (``shadowDistanceSq``).
 
-Randomness: the same streams as :func:`pyfed.algorithms.fedavg` (``rng.spawn(2)``; the oracle
-stream is called τ times per round on the (R, M, d) batch, in replicate blocks), so for the same
-seed this run *is* ``fedavg(S=M, K=τ, eta_l=η, eta_g=1)``: its round starts equal that
-function's server iterates (up to floating-point summation order).
+Randomness: the same streams as the step-by-step path of :func:`pyfed.algorithms.fedavg`
+(``rng.spawn(2)``; the oracle stream is called τ times per round on the client-major (M, R, d)
+batch, in client blocks), so for the same seed this run *is*
+``fedavg(S=M, K=τ, eta_l=η, eta_g=1, method="steps")``: its round starts equal that function's
+server iterates (up to floating-point summation order).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check_int
-from .common import (as_step, call_oracle, check_oracle, check_problem, check_x0, replicate_blocks, seed_of,
-                     split_streams)
+from .common import as_step, call_oracle, check_oracle, check_problem, check_x0, seed_of, split_streams
+from .rounds import client_blocks
 
 __all__ = ["ShadowTrajectory", "fedavg_shadow"]
 
@@ -111,7 +112,8 @@ def fedavg_shadow(problem, oracle, *, tau, T, eta, x0=None, R=1, rng) -> ShadowT
     R : int >= 1
         Replicates.
     rng : numpy.random.Generator | int
-        Seed or generator; streams as :func:`pyfed.algorithms.fedavg` (see module docstring).
+        Seed or generator; streams as :func:`pyfed.algorithms.fedavg` with ``method="steps"`` (see
+        module docstring).
 
     Returns
     -------
@@ -135,20 +137,23 @@ def fedavg_shadow(problem, oracle, *, tau, T, eta, x0=None, R=1, rng) -> ShadowT
     shadow = np.empty((R, T, tau + 1, d))
     value = np.empty((R, T, tau + 1))
     drift = np.empty((R, T, tau + 1, M))
-    blocks = replicate_blocks(R, M * d)
+    # client-major layout (M, R, d) and client blocks, as the step-by-step path of
+    # pyfed.algorithms.fedavg (pyfed.algorithms.rounds): the same oracle draws for the same seed
+    blocks = client_blocks(M, R * d)
+    clients = np.broadcast_to(np.arange(M)[:, None], (M, R))
     start = np.broadcast_to(x0a, (R, d)).copy()
     for t in range(T):
-        y = np.repeat(start[:, None, :], M, axis=1)          # (R, M, d): every client at the round start
+        y = np.repeat(start[None, :, :], M, axis=0)          # (M, R, d): every client at the round start
         for k in range(tau + 1):
-            xbar = y.mean(axis=1)
+            xbar = y.mean(axis=0)
             shadow[:, t, k] = xbar
-            diff = y - xbar[:, None, :]
-            drift[:, t, k] = np.einsum("rmd,rmd->rm", diff, diff)
+            diff = y - xbar[None, :, :]
+            drift[:, t, k] = np.einsum("mrd,mrd->rm", diff, diff)
             if k == tau:
                 break
-            for b in blocks:  # the same draws as one call on the whole batch (see common.BLOCK_ENTRIES)
+            for b in blocks:  # the same draws as one call on the whole batch (see rounds.CLIENT_BLOCK_ENTRIES)
                 yb = y[b]
-                g = call_oracle(oracle, yb, oracle_rng, None)
+                g = call_oracle(oracle, yb, oracle_rng, clients[b])
                 g *= eta_f
                 yb -= g
         if t == 0:
