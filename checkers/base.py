@@ -19,6 +19,7 @@ the checker would catch a wrong statement.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,7 +33,7 @@ from pyfed.theory.hypotheses import Hypothesis
 from pyfed.verdicts import Holds, Inconclusive, Verdict, Violated
 
 __all__ = [
-    "Checker", "Mutation", "Hypothesis", "F", "q", "qvec", "fvec", "qmat", "fmat", "rat",
+    "Checker", "Mutation", "Deferred", "later", "Hypothesis", "F", "q", "qvec", "fvec", "qmat", "fmat", "rat",
     "rand_rat", "rand_vec", "norm2", "dot", "hyp", "record_of", "num_json", "DPS",
 ]
 
@@ -117,6 +118,70 @@ def num_json(v):
     """Number -> JSON (see :func:`pyfed.exact.number_json`): exact rationals as
     {"exact": "p/q", "float": x}; mpf as {"float", "mpmath"}."""
     return number_json(v)
+
+
+#: True while :meth:`Checker._candidate_items` generates candidates for an indexed search: then
+#: :func:`later` returns a :class:`Deferred` instead of computing its candidate.
+_DEFER = contextvars.ContextVar("pyfed_defer_candidates", default=False)
+
+
+class Deferred:
+    """A candidate computed when it is evaluated: ``fn(*args)`` then each ``post`` function in
+    turn (picklable when fn, args and posts are; see :func:`later`)."""
+
+    __slots__ = ("fn", "args", "post")
+
+    def __init__(self, fn, *args, post=()):
+        self.fn, self.args, self.post = fn, args, tuple(post)
+
+    def __call__(self):
+        out = self.fn(*self.args)
+        for g in self.post:
+            out = g(out)
+        return out
+
+    def then(self, g) -> "Deferred":
+        """The candidate g(self())."""
+        return Deferred(self.fn, *self.args, post=self.post + (g,))
+
+
+def later(fn, *args):
+    """A derived candidate ``fn(*args)`` (e.g. a Nelder-Mead climb from a random instance): computed
+    now, except while an indexed search generates its candidates, where it becomes a
+    :class:`Deferred` that the search computes with the check (on a Dask worker under
+    ``pyfed search --workers``). The candidate is the same either way."""
+    if _DEFER.get():
+        return Deferred(fn, *args)
+    return fn(*args)
+
+
+class _IndexedRng:
+    """A stand-in for a numpy Generator whose draws come from ``default_rng([seed, j])`` for the
+    candidate j selected last (:meth:`select`)."""
+
+    def __init__(self, seed):
+        self.seed = int(seed)
+        self._g = None
+
+    def select(self, j):
+        self._g = np.random.default_rng([self.seed, int(j)])
+
+    def __getattr__(self, name):
+        return getattr(self._g, name)
+
+
+class _CandidateTask:
+    """Evaluate one candidate item of an indexed search: compute it if Deferred, then check it.
+    Returns (instance, verdict), (None, None) for an empty candidate. Picklable (the checker is)."""
+
+    def __init__(self, checker, relax, mutate):
+        self.checker, self.relax, self.mutate = checker, tuple(relax), mutate
+
+    def __call__(self, item, rng=None):
+        inst = item() if isinstance(item, Deferred) else item
+        if inst is None:
+            return None, None
+        return inst, self.checker.check(inst, relax=self.relax, mutate=self.mutate)
 
 
 @dataclass(frozen=True)
@@ -346,7 +411,28 @@ class Checker:
                        options={"maxiter": maxiter, "xatol": 1e-9, "fatol": 1e-12})
         return res.x
 
-    def search(self, rng, budget: int, relax=(), mutate=None, progress=None, report=None) -> list:
+    def _candidate_items(self, rng, budget, relax, mutate, seed):
+        """The candidate sequence of :meth:`search` for the indexed path: with ``seed``, the
+        draws made while producing item j come from ``numpy.random.default_rng([seed, j])``
+        (:class:`_IndexedRng`); expensive derived candidates (Nelder-Mead climbs, see
+        :func:`later`) are left as :class:`Deferred` items, computed where the item is evaluated."""
+        proxy = _IndexedRng(seed) if seed is not None else None
+        token = _DEFER.set(True)
+        try:
+            gen = self.candidates(proxy if proxy is not None else rng, budget, relax=relax, mutate=mutate)
+            items = []
+            while True:
+                if proxy is not None:
+                    proxy.select(len(items))
+                try:
+                    items.append(next(gen))
+                except StopIteration:
+                    return items
+        finally:
+            _DEFER.reset(token)
+
+    def search(self, rng, budget: int, relax=(), mutate=None, progress=None, report=None, *,
+               seed=None, mapper=None) -> list:
         """Adversarial search: counterexample records (see :func:`record_of`), worst first.
 
         rng: numpy Generator or int seed; budget: number of random/optimised candidates
@@ -357,18 +443,35 @@ class Checker:
         ``tightest`` is the record of the holding instance with the largest lhs/rhs.
         Records are deduplicated by instance. Raises InputError for a negative budget or an
         unknown mutation / relax key.
+
+        Indexed search (``pyfed search``, :func:`pyfed.search.search_to_dir`): with ``seed`` (an
+        int; ``rng`` is then ignored) candidate j's randomness is ``default_rng([seed, j])``;
+        with ``mapper`` (callable(fn, items, progress) -> results in order, e.g.
+        :meth:`pyfed.parallel.Pool.map`) the candidates are generated first and evaluated (derived
+        candidates computed, then checked) through the mapper. Results are merged in candidate
+        order, so the records and statistics do not depend on how the mapper runs them.
         """
-        rng = check_rng(rng)
         budget = int(budget)
         if budget < 0:
             raise InputError("budget", "must be >= 0")
         relax = self.effective_relax(relax, mutate)
+        if seed is None:
+            rng = check_rng(rng)
+        if seed is None and mapper is None:
+            pairs = self._streamed(rng, budget, relax, mutate, progress)
+        else:
+            items = self._candidate_items(rng, budget, relax, mutate, seed)
+            task = _CandidateTask(self, relax, mutate)
+            if mapper is None:
+                pairs = [task(item) for item in items]
+                if progress is not None:
+                    progress(len(items))
+            else:
+                pairs = mapper(task, items, progress)
         out, seen = [], set()
         stats = {"candidates": 0, "holds": 0, "violated": 0, "inconclusive": 0, "vacuous": 0}
         best, best_key = None, float("-inf")
-        for inst in self.candidates(rng, budget, relax=relax, mutate=mutate):
-            if progress is not None:
-                progress(1)
+        for inst, v in pairs:
             if inst is None:
                 continue
             key = repr(sorted(inst.items()))
@@ -376,7 +479,6 @@ class Checker:
                 continue
             seen.add(key)
             stats["candidates"] += 1
-            v = self.check(inst, relax=relax, mutate=mutate)
             if isinstance(v, Violated):
                 stats["violated"] += 1
                 out.append(record_of(self, inst, v, relax=relax, mutate=mutate))
@@ -398,6 +500,24 @@ class Checker:
             report["tightest"] = None if best is None else record_of(self, best[0], best[1], relax, mutate)
             report["tightest_verdict"] = None if best is None else best[1]
         return out
+
+    def _streamed(self, rng, budget, relax, mutate, progress):
+        """(instance, verdict) pairs of the single-stream search, generated and checked one by one;
+        duplicates (by instance) are not checked twice (verdict None)."""
+        seen = set()
+        for inst in self.candidates(rng, budget, relax=relax, mutate=mutate):
+            if progress is not None:
+                progress(1)
+            if isinstance(inst, Deferred):
+                inst = inst()
+            if inst is None:
+                continue
+            key = repr(sorted(inst.items()))
+            if key in seen:
+                yield inst, None
+                continue
+            seen.add(key)
+            yield inst, self.check(inst, relax=relax, mutate=mutate)
 
     def verdict(self, rng, budget=None) -> Verdict:
         """One verdict for the statement from its default search.

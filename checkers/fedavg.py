@@ -48,7 +48,7 @@ from pyfed.errors import InputError
 from pyfed.theory import fedavg as th
 from pyfed.verdicts import Inconclusive
 
-from .base import Checker, F, Mutation, fmat, fvec, hyp, q, qmat, qvec, rand_rat, rand_vec, rat
+from .base import Checker, F, Mutation, fmat, fvec, hyp, later, q, qmat, qvec, rand_rat, rand_vec, rat
 
 __all__ = ["PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence", "TunedConvexFedAvgConvergence"]
 
@@ -206,7 +206,7 @@ class _FedAvg(Checker):
             inst = self.random(rng, relax)
             yield inst
             if i < self.optimised_starts and not relax:
-                yield self.climb(inst, mutate)
+                yield later(self.climb, inst, mutate)
 
     def _boundary_instance(self):
         inst = {"A": [["1"]], "b": [["1"], ["-1"]], "L": "1", "sigma": "0", "tau": "4", "T": "2", "eta": "4",

@@ -26,6 +26,7 @@ PDF p. 31; warm start PDF p. 35); seed 000.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 
 import mpmath
@@ -38,8 +39,8 @@ from pyfed.theory import (convex_hypotheses, convex_rhs, effective_step, initial
                           nonconvex_hypotheses, nonconvex_rhs, squared_distance, weights)
 from pyfed.verdicts import Inconclusive, Violated
 
-from .base import (Checker, F, Mutation, _tightness, fmat, fvec, hyp, num_json, q, qmat, qvec, rand_rat,
-                   rand_vec, rat, record_of)
+from .base import (Checker, Deferred, F, Mutation, _tightness, fmat, fvec, hyp, later, num_json, q, qmat, qvec,
+                   rand_rat, rand_vec, rat, record_of)
 
 
 def _problem(inst):
@@ -130,7 +131,7 @@ class _Theorem(Checker):
             inst = self.random(rng, relax)
             yield inst
             if i < self.optimised_starts and not relax:
-                yield self.climb(inst, mutate)
+                yield later(self.climb, inst, mutate)
 
     #: how many of the random instances are improved by Nelder-Mead (see :meth:`climb`)
     optimised_starts = 2
@@ -486,6 +487,8 @@ class FiniteRoundConvergence(Checker):
         return dataclasses.replace(v, **changes)
 
     def _wrap(self, conj, inner):
+        if isinstance(inner, Deferred):  # a conjunct's derived candidate, computed later
+            return inner.then(functools.partial(self._wrap, conj))
         return None if inner is None else {"conjunct": conj, "instance": inner}
 
     def random(self, rng, relax=()):

@@ -52,28 +52,42 @@ def _dumps(obj) -> str:
 
 
 def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(), mutate=None,
-                  progress=None) -> list:
+                  progress=None, workers=None, scheduler=None) -> list:
     """Run the search and write the files; returns the list of written JSON paths.
 
-    Parameters: lean_name (bare or ``SCAFFOLD.``-prefixed); seed (int, seeds
-    ``numpy.random.default_rng(seed)``); budget (int >= 0, candidates per the checker's
-    search); out (directory, created); relax (hypothesis keys); mutate (mutation name or
-    None); progress (callable(advance) or None).
+    Parameters: lean_name (bare or ``SCAFFOLD.``-prefixed); seed (int: candidate j's
+    randomness is ``numpy.random.default_rng([seed, j])``); budget (int >= 0, candidates per the
+    checker's search); out (directory, created); relax (hypothesis keys); mutate (mutation name
+    or None); progress (callable(advance) or None, advanced as candidates are evaluated);
+    workers (int >= 1: evaluate the candidates on a Dask LocalCluster of that many processes)
+    or scheduler (address of an existing Dask cluster), see :mod:`pyfed.parallel`.
 
-    Raises InputError for an unknown name/mutation/relax key, a negative budget, or an ``out``
-    that cannot be created (argument ``--out``, with the OS reason).
+    The candidates are generated in order (cheap), then evaluated -- derived candidates such as
+    Nelder-Mead climbs computed and every candidate checked -- through
+    :func:`pyfed.parallel.Pool.map`, and merged in candidate order: the files are byte-identical
+    for any number of workers, serial included (:meth:`checkers.base.Checker.search`, indexed path).
+
+    Raises InputError for an unknown name/mutation/relax key, a negative budget, an ``out``
+    that cannot be created (argument ``--out``, with the OS reason), or invalid
+    ``--workers``/``--scheduler``.
     """
-    import numpy as np
-
     from checkers.registry import get
+
+    from .parallel import Pool, check_workers
 
     chk = get(lean_name)
     seed, budget = int(seed), int(budget)
     if budget < 0:
         raise InputError("budget", "must be >= 0")
+    check_workers(workers, scheduler)
     relax = tuple(sorted(set(relax or ())))
     prepare_out(out)
-    records = chk.search(np.random.default_rng(seed), budget, relax=relax, mutate=mutate, progress=progress)
+    with Pool(workers=workers, scheduler=scheduler) as pool:
+        def mapper(fn, items, prog):
+            return pool.map(fn, items, seed=seed, progress=prog)
+
+        records = chk.search(None, budget, relax=relax, mutate=mutate, progress=progress, seed=seed,
+                             mapper=mapper)
     stem = file_stem(chk.lean_name, seed, budget, relax, mutate)
     render = None
     if mutate is None:  # a mutated statement is not the Lean statement: no Lean file for it

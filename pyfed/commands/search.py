@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 from ..errors import InputError
+from ..parallel import check_workers
 from ..search import prepare_out, search_to_dir, statement_options
 
-__all__ = ["register", "run", "format_statement_options"]
+__all__ = ["register", "run", "format_statement_options", "add_parallel_arguments"]
 
 
 def format_statement_options(lean_name=None) -> str:
@@ -58,7 +59,18 @@ def register(subparsers) -> None:
                    help="check a mutated (deliberately wrong) statement; see --list. Writes JSON only, "
                         "no .lean file")
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (required unless --list)")
+    add_parallel_arguments(p, "the candidates")
     p.set_defaults(func=run)
+
+
+def add_parallel_arguments(p, what: str) -> None:
+    """``--workers N`` / ``--scheduler ADDRESS`` (pyfed.parallel), shared by search, tightness
+    and worst-case."""
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help=f"evaluate {what} on a local Dask cluster of N worker processes (default: serial, "
+                        "in-process); the output does not depend on N")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help=f"evaluate {what} on an existing Dask cluster, e.g. tcp://127.0.0.1:8786")
 
 
 def run(args) -> int:
@@ -85,6 +97,7 @@ def run(args) -> int:
     if not args.out:
         raise InputError("--out", "required: the directory for the counterexample files")
     prepare_out(args.out)
+    check_workers(args.workers, args.scheduler)
     budget = chk.default_budget if args.budget is None else args.budget
     progress_console = Console(stderr=True)
     console = Console()
@@ -93,7 +106,8 @@ def run(args) -> int:
         task = progress.add_task(f"searching {chk.qualified_name}", total=None)
         paths = search_to_dir(chk.lean_name, seed=args.seed, budget=budget, out=args.out,
                               relax=args.relax, mutate=args.mutate,
-                              progress=lambda n: progress.advance(task, n))
+                              progress=lambda n: progress.advance(task, n),
+                              workers=args.workers, scheduler=args.scheduler)
     what = chk.qualified_name + (f" (mutation {args.mutate})" if args.mutate else "")
     kinds = []
     for p in paths:

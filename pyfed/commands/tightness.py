@@ -14,6 +14,8 @@ from fractions import Fraction
 from ..engines.tightness import SweepResult, default_instance, tightness_sweep
 from ..errors import InputError, check_int
 from ..exact import as_float
+from ..parallel import check_workers
+from .search import add_parallel_arguments
 
 __all__ = ["register", "run", "plot_sweep", "sweep_figure", "sweep_multiples", "summary_text"]
 
@@ -95,6 +97,7 @@ def register(subparsers) -> None:
                                              "strong convexity fails the convexity hypothesis)")
     p.add_argument("--max-multiple", dest="max_multiple", type=int, default=512,
                    help="largest m = h*81*beta swept; must be a power of two >= 1 (default 512)")
+    add_parallel_arguments(p, "the grid points")
     p.set_defaults(func=run)
 
 
@@ -169,13 +172,14 @@ def run(args) -> int:
     if not console.is_terminal:  # pipes and files: rich would assume 80 columns
         console = Console(width=120)
     a = _validated(args)
+    check_workers(args.workers, args.scheduler)
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise InputError("--out", f"cannot create directory {args.out!r}: {exc.strerror or exc}") from None
     problem = default_instance(a["seed"], N=a["N"], d=a["d"])
     res = tightness_sweep(problem, a["sigma"], S=a["S"], K=a["K"], T=a["T"], eta_g=a["eta_g"],
-                          multiples=a["multiples"], mu=a["mu"])
+                          multiples=a["multiples"], mu=a["mu"], workers=args.workers, scheduler=args.scheduler)
     t = Table(title=f"SCAFFOLD.ConvexFiniteRoundConvergence on {problem.name}: h = m/(81 beta), "
                     f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})",
               caption="hypotheses: failing hypothesis keys (step_size: h <= 1/(81 beta); mu_h: mu h <= S/(15 N); "

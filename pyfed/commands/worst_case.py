@@ -19,6 +19,8 @@ import os
 from fractions import Fraction
 
 from ..errors import InputError
+from ..parallel import check_workers
+from .search import add_parallel_arguments
 
 __all__ = ["register", "run", "summary_lines", "verdict_label", "QUICK_GRID", "FULL_GRID"]
 
@@ -43,6 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--solver", default=None, help="cvxpy SDP solver (default CLARABEL)")
     p.add_argument("--no-verify", action="store_true",
                    help="do not re-verify claimed violations on exact quadratic instances")
+    add_parallel_arguments(p, "the grid points")
     p.set_defaults(func=run)
 
 
@@ -79,12 +82,14 @@ def run(args) -> int:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise InputError("--out", f"cannot create directory {args.out!r}: {exc.strerror or exc}") from None
+    check_workers(args.workers, args.scheduler)
     grid = QUICK_GRID if args.quick else FULL_GRID
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("worst case", total=None)
         results = sweep_scaffold(**grid, N=args.N, eta_g=eta_g, beta=1, solver=args.solver,
                                  verify=not args.no_verify,
-                                 progress=lambda label: progress.update(task, description=f"PEP {label}"))
+                                 progress=lambda label: progress.update(task, description=f"PEP {label}"),
+                                 workers=args.workers, scheduler=args.scheduler)
 
     table = Table(title=f"PEP worst case, deterministic SCAFFOLD (N = S = {args.N}, sigma = 0, beta = 1, "
                         f"eta_g = {eta_g})",

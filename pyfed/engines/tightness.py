@@ -131,8 +131,14 @@ def _point(problem, sigma, m, *, S, K, T, eta_g, x0, c0, mu, arithmetic):
                       bool(d.get("hypotheses_hold")), bool(v.exact), inequality, failing)
 
 
+def _grid_point(m, rng=None, *, problem, sigma, kw):
+    """One grid point of :func:`tightness_sweep` (a picklable task for :mod:`pyfed.parallel`)."""
+    return _point(problem, sigma, m, **kw)
+
+
 def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTIPLES, x0=None, c0=None,
-                    mu=None, bisect=8, arithmetic="auto", progress=None) -> SweepResult:
+                    mu=None, bisect=8, arithmetic="auto", progress=None, workers=None,
+                    scheduler=None) -> SweepResult:
     """Sweep h = m/(81 beta) over ``multiples`` and report LHS/RHS of the convex theorem exactly.
 
     Parameters
@@ -146,6 +152,11 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
     bisect : int
         Exact bisection steps on the first bracket where the ratio reaches 1 (0 = none).
     progress : callable(str) or None.
+    workers, scheduler :
+        The grid points are decided through :func:`pyfed.parallel.parallel_map` (serial by
+        default; ``workers=N`` a local Dask cluster, ``scheduler=ADDRESS`` an existing one);
+        results in grid order, the same for any workers. The bisection (each step depends on
+        the last) runs in this process.
 
     Returns
     -------
@@ -161,11 +172,26 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
     if not ms or any(m <= 0 for m in ms) or any(b <= a for a, b in zip(ms, ms[1:])):
         raise InputError("multiples", "must be a non-empty increasing list of positive rationals")
     kw = dict(S=S, K=K, T=T, eta_g=eta_g, x0=x0, c0=c0, mu=mu, arithmetic=arithmetic)
-    pts = []
-    for m in ms:
-        if progress:
-            progress(f"h = {m} / (81 beta)")
-        pts.append(_point(problem, sigma, m, **kw))
+    from ..parallel import Pool, check_workers
+
+    check_workers(workers, scheduler)
+    with Pool(workers=workers, scheduler=scheduler) as pool:
+        if pool.serial:
+            pts = []
+            for m in ms:
+                if progress:
+                    progress(f"h = {m} / (81 beta)")
+                pts.append(_point(problem, sigma, m, **kw))
+        else:
+            import functools
+            done = [0]
+
+            def advance(k):
+                done[0] += k
+                if progress:
+                    progress(f"{done[0]}/{len(ms)} grid points decided")
+            pts = pool.map(functools.partial(_grid_point, problem=problem, sigma=sigma, kw=kw), ms,
+                           progress=advance)
 
     def reached(p):
         return p.ratio is not None and p.ratio >= 1

@@ -28,17 +28,34 @@ def pep_row_for_check(*, solver=None) -> Verdict:
     return v
 
 
+def _sweep_point(params, rng=None, *, N, eta_g, beta, solver, verify):
+    """One grid point of :func:`sweep_scaffold` (a picklable task for :mod:`pyfed.parallel`)."""
+    K, mu, T, m = params
+    h = Fraction(m) / (81 * Fraction(beta))
+    eta_l = h / (K * Fraction(eta_g))
+    r = worst_case_scaffold(N, K, T, eta_l, eta_g, beta, mu, solver=solver, verify=verify)
+    r.parameters["m"] = m
+    return r
+
+
 def sweep_scaffold(*, multiples=(1, 3, 9, 27, 81), Ks=(1, 2), mus=(0, Fraction(1, 20)), Ts=(2, 4),
-                   N=2, eta_g=1, beta=1, solver=None, verify=True, progress=None) -> list[WorstCaseResult]:
+                   N=2, eta_g=1, beta=1, solver=None, verify=True, progress=None, workers=None,
+                   scheduler=None) -> list[WorstCaseResult]:
     """Worst/bound of deterministic SCAFFOLD on a grid: h = m/(81 beta) for m in ``multiples``
     (m = 1 is the theorem's limit; m = 81 is h = 1/beta), K in ``Ks``, mu in ``mus``
     (absolute values, in the units of beta), T in ``Ts``; eta_l = h/(K eta_g).
 
-    Parameters with mu h >= 2 (weights undefined) are skipped. ``progress(label)`` is called
-    before each solve if given. Returns the list of results (``result.parameters`` holds the
-    multiple under key ``"m"``).
+    Parameters with mu h >= 2 (weights undefined) are skipped. The points are solved through
+    :func:`pyfed.parallel.parallel_map` (serial by default; ``workers=N`` a local Dask cluster,
+    ``scheduler=ADDRESS`` an existing one), results in grid order whatever the workers.
+    ``progress(label)`` is called before each solve when serial, and as points finish otherwise.
+    Returns the list of results (``result.parameters`` holds the multiple under key ``"m"``).
     """
-    out = []
+    import functools
+
+    from ...parallel import Pool
+
+    grid = []
     for K in Ks:
         for mu in mus:
             for T in Ts:
@@ -46,13 +63,24 @@ def sweep_scaffold(*, multiples=(1, 3, 9, 27, 81), Ks=(1, 2), mus=(0, Fraction(1
                     h = Fraction(m) / (81 * Fraction(beta))
                     if Fraction(mu) * h >= 2:
                         continue
-                    eta_l = h / (K * Fraction(eta_g))
-                    if progress:
-                        progress(f"N={N} K={K} T={T} mu={mu} h={m}/(81 beta)")
-                    r = worst_case_scaffold(N, K, T, eta_l, eta_g, beta, mu, solver=solver, verify=verify)
-                    r.parameters["m"] = m
-                    out.append(r)
-    return out
+                    grid.append((K, mu, T, m))
+    task = functools.partial(_sweep_point, N=N, eta_g=eta_g, beta=beta, solver=solver, verify=verify)
+    with Pool(workers=workers, scheduler=scheduler) as pool:
+        if pool.serial:
+            out = []
+            for params in grid:
+                K, mu, T, m = params
+                if progress:
+                    progress(f"N={N} K={K} T={T} mu={mu} h={m}/(81 beta)")
+                out.append(task(params))
+            return out
+        done = [0]
+
+        def advance(k):
+            done[0] += k
+            if progress:
+                progress(f"{done[0]}/{len(grid)} grid points solved")
+        return pool.map(task, grid, progress=advance)
 
 
 def smallest_constant(results, *, keep_other_hypotheses: bool = True) -> dict:
