@@ -117,14 +117,14 @@ def main(argv=None):
         tb = per_round(P, T_g, "blocks")
         td = per_round(P, T_g, "dense") if N <= dense_max else None
         rowsN.append((N, tb, td))
-        print(f"{N:>4} {5:>4} {5 * (N + 1):>6} {tb:>15.4f} {td if td is None else f'{td:.4f}':>14} "
+        print(f"{N:>4} {5:>4} {5 * (N + 1):>6} {tb:>15.4f} {'-' if td is None else f'{td:.4f}':>14} "
               f"{'-' if td is None else f'{td / tb:.1f}':>13}")
     for d in ds:
         P = instance(10, d)
         tb = per_round(P, T_g, "blocks")
         td = per_round(P, T_g, "dense") if d * 11 <= 5 * (dense_max + 1) * 1.1 else None
         rowsd.append((d, tb, td))
-        print(f"{10:>4} {d:>4} {d * 11:>6} {tb:>15.4f} {td if td is None else f'{td:.4f}':>14} "
+        print(f"{10:>4} {d:>4} {d * 11:>6} {tb:>15.4f} {'-' if td is None else f'{td:.4f}':>14} "
               f"{'-' if td is None else f'{td / tb:.1f}':>13}")
     big = slice(-3, None)
     aN = exponent([r[0] for r in rowsN][big], [r[1] for r in rowsN][big])

@@ -7,7 +7,11 @@
 * :func:`scaffold` - SCAFFOLD options I/II as the seed-002 procedure (Algorithm 1);
 * :func:`scaffold_run` - the seed-000 ``Run`` model of the Lean convergence theorem.
 
-Results are :class:`Trajectory` / :class:`LocalSGDTrajectory` records.
+Results are :class:`Trajectory` / :class:`LocalSGDTrajectory` records. For quadratic clients
+with a Gaussian (or exact) oracle, :func:`fedavg`, :func:`scaffold` and :func:`scaffold_run`
+draw each round from its closed-form law by default (:mod:`pyfed.algorithms.rounds`: one affine
+map and one Gaussian per client; ``method="steps"`` runs the local steps one by one). Local SGD's
+randomness is the choice of components, not Gaussian noise, so it has no such closed form.
 """
 
 from .common import LocalSGDTrajectory, Trajectory
