@@ -248,6 +248,10 @@ _BINARY = {
 
 _RIGHT_ASSOC = {"→", "∧", "∨", "^", "•"}
 
+#: What the grammar reads (named in syntax errors).
+SUPPORTED_SYNTAX = ("numerals, names, applications, + - * / ^ ⁻¹, comparisons, ∧ → ∀, (x : ℝ) casts, ↑x, ‖…‖, "
+                    "∑ r ∈ Finset.range T, …, let")
+
 #: Tokens that are recognisably Lean but outside the subset, with their names.
 _REJECTED_ATOMS = {
     "∫": "integral `∫ … ∂ν` (write the model's statistic, e.g. `expectedGap A xstar r`)",
@@ -294,7 +298,8 @@ class Parser:
 
     def error(self, construct, detail="", tok: Token | Node | None = None, supported=""):
         line, col = (tok.line, tok.col) if tok is not None else (0, 0)
-        raise LeanSyntaxError(construct, detail, line=line, col=col, path=self.path, supported=supported)
+        raise LeanSyntaxError(construct, detail, line=line, col=col, path=self.path,
+                              supported=supported or SUPPORTED_SYNTAX)
 
     def _text(self, start: int) -> str:
         toks = self.toks[start:self.i]

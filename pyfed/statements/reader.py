@@ -703,12 +703,13 @@ def _read_def(name, cmd, variables, decls, clean, path) -> UserDef:
     return d
 
 
-def _used_variables(variables, binders, body_text: str):
+def _used_variables(variables, binders, body_text: str, exclude=frozenset()):
     """Section ``variable`` binders a declaration uses (Lean includes those whose names occur in
-    it, and the variables their types mention)."""
+    it, and the variables their types mention); names in ``exclude`` are the declaration's own."""
     text = " ".join([b.type.text if b.type is not None else "" for b in binders] + [body_text or ""])
     words = set(re.findall(r"[^\W\d][\w'.₀-₉]*", text))
     words |= {w.split(".")[0] for w in words}
+    words -= set(exclude)
     keep: list = []
     changed = True
     chosen = set()
@@ -746,21 +747,29 @@ def _statement_from(name, namespace, cmd, variables, decls, clean, path) -> Stat
         raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
     loc = Location(path, cmd.line, cmd.col)
     header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
-    used_vars = _used_variables(variables, binders, ty.text)
-    all_binders = list(used_vars) + list(binders)
+    own_binders = list(binders)
     hyps_raw: list = []          # (node, name or None)
     # peel ∀ and → off the type
     node = ty
     while True:
         if node.kind == "forall":
-            all_binders.extend(node.value)
+            own_binders.extend(node.value)
             node = node.args[0]
         elif node.kind == "binop" and node.value == "→":
-            hyps_raw.append((node.args[0], None))
+            ante = node.args[0]
+            if ante.kind == "cast" and ante.args[0].kind == "ident":
+                # `(x : T) → …` is a binder, not a hypothesis
+                own_binders.append(terms.Binder(ante.args[0].value, ante.args[1], "explicit", ante.line, ante.col))
+            else:
+                hyps_raw.append((ante, None))
             node = node.args[1]
         else:
             break
     conclusion = node
+    own_names = {b.name for b in own_binders}
+    used_vars = [b for b in _used_variables(variables, binders, ty.text, exclude=own_names)
+                 if b.name not in own_names]
+    all_binders = list(used_vars) + own_binders
     # parameters
     scope: dict = {}
     params: list = []
