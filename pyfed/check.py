@@ -370,7 +370,8 @@ class StatementReport:
     that fit, the adversarial search, the PEP row when there is one); pep_note : why there is
     no PEP row (or ""); profile : the constant profile (dict, see
     :func:`pyfed.engines.statement_search.constant_profile`) or None; search : the search's
-    SearchResult; exports : written counterexample files.
+    SearchResult; exports : written counterexample files; engines : which engines apply
+    (:func:`pyfed.engines.statement.applicable_engines`).
     """
 
     statement: object
@@ -379,6 +380,7 @@ class StatementReport:
     profile: dict | None = None
     search: object = None
     exports: list = field(default_factory=list)
+    engines: dict = field(default_factory=dict)
 
 
 def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int | None = None,
@@ -421,7 +423,8 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     for v in verdicts:
         v.details = dict(v.details or {})
         v.details["source"] = st.source
-    rep = StatementReport(st, verdicts, note, prof, res)
+    from .engines.statement import applicable_engines
+    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st))
     if out is not None and res.verdict.status == "violated":
         from .lean.statement_export import counterexample_record, write_statement_counterexample
         from .search import prepare_out
@@ -431,7 +434,7 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     return rep
 
 
-def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str) -> str:
+def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str, lemmas=()) -> str:
     """The JSON report of ``pyfed check FILE.lean``: the default report's schema (``verdicts``,
     each with ``statement`` = the theorem's name) plus ``source`` (``file:line``) on every
     verdict, and per statement what was read, the PEP note and the constant profile."""
@@ -443,7 +446,9 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
         for v in r.verdicts:
             verdicts.append(dict(v.to_json(), source=r.statement.source))
     return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates, "file": path,
-                       "verdicts": verdicts, "statements": [],
+                       "verdicts": verdicts,
+                       "statements": [dict(v.to_json(), lean_name=name) for name, v in lemmas],
                        "read": [dict(r.statement.describe(), pep=r.pep_note or "PEP row",
+                                     engines={k: {"applies": a, "why": w} for k, (a, w) in r.engines.items()},
                                      profile=prof_json(r.profile), exports=list(r.exports)) for r in reports]},
                       indent=2, sort_keys=True, default=str)

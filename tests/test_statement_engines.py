@@ -299,3 +299,10 @@ def test_cli_seed_example_exits_0_with_the_default_table(capsys):
     assert code == 0
     assert "SeedConvex" in text and "exact moments" in text and "PEP SDP" in text
     assert "adversarial search" in text
+
+
+def test_readme_walkthrough_numbers_are_the_search_result(searches):
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    _st, res = searches["ConvexWithoutNoiseTerm"]
+    assert res.verdict.details["index"] == 0
+    assert res.verdict.details["lhs_exact"] in readme and "## Check your own statement" in readme

@@ -208,11 +208,54 @@ def render_profile(console, profile) -> None:
             short = c["needed"] if len(c["needed"]) <= 24 else f"~{c['needed_float']:.6g}"
             need = f"{cmp} {short}" + (f" (~{c['needed_float']:.6g})" if len(c["needed"]) <= 24 and "/" in c["needed"]
                                        else "")
+        if c["needed"] is not None and c.get("note"):
+            need += f" ({c['note']})"
         pin = c.get("pinned_by")
         t.add_row(c["constant"], c["description"] + (f" [{c['location']}]" if c["location"] else ""), need,
                   f"#{pin['index']}: {pin['description']}" if pin else "-", str(c["decided"]))
     console.print(t)
     console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof.[/dim]")
+
+
+def _checker_verdict(name, args):
+    """Verdict of one registered statement checker's search, seeded exactly as
+    :func:`checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
+    the default report's."""
+    import numpy as np
+
+    from checkers.registry import get, names
+    i = names().index(name)
+    return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
+
+
+def _read_with_checkers(args):
+    """(statements, lemma names): the file's run statements; theorems of *our*
+    ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a run (``GradientGrowth`` …) go to their
+    registered checkers instead of being an error. Anything else unsupported raises ReaderError."""
+    from pathlib import Path
+
+    from ..statements import ReaderError, read_file, theorems_path
+
+    try:
+        return read_file(args.path, theorem=args.theorem), []
+    except ReaderError as exc:
+        try:
+            ours = Path(args.path).resolve() == theorems_path().resolve()
+        except Exception:  # no repository layout: not our file
+            ours = False
+        if not ours:
+            raise
+        from checkers.registry import names as registered
+        lemmas = []
+        for e in exc.errors:
+            construct = getattr(e, "construct", "")
+            if not (construct.startswith("theorem `") and construct.endswith("` without a run")):
+                raise
+            name = construct[len("theorem `"):-len("` without a run")]
+            if name not in registered():
+                raise
+            lemmas.append(name)
+        return read_file(args.path, theorem=args.theorem, skip=lemmas), lemmas
 
 
 def run_file(args) -> int:
@@ -230,7 +273,7 @@ def run_file(args) -> int:
     if args.out:
         from ..search import prepare_out
         prepare_out(args.out)
-    statements = read_file(args.path, theorem=args.theorem)    # ReaderError: exit 2 with file:line:col
+    statements, lemmas = _read_with_checkers(args)      # ReaderError: exit 2 with file:line:col
     console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
     reports = []
@@ -244,6 +287,10 @@ def run_file(args) -> int:
             reports.append(check_statement(st, quick=args.quick, seed=args.seed, replicates=reps,
                                            budget=args.budget, profile=not args.no_profile, out=args.out,
                                            progress=tick))
+        checked_lemmas = []
+        for name in lemmas:
+            tick(f"{name} (statement checker)")
+            checked_lemmas.append((name, _checker_verdict(name, args)))
     for rep in reports:
         render_verdicts(console, rep.verdicts, f"pyfed check {args.path}")
         if rep.pep_note:
@@ -258,12 +305,16 @@ def run_file(args) -> int:
             console.print(f"  counterexample written to {path}")
         if rep.profile is not None:
             render_profile(console, rep.profile)
+    if checked_lemmas:
+        console.print(f"  [dim]{', '.join(lemmas)}: not about a run; checked by their registered statement "
+                      "checkers (checkers/), as in the default report[/dim]")
+        render_statement_verdicts(console, checked_lemmas)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             fh.write(statement_report_json(reports, seed=args.seed, quick=args.quick, replicates=reps,
-                                           path=args.path) + "\n")
+                                           path=args.path, lemmas=checked_lemmas) + "\n")
         console.print(f"JSON report written to {args.json}")
-    verdicts = [v for r in reports for v in r.verdicts]
+    verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
     counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
     console.print(f"{len(reports)} statement(s) from {args.path}: {counts['holds']} holds, {counts['violated']} "
                   f"violated, {counts['inconclusive']} inconclusive")

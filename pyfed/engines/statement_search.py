@@ -699,4 +699,12 @@ def _profile_hyp(lit, records):
             lo = min(bs, key=_float)
             note += f" (explored down to {_fmt(lo)} ~ {_float(lo):.6g})"
         return _entry(lit, len(records), None, True, None, direction, note)
-    return _entry(lit, len(records), best, True, pin, direction, "")
+    note = ""
+    if (direction == "at least" and decide_sign(best - lit.value) >= 0) or \
+            (direction == "at most" and decide_sign(lit.value - best) >= 0):
+        note = ("the statement is already violated at its own value of this constant (inside its hypotheses): "
+                "changing this constant alone only moves the bound of the violations drawn")
+    e = _entry(lit, len(records), best, True, pin, direction, note)
+    if note:
+        e["statement"] += f"; {note}"
+    return e

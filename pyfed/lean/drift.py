@@ -6,10 +6,12 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
 
 1. parses the body of each arithmetic Lean definition (``effectiveStep``, ``roundTime``,
    ``weight``, ``weightSum``, ``initialPotential``, ``convexRHS``, ``nonconvexRHS`` and the
-   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with a
-   small recursive-descent parser for the subset those bodies use: ``+ - * / ^ ⁻¹``,
+   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with the
+   one Lean term grammar of pyfed (:mod:`pyfed.lean.terms`, shared with the statement reader
+   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use: ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
-   (a symbolic :class:`sympy.Sum`), applications of the other parsed definitions, and a few
+   (a symbolic :class:`sympy.Sum`), ``let``, ``Real.rpow``/``Real.sqrt``/``min``/``max``,
+   applications of the other parsed definitions, and a few
    named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0 xstar`` ->
    ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``Real.rpow a b`` -> ``a**b``);
 2. proves each real definition symbolically equal to its ℚ mirror (``sympy.simplify`` of the

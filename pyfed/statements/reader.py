@@ -1062,7 +1062,7 @@ def _check_imports(decls: Declarations):
 
 
 def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
-              require_import: bool = True) -> list[Statement]:
+              require_import: bool = True, skip=()) -> list[Statement]:
     """Statements of every theorem in ``text`` (or only ``theorem``), in file order.
 
     Raises :class:`ReaderError` listing every unsupported construct (file:line:col); an unknown
@@ -1073,7 +1073,7 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
         raise ReaderError([e], path) from None
     if require_import:
         _check_imports(decls)
-    names = list(decls.order)
+    names = [n for n in decls.order if n not in set(skip)]
     if theorem is not None:
         bare = theorem.split(".")[-1]
         if bare not in decls.theorems:
@@ -1096,7 +1096,7 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     return out
 
 
-def read_file(path, *, theorem: str | None = None, require_import: bool = True) -> list[Statement]:
+def read_file(path, *, theorem: str | None = None, require_import: bool = True, skip=()) -> list[Statement]:
     """Statements of the theorems of a ``.lean`` file (see :func:`read_text`).
 
     Raises :class:`~pyfed.errors.InputError` (argument ``PATH``) if the file cannot be read,
@@ -1106,4 +1106,4 @@ def read_file(path, *, theorem: str | None = None, require_import: bool = True) 
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError("PATH", f"cannot read {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    return read_text(text, str(path), theorem=theorem, require_import=require_import)
+    return read_text(text, str(path), theorem=theorem, require_import=require_import, skip=skip)
