@@ -60,6 +60,11 @@ def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
     assert "holds" in text
     for v in report["verdicts"]:
         assert 0 <= v["ratio"]["float"] < 1
+    # the statement table has one row per checker, the published SCAFFOLD statements included
+    rows = {s["lean_name"]: s for s in report["statements"]}
+    assert {"PerturbedStrongConvexity", "FiniteRoundConvergence", "GradientGrowth"} <= set(rows)
+    assert all(s["status"] != "violated" for s in rows.values())
+    assert "PerturbedStrongConvexity" in text and "FiniteRoundConvergence" in text
 
 
 

@@ -8,12 +8,16 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
    ``weight``, ``weightSum``, ``initialPotential``, ``convexRHS``, ``nonconvexRHS`` and the
    ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with the
    one Lean term grammar of pyfed (:mod:`pyfed.lean.terms`, shared with the statement reader
-   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use: ``+ - * / ^ ⁻¹``,
+   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use:
+   ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
-   (a symbolic :class:`sympy.Sum`), ``let``, ``Real.rpow``/``Real.sqrt``/``min``/``max``,
-   applications of the other parsed definitions, and a few
-   named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0 xstar`` ->
-   ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``Real.rpow a b`` -> ``a**b``);
+   (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for
+   ``x`` in the rest), applications of the other parsed definitions, ``Real.rpow a b`` ->
+   ``a**b``, ``Real.sqrt a`` -> ``sqrt(a)``, ``min a b`` / ``max a b`` -> ``Min`` / ``Max``, and
+   a few named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0
+   xstar`` -> ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``distance P`` -> ``D``). The FedAvg
+   right sides of ``lean/Pyfed/FedAvg/Model.lean`` (:data:`FEDAVG_ARITHMETIC_DEFS`) parse with
+   the same grammar (``parse_definitions(catalog=FEDAVG_ARITHMETIC_DEFS)``);
 2. proves each real definition symbolically equal to its ℚ mirror (``sympy.simplify`` of the
    difference is 0, with ``T`` and ``r`` symbolic);
 3. proves each definition symbolically equal to its ``pyfed.theory`` function called with
@@ -46,7 +50,8 @@ import sympy
 from . import terms
 
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
-           "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "DriftError"]
+           "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "FEDAVG_ARITHMETIC_DEFS",
+           "DriftError"]
 
 
 class DriftError(AssertionError):
@@ -78,16 +83,37 @@ ARITHMETIC_DEFS = {
     "nonconvexRHSQ": "Pyfed/Exact.lean",
 }
 
+#: The FedAvg right sides (namespace ``FedAvg``, Field Guide Section 6.1.2), parsed with the same
+#: grammar; not yet compared with ``pyfed.theory`` (their Python mirrors are issue 12's Python
+#: half). ``distance P`` is the atom ``D``; ``P.L``, ``P.σ``, ``P.ζ``, ``M``, ``τ``, ``T``, ``η``
+#: are the symbols ``L``, ``sigma``, ``zeta``, ``M``, ``tau``, ``T``, ``eta``.
+FEDAVG_ARITHMETIC_DEFS = {
+    "driftRHS": "Pyfed/FedAvg/Model.lean",
+    "convergenceRHS": "Pyfed/FedAvg/Model.lean",
+    "optimizedStep": "Pyfed/FedAvg/Model.lean",
+    "optimizedRHS": "Pyfed/FedAvg/Model.lean",
+}
+
 #: Lean identifier -> Python/sympy symbol name (the papers' symbols, as in pyfed.theory).
 SYMBOL_NAMES = {
     "ηl": "eta_l", "ηg": "eta_g", "μ": "mu", "σ": "sigma", "β": "beta",
-    "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap",
+    "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap", "fLower": "f_low",
+    "η": "eta", "τ": "tau", "ζ": "zeta", "P.ζ": "zeta", "P.L": "L",
 }
 
 #: Named atoms: Lean application text -> symbol.
 NAMED_APPLICATIONS = {
     "initialControlError": "C0",     # initialControlError P c0 xstar
     "objective": "f_x0",             # objective P.f P.x0
+    "distance": "D",                 # distance P = ‖P.x0 - P.xstar‖ (FedAvg)
+}
+
+#: Mathlib functions the parser reads: name -> (arity, sympy constructor).
+FUNCTIONS = {
+    "Real.rpow": (2, lambda a, b: a ** b),
+    "Real.sqrt": (1, sympy.sqrt),
+    "min": (2, sympy.Min),
+    "max": (2, sympy.Max),
 }
 NORM_ATOMS = {"P.x0 - xstar": "dist_sq"}   # ‖P.x0 - xstar‖ = sqrt(dist_sq)
 
@@ -116,14 +142,6 @@ class LeanDef:
     body: sympy.Expr
     text: str
 
-
-#: Mathlib functions the drift check reads: name -> (arity, sympy constructor).
-FUNCTIONS = {
-    "Real.rpow": (2, lambda a, b: a ** b),
-    "Real.sqrt": (1, sympy.sqrt),
-    "min": (2, sympy.Min),
-    "max": (2, sympy.Max),
-}
 
 _ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
           "/": lambda a, b: a / b, "^": lambda a, b: a ** b}
@@ -229,24 +247,28 @@ def _explicit_params(sig: str) -> list:
     return out
 
 
-def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: dict | None = None) -> dict:
+def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: dict | None = None,
+                      catalog: dict | None = None) -> dict:
     """Parse the arithmetic Lean definitions into :class:`LeanDef` objects.
 
     Parameters
     ----------
     lean_dir : path to ``lean/`` (default: the repository's).
-    names : which definitions (default: all of :data:`ARITHMETIC_DEFS`, in dependency order).
+    names : which definitions (default: all of ``catalog``, in dependency order).
     sources : optional ``{relative path: text}`` overriding file contents (used by tests to
         check that a broken copy is detected).
+    catalog : ``{definition name: file relative to lean/}`` (default :data:`ARITHMETIC_DEFS`;
+        :data:`FEDAVG_ARITHMETIC_DEFS` for the FedAvg right sides).
 
     Raises ValueError if a definition is missing or uses syntax outside the parsed subset.
     """
     lean_dir = Path(lean_dir) if lean_dir is not None else default_lean_dir()
-    names = list(names or ARITHMETIC_DEFS)
+    catalog = ARITHMETIC_DEFS if catalog is None else catalog
+    names = list(names or catalog)
     texts = {}
     defs: dict = {}
     for name in names:
-        rel = ARITHMETIC_DEFS[name]
+        rel = catalog[name]
         if rel not in texts:
             texts[rel] = sources[rel] if sources and rel in sources else (lean_dir / rel).read_text(encoding="utf-8")
         found = None

@@ -29,9 +29,10 @@ def theorems_path(lean_dir=None):
 
 
 def our_statements(lean_dir=None) -> dict:
-    """``{name: Statement}`` of the run statements in pyfed's ``Theorems.lean`` (theorems that
-    are not about a run, e.g. ``GradientGrowth``, have their own checkers and are skipped here)."""
-    from .reader import read_declarations, _statement_from
+    """``{name: Statement}`` of the run statements in pyfed's ``Theorems.lean`` (a conjunction of
+    two run statements gives ``Name.1`` and ``Name.2``; theorems that are not about a run, e.g.
+    ``GradientGrowth``, have their own checkers and are skipped here)."""
+    from .reader import read_declarations, _statements_from
     from ..lean import terms
     path = theorems_path(lean_dir)
     text = path.read_text(encoding="utf-8")
@@ -43,5 +44,6 @@ def our_statements(lean_dir=None) -> dict:
         namespace, cmd, variables = decls.theorems[name]
         if "Run" not in cmd.text:
             continue
-        out[name] = _statement_from(name, namespace, cmd, variables, decls, clean, rel)
+        for st in _statements_from(name, namespace, cmd, variables, decls, clean, rel):
+            out[st.name] = st
     return out

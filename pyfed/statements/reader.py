@@ -732,25 +732,12 @@ def _used_variables(variables, binders, body_text: str, exclude=frozenset()):
 
 # --------------------------------------------------------------------------- theorems
 
-def _statement_from(name, namespace, cmd, variables, decls, clean, path) -> Statement:
-    toks, _body, _ = _header_tokens(cmd, clean, path, "theorem", name)
-    p = _parser(toks, path, stop={":="})
-    binders = p.binders()
-    if not p.at(":"):
-        t = p.peek() or (toks[-1] if toks else None)
-        raise LeanSyntaxError("theorem header", "expected `:` and the statement", line=t.line if t else cmd.line,
-                              col=t.col if t else cmd.col, path=path)
-    p.take(":")
-    ty = p.term(0)
-    if p.peek() is not None:
-        t = p.peek()
-        raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
-    loc = Location(path, cmd.line, cmd.col)
-    header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
-    own_binders = list(binders)
-    hyps_raw: list = []          # (node, name or None)
-    # peel ∀ and → off the type
-    node = ty
+def _peel(node, own_binders, hyps_raw):
+    """Split a statement's type into [(binders, hypotheses, conclusion, suffix)]: ∀ binders and
+    → hypotheses are peeled off; a conclusion ``(∀ …, …) ∧ (∀ …, …)`` whose conjuncts are both
+    statements about a run gives one entry per conjunct (suffixes ``.1``, ``.2``, as Lean's
+    projections name them)."""
+    own_binders, hyps_raw = list(own_binders), list(hyps_raw)
     while True:
         if node.kind == "forall":
             own_binders.extend(node.value)
@@ -765,7 +752,50 @@ def _statement_from(name, namespace, cmd, variables, decls, clean, path) -> Stat
             node = node.args[1]
         else:
             break
-    conclusion = node
+    if node.kind == "binop" and node.value == "∧" and all(
+            any(n.kind == "forall" and any(b.type is not None and b.type.head_name() in ("Run", "SCAFFOLD.Run")
+                                           for b in n.value) for n in side.walk()) for side in node.args):
+        out = []
+        for k, side in enumerate(node.args, 1):
+            for b, h, c, suf in _peel(side, own_binders, hyps_raw):
+                out.append((b, h, c, f".{k}{suf}"))
+        return out
+    return [(own_binders, hyps_raw, node, "")]
+
+
+def _statements_from(name, namespace, cmd, variables, decls, clean, path) -> list:
+    toks, _body, _ = _header_tokens(cmd, clean, path, "theorem", name)
+    p = _parser(toks, path, stop={":="})
+    binders = p.binders()
+    if not p.at(":"):
+        t = p.peek() or (toks[-1] if toks else None)
+        raise LeanSyntaxError("theorem header", "expected `:` and the statement", line=t.line if t else cmd.line,
+                              col=t.col if t else cmd.col, path=path)
+    p.take(":")
+    ty = p.term(0)
+    if p.peek() is not None:
+        t = p.peek()
+        raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
+    header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
+    out = []
+    for own_binders, hyps_raw, conclusion, suffix in _peel(ty, binders, []):
+        out.append(_build_statement(name + suffix, namespace, cmd, variables, decls, path, binders, ty,
+                                    own_binders, hyps_raw, conclusion, header_text))
+    return out
+
+
+def _statement_from(name, namespace, cmd, variables, decls, clean, path) -> Statement:
+    """The statement of a theorem that states one run inequality (see :func:`_statements_from`)."""
+    sts = _statements_from(name, namespace, cmd, variables, decls, clean, path)
+    if len(sts) != 1:
+        raise LeanSyntaxError(f"theorem `{name}` with {len(sts)} conjuncts", "", line=cmd.line, col=cmd.col,
+                              path=path, supported="use _statements_from")
+    return sts[0]
+
+
+def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, own_binders, hyps_raw, conclusion,
+                     header_text) -> Statement:
+    loc = Location(path, cmd.line, cmd.col)
     own_names = {b.name for b in own_binders}
     used_vars = [b for b in _used_variables(variables, binders, ty.text, exclude=own_names)
                  if b.name not in own_names]
@@ -1088,7 +1118,7 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     for name in names:
         namespace, cmd, variables = decls.theorems[name]
         try:
-            out.append(_statement_from(name, namespace, cmd, variables, decls, clean, path))
+            out.extend(_statements_from(name, namespace, cmd, variables, decls, clean, path))
         except LeanSyntaxError as e:
             errors.append(e)
     if errors:
