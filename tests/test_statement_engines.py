@@ -306,3 +306,16 @@ def test_readme_walkthrough_numbers_are_the_search_result(searches):
     _st, res = searches["ConvexWithoutNoiseTerm"]
     assert res.verdict.details["index"] == 0
     assert res.verdict.details["lhs_exact"] in readme and "## Check your own statement" in readme
+
+
+def test_cli_on_our_theorems_file_reads_every_run_statement_and_routes_the_lemmas(tmp_path, capsys):
+    from pyfed.statements import theorems_path
+    rep = tmp_path / "r.json"
+    code = main(["check", str(theorems_path()), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
+    capsys.readouterr()
+    assert code == 0
+    report = json.loads(rep.read_text())
+    names = {v["statement"] for v in report["verdicts"]}
+    assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence.1",
+            "FiniteRoundConvergence.2"} <= names
+    assert {s["lean_name"] for s in report["statements"]} == {"GradientGrowth", "PerturbedStrongConvexity"}

@@ -796,6 +796,11 @@ def _statement_from(name, namespace, cmd, variables, decls, clean, path) -> Stat
 def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, own_binders, hyps_raw, conclusion,
                      header_text) -> Statement:
     loc = Location(path, cmd.line, cmd.col)
+    if not any(b.type is not None and b.type.head_name() in ("Run", "SCAFFOLD.Run") for b in own_binders) \
+            and not any(b.type is not None and b.type.head_name() in ("Run", "SCAFFOLD.Run") for b in variables):
+        raise LeanSyntaxError(f"theorem `{name}` without a run", "the reader reads statements about SCAFFOLD runs "
+                              "(`∀ A : Run P ν S K T ηl ηg init, …`)", line=cmd.line, col=cmd.col, path=path,
+                              supported="theorems quantifying over `A : Run P ν S K T ηl ηg (some c0)` or `… none`")
     own_names = {b.name for b in own_binders}
     used_vars = [b for b in _used_variables(variables, binders, ty.text, exclude=own_names)
                  if b.name not in own_names]
