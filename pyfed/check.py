@@ -9,11 +9,16 @@ The default suite (``default_suite``):
 3. ``NonconvexFiniteRoundConvergence`` on the nonconvex-regularised logistic loss over the
    same data ("similarity 10%" split), warm-start controls as the theorem requires.
 
-Each instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
-over R replicates; step sizes are chosen inside the hypotheses (and printed). The left side is
-a Monte Carlo estimate with a confidence interval (``pyfed.engines.montecarlo``); the right
-side is exact (rational data) or mpmath (float data). Each result is a
-:class:`pyfed.verdicts.Verdict`.
+The statements themselves are read from ``lean/Pyfed/Scaffold/Theorems.lean`` by the statement
+reader (:mod:`pyfed.statements`): hypotheses, left statistic and right side come from the Lean
+text, and the engines (:mod:`pyfed.engines.statement`) evaluate them. The rational quadratic
+instance is decided exactly (exact moments); the real-data instances are simulated with the
+seed-000 ``Run`` model over R replicates (Monte Carlo with a confidence interval); step sizes are
+chosen inside the hypotheses (and printed). Each result is a :class:`pyfed.verdicts.Verdict`.
+
+:func:`check_statement` does the same for any statement read from a user's Lean file
+(``pyfed check PATH.lean``), adding the adversarial search, the PEP row where it applies and the
+constant profile.
 """
 
 from __future__ import annotations
