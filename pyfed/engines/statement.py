@@ -705,7 +705,7 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     if why:
         raise InputError("instance", why)
     hyps = evaluate_hypotheses(st, inst)
-    N, d, S, K, T = p.N, p.d, int(inst.S), int(inst.K), int(inst.T)
+    N, d, S, K = p.N, p.d, int(inst.S), int(inst.K)
     rounds = _rounds_needed(st, inst)
     rational = all(_is_rational(v) for v in _field_inputs(inst))
     n_state = d * (N + 1)
@@ -764,7 +764,6 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
 
 def _add_model_numbers(st, access, val, details):
     """dist_sq, C0 (or f_gap) of the model's right side, exactly, as the default report shows."""
-    from ..statements.evaluate import _ident  # noqa: F401  (kept local: reporting only)
     xs = st.role_of("xstar")
     c0 = st.controls
     try:
@@ -874,11 +873,9 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
     if why:
         raise InputError("instance", why)
     hyps = evaluate_hypotheses(st, inst)
-    from .exact.verdict import _hyp_json as hj
-    from ..exact import number_json as nj
     details = {"instance": inst.name, "description": inst.description, "parameters": inst.parameters(),
                "hypotheses": [{"key": h.key, "statement": h.statement, "holds": h.holds,
-                               "margin": nj(h.margin)} for h in hyps],
+                               "margin": number_json(h.margin)} for h in hyps],
                "seed": seed}
     details.update(details_extra or {})
     access = ExactAccess(inst) if _is_exact_quadratic(inst.problem) else FloatAccess(inst)

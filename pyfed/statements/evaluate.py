@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 import sympy
 
 from ..errors import InputError
 from ..exact import fraction_of, to_arb, to_fraction
-from ..lean.terms import LeanSyntaxError, Node
+from ..lean.terms import Node
 from . import model
 
 __all__ = ["Valuation", "VecRef", "RunRef", "evaluate", "decide", "EvaluationError", "Undecided", "sign",

@@ -552,7 +552,6 @@ def read_declarations(text: str, path: str = "<text>") -> Declarations:
     for cmd in _split_commands(clean):
         body = cmd.text.strip()
         first = body.split(None, 1)[0] if body else ""
-        loc = Location(path, cmd.line, cmd.col)
         if first == "import":
             decls.imports.extend(body.split()[1:])
             continue
