@@ -205,3 +205,32 @@ def test_engine_config_errors_name_the_field():
     with pytest.raises(InputError) as ei:
         run_heterogeneity(HeterogeneityConfig(N=2000, similarities=(0,)))
     assert ei.value.argument == "N"
+
+
+def _fake_result(rounds_by_key, cfg):
+    """A result whose settings have the given per-seed rounds (None = not reached)."""
+    from pyfed.engines.heterogeneity import Candidate, HeterogeneityResult, Setting
+
+    settings = []
+    for (m, sim, e), rounds in rounds_by_key.items():
+        score = Fraction(sum(r if r is not None else cfg.cap + 1 for r in rounds), len(rounds))
+        c = Candidate(eta=1.0, index=0, rounds=list(rounds), diverged_at=[None] * len(rounds), horizon=cfg.cap,
+                      status="decided", score=score, test_correct=np.zeros((len(rounds), 1), dtype=int))
+        settings.append(Setting(method=m, similarity=sim, epochs=e, K=5 * e, b=3, candidates=[c], chosen=c))
+    return HeterogeneityResult(config=cfg, target_correct=1, problems={}, settings=settings)
+
+
+@pytest.mark.parametrize("e20,verdict", [((19, 21), "reproduced"),       # tied with E=5 within the spread
+                                         ((40, None), "reproduced"),     # censored at the cap: slower
+                                         ((5, 6), "not reproduced")])    # faster beyond the spread
+def test_monotone_claims_allow_ties_within_the_spread(e20, verdict):
+    cfg = validate_config(HeterogeneityConfig(methods=("fedavg",), similarities=(0,), epochs=(1, 5, 20), cap=50))
+    res = _fake_result({("fedavg", 0, 1): (10, 12), ("fedavg", 0, 5): (20, 22), ("fedavg", 0, 20): e20}, cfg)
+    claim = next(f for f in res.findings() if f["claim"].startswith("At 0% similarity FedAvg needs more"))
+    assert claim["verdict"] == verdict
+    flat = _fake_result({("fedavg", 0, 1): (10, 12), ("fedavg", 0, 5): (11, 12), ("fedavg", 0, 20): (12, 11)}, cfg)
+    claim = next(f for f in flat.findings() if f["claim"].startswith("At 0% similarity FedAvg needs more"))
+    assert claim["verdict"] == "reproduced"  # ties all along, but the last mean 11.5 > 11
+    same = _fake_result({("fedavg", 0, 1): (10, 12), ("fedavg", 0, 5): (11, 12), ("fedavg", 0, 20): (12, 10)}, cfg)
+    claim = next(f for f in same.findings() if f["claim"].startswith("At 0% similarity FedAvg needs more"))
+    assert claim["verdict"] == "not reproduced"  # no growth from the first to the last
