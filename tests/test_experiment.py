@@ -234,3 +234,16 @@ def test_monotone_claims_allow_ties_within_the_spread(e20, verdict):
     same = _fake_result({("fedavg", 0, 1): (10, 12), ("fedavg", 0, 5): (11, 12), ("fedavg", 0, 20): (12, 10)}, cfg)
     claim = next(f for f in same.findings() if f["claim"].startswith("At 0% similarity FedAvg needs more"))
     assert claim["verdict"] == "not reproduced"  # no growth from the first to the last
+
+
+def test_help_is_plain_text():
+    with pytest.raises(SystemExit) as ei:
+        _run(["experiment", "--help"])
+    assert ei.value.code == 0
+    import argparse
+
+    from pyfed.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    text = sub.choices["experiment"].format_help()
+    assert "%%" not in text and "``" not in text and ":func:" not in text
+    assert "--quick" in text and "--seeds" in text

@@ -50,7 +50,7 @@ def register(subparsers) -> None:
         "experiment",
         help="reproduce the SCAFFOLD paper's heterogeneity experiment (Table 3) on scikit-learn's digits",
         description="SGD, FedAvg, FedProx (mu = 1) and SCAFFOLD (option II) on softmax regression over "
-                    "scikit-learn's digits split among N = 100 clients with s%% similarity, S = 20 per round, "
+                    "scikit-learn's digits split among N = 100 clients with s% similarity, S = 20 per round, "
                     "eta_g = 1, 5 local steps per epoch (minibatches of 0.2 of the local data); eta_l is chosen "
                     "per setting from a grid by rounds to the target test accuracy. Prints the table in the "
                     "paper's layout and writes heterogeneity.json and PNG plots into --out.")
