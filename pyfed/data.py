@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .errors import InputError, check_int, check_rng
+from .errors import InputError, check_finite_array, check_int, check_rng
 
-__all__ = ["DATASETS", "load_dataset", "standardize", "split", "SCHEMES"]
+__all__ = ["DATASETS", "load_dataset", "standardize", "holdout", "split", "SCHEMES"]
 
 #: Dataset name -> (scikit-learn loader name, number of classes, default binary mapping).
 DATASETS = {
@@ -134,6 +134,72 @@ def load_dataset(name: str, *, binary=None, intercept: bool = False,
     if intercept:
         X = np.hstack([X, np.ones((X.shape[0], 1))])
     return X, y
+
+
+def holdout(X, y, n_test, rng, *, scale: str = "standardize") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Stratified held-out test split, scaled with the training part's statistics only.
+
+    Parameters
+    ----------
+    X : array (n, p)
+        Raw (unstandardised) finite features, e.g. ``load_dataset(name, standardized=False)``.
+    y : array (n,) of int
+        Class labels; every class needs at least 2 samples (stratification).
+    n_test : int
+        Number of test samples, 1 <= n_test <= n - 1 (at least one per class is not required;
+        scikit-learn's ``train_test_split(stratify=y)`` keeps the class proportions up to rounding).
+    rng : numpy.random.Generator | int
+        Source of the split (one ``rng.integers(2**31)`` draw seeds scikit-learn's shuffle).
+    scale : {"standardize", "max"}
+        "standardize": every column minus the *training* mean, divided by the training (ddof=0)
+        standard deviation; a column constant on the training part becomes 0 in both parts.
+        "max": every entry divided by the largest absolute training entry (pixel intensities
+        0..16 of digits become [0, 1], as EMNIST's pixels are in the SCAFFOLD experiments);
+        an all-zero training part is left unscaled.
+
+    Returns
+    -------
+    X_train (n - n_test, p), y_train (n - n_test,), X_test (n_test, p), y_test (n_test,)
+        Scaled features and labels; rows keep the order chosen by the shuffle.
+
+    Raises
+    ------
+    InputError
+        "X"/"y": wrong shapes, NaN/inf, non-integer labels; "n_test": not an integer in
+        [1, n - 1], or too small/large to hold every class in both parts; "scale": unknown.
+    """
+    from sklearn.model_selection import train_test_split
+
+    y = _check_labels(y)
+    X = check_finite_array("X", X, ndim=2)
+    if X.shape[0] != y.size:
+        raise InputError("y", f"has {y.size} labels for {X.shape[0]} samples")
+    n = y.size
+    n_test = check_int("n_test", n_test, minimum=1)
+    if n_test > n - 1:
+        raise InputError("n_test", f"must leave at least one training sample: n_test <= {n - 1}, got {n_test}")
+    if scale not in ("standardize", "max"):
+        raise InputError("scale", f"must be 'standardize' or 'max', got {scale!r}")
+    rng = check_rng(rng)
+    state = int(rng.integers(2**31))
+    try:
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=n_test, stratify=y, random_state=state)
+    except ValueError as exc:
+        raise InputError("n_test", f"cannot stratify {n_test} test samples over the classes: {exc}") from None
+    if scale == "max":
+        top = float(np.abs(X_tr).max()) if X_tr.size else 0.0
+        if top > 0:
+            X_tr, X_te = X_tr / top, X_te / top
+        return X_tr, y_tr.astype(np.int64), X_te, y_te.astype(np.int64)
+    mean = X_tr.mean(axis=0)
+    std = X_tr.std(axis=0)
+    constant = np.ptp(X_tr, axis=0) == 0
+    std[constant] = 1.0
+    X_tr = (X_tr - mean) / std
+    X_te = (X_te - mean) / std
+    X_tr[:, constant] = 0.0
+    X_te[:, constant] = 0.0
+    return X_tr, y_tr.astype(np.int64), X_te, y_te.astype(np.int64)
 
 
 def _check_labels(y) -> np.ndarray:

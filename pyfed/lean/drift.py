@@ -6,8 +6,10 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
 
 1. parses the body of each arithmetic Lean definition (``effectiveStep``, ``roundTime``,
    ``weight``, ``weightSum``, ``initialPotential``, ``convexRHS``, ``nonconvexRHS`` and the
-   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with a
-   small recursive-descent parser for the subset those bodies use: ``+ - * / ^ ⁻¹``,
+   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with the
+   one Lean term grammar of pyfed (:mod:`pyfed.lean.terms`, shared with the statement reader
+   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use:
+   ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
    (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for
    ``x`` in the rest), applications of the other parsed definitions, ``Real.rpow a b`` ->
@@ -44,6 +46,8 @@ from pathlib import Path
 
 import mpmath
 import sympy
+
+from . import terms
 
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
            "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "FEDAVG_ARITHMETIC_DEFS",
@@ -131,30 +135,15 @@ def sym(name: str) -> sympy.Symbol:
     return sympy.Symbol(SYMBOL_NAMES.get(name, name))
 
 
-# --------------------------------------------------------------------------- tokenizer
-
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<num>\d+)
-  | (?P<ident>[^\W\d][\w'.₀-₉]*)
-  | (?P<op>⁻¹|[-+*/^(),:↑‖∑∈])
-""", re.VERBOSE | re.UNICODE)
-
+# --------------------------------------------------------------------------- parser
+# The grammar lives in pyfed.lean.terms (shared with the statement reader); this module only
+# turns its syntax trees into sympy expressions.
 
 def tokenize(text: str) -> list[str]:
-    """Split a Lean term of the arithmetic subset into tokens (raises ValueError otherwise)."""
-    out, pos = [], 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ValueError(f"drift parser: unexpected character {text[pos]!r} in {text!r}")
-        pos = m.end()
-        if m.lastgroup != "ws":
-            out.append(m.group())
-    return out
+    """Token texts of a Lean term (:func:`pyfed.lean.terms.tokenize`); raises ValueError
+    (a :class:`~pyfed.lean.terms.LeanSyntaxError`) at a character outside the grammar."""
+    return [t.text for t in terms.tokenize(text)]
 
-
-# --------------------------------------------------------------------------- parser
 
 @dataclass
 class LeanDef:
@@ -166,165 +155,93 @@ class LeanDef:
     text: str
 
 
-class _Parser:
-    """Recursive descent over the token list; ``defs`` maps known definition names to LeanDef."""
-
-    TYPES = {"ℝ", "ℚ", "ℕ"}
-
-    def __init__(self, tokens, defs):
-        self.toks = tokens
-        self.i = 0
-        self.defs = defs
-
-    def peek(self, k=0):
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
-
-    def take(self, expected=None):
-        tok = self.peek()
-        if tok is None or (expected is not None and tok != expected):
-            raise ValueError(f"drift parser: expected {expected!r}, got {tok!r} at token {self.i} "
-                             f"of {' '.join(self.toks)!r}")
-        self.i += 1
-        return tok
-
-    def parse(self):
-        e = self.expr()
-        if self.peek() is not None:
-            raise ValueError(f"drift parser: trailing tokens {self.toks[self.i:]!r}")
-        return e
-
-    def expr(self):
-        e = self.term()
-        while self.peek() in ("+", "-"):
-            op = self.take()
-            rhs = self.term()
-            e = e + rhs if op == "+" else e - rhs
-        return e
-
-    def term(self):
-        e = self.unary()
-        while self.peek() in ("*", "/"):
-            op = self.take()
-            rhs = self.unary()
-            e = e * rhs if op == "*" else e / rhs
-        return e
-
-    def unary(self):
-        if self.peek() == "-":
-            self.take()
-            return -self.unary()
-        return self.power()
-
-    def power(self):
-        base = self.postfix()
-        if self.peek() == "^":
-            self.take()
-            return base ** self.unary()      # ^ is right associative
-        return base
-
-    def postfix(self):
-        e = self.application()
-        while self.peek() == "⁻¹":
-            self.take()
-            e = 1 / e
-        return e
-
-    def starts_atom(self, tok):
-        return tok is not None and (tok in ("(", "↑", "‖") or tok[0].isdigit()
-                                    or (tok[0].isalpha() and tok not in self.TYPES
-                                        and tok != "Finset.range"))
-
-    def application(self):
-        tok = self.peek()
-        if tok == "∑":
-            return self.big_sum()
-        if tok is not None and (tok in self.defs or tok in NAMED_APPLICATIONS or tok in FUNCTIONS):
-            head = self.take()
-            args = []
-            while self.starts_atom(self.peek()):
-                args.append(self.atom(raw=True))
-            return self.apply(head, args)
-        return self.atom()
-
-    def apply(self, head, args):
-        if head in NAMED_APPLICATIONS:
-            return sympy.Symbol(NAMED_APPLICATIONS[head])
-        if head in FUNCTIONS:
-            arity, fn = FUNCTIONS[head]
-            if len(args) != arity:
-                raise ValueError(f"drift parser: {head} takes {arity} arguments, got {len(args)}")
-            return fn(*args)
-        d = self.defs[head]
-        if len(args) != len(d.params):
-            raise ValueError(f"drift parser: {head} applied to {len(args)} arguments, expects "
-                             f"{len(d.params)}")
-        return d.body.xreplace({sym(p): a for p, a in zip(d.params, args)})
-
-    def big_sum(self):
-        self.take("∑")
-        var = self.take()
-        self.take("∈")
-        self.take("Finset.range")
-        upper = self.atom()
-        self.take(",")
-        body = self.term()                   # Lean: the body of ∑ is a term at precedence 67
-        # bound variable renamed so that substituting a free `r` never touches it
-        bound = sympy.Symbol(f"_bound_{var}")
-        return sympy.Sum(body.xreplace({sym(var): bound}), (bound, 0, upper - 1))
-
-    def atom(self, raw=False):
-        tok = self.take()
-        if tok[0].isdigit():
-            return sympy.Integer(int(tok))
-        if tok == "↑":
-            return self.atom()
-        if tok == "‖":
-            start = self.i
-            depth = 0
-            while not (self.peek() == "‖" and depth == 0):
-                t = self.take()
-                depth += t == "("
-                depth -= t == ")"
-            inner = " ".join(self.toks[start:self.i])
-            self.take("‖")
-            key = re.sub(r"\s+", " ", inner).strip()
-            if key not in NORM_ATOMS:
-                raise ValueError(f"drift parser: unknown norm atom ‖{key}‖")
-            return sympy.sqrt(sympy.Symbol(NORM_ATOMS[key]))
-        if tok == "(":
-            e = self.expr()
-            if self.peek() == ":":
-                self.take(":")
-                ty = self.take()
-                if ty not in self.TYPES:
-                    raise ValueError(f"drift parser: unsupported ascription type {ty!r}")
-            self.take(")")
-            return e
-        if tok[0].isalpha():
-            if tok in self.defs or tok in NAMED_APPLICATIONS:
-                # a definition used as an argument without arguments of its own
-                return self.apply(tok, [])
-            return sym(tok)
-        raise ValueError(f"drift parser: unexpected token {tok!r}")
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "/": lambda a, b: a / b, "^": lambda a, b: a ** b}
 
 
-_LET_RE = re.compile(r"\A\s*let\s+(?P<name>[^\W\d][\w']*)\s*:=\s*(?P<value>[^\n;]+?)\s*(?:;|\n)(?P<rest>.*)\Z",
-                     re.S | re.UNICODE)
+def _unsupported(node, what, supported="+ - * / ^ ⁻¹, casts, numerals, ∑ r ∈ Finset.range T, "
+                 "Real.rpow, Real.sqrt, min, max, applications of parsed definitions"):
+    raise terms.LeanSyntaxError(what, "drift parser", line=node.line, col=node.col, supported=supported)
+
+
+def to_sympy(node, defs: dict, env: dict | None = None) -> sympy.Expr:
+    """sympy expression of a syntax tree of :mod:`pyfed.lean.terms` (``defs``: known LeanDefs,
+    substituted at their applications; ``env``: ``let``-bound and bound-variable values)."""
+    env = env or {}
+    k = node.kind
+    if k == "num":
+        return sympy.Rational(node.value.numerator, node.value.denominator)
+    if k == "ident":
+        name = node.value
+        if name in env:
+            return env[name]
+        if name in defs or name in NAMED_APPLICATIONS:
+            return _apply(node, name, [], defs)
+        if name in FUNCTIONS:
+            _unsupported(node, f"{name} without arguments")
+        return sym(name)
+    if k == "app":
+        head = node.args[0]
+        if head.kind != "ident":
+            _unsupported(node, f"application of {head.text!r}")
+        return _apply(node, head.value, [to_sympy(a, defs, env) for a in node.args[1:]], defs)
+    if k == "binop":
+        if node.value not in _ARITH:
+            _unsupported(node, f"operator {node.value!r}")
+        a, b = (to_sympy(x, defs, env) for x in node.args)
+        return _ARITH[node.value](a, b)
+    if k == "neg":
+        return -to_sympy(node.args[0], defs, env)
+    if k == "inv":
+        return 1 / to_sympy(node.args[0], defs, env)
+    if k == "coe":
+        return to_sympy(node.args[0], defs, env)
+    if k == "cast":
+        if node.value not in terms.TYPES:
+            _unsupported(node, f"ascription type {node.value!r}")
+        return to_sympy(node.args[0], defs, env)
+    if k == "norm":
+        key = re.sub(r"\s+", " ", node.args[0].text).strip()
+        if key.startswith("(") and key.endswith(")"):
+            key = key[1:-1].strip()
+        if key not in NORM_ATOMS:
+            _unsupported(node, f"norm atom ‖{key}‖")
+        return sympy.sqrt(sympy.Symbol(NORM_ATOMS[key]))
+    if k == "sum":
+        rng, body = node.args
+        if rng is None or rng.head_name() != "Finset.range" or len(rng.args) != 2:
+            _unsupported(node, "∑ not over Finset.range")
+        upper = to_sympy(rng.args[1], defs, env)
+        bound = sympy.Symbol(f"_bound_{node.value}")
+        inner = to_sympy(body, defs, {**env, node.value: bound})
+        return sympy.Sum(inner, (bound, 0, upper - 1))
+    if k == "let":
+        value = to_sympy(node.args[0], defs, env)
+        return to_sympy(node.args[1], defs, {**env, node.value: value})
+    _unsupported(node, f"construct {k}")
+
+
+def _apply(node, head, args, defs):
+    if head in NAMED_APPLICATIONS:
+        return sympy.Symbol(NAMED_APPLICATIONS[head])
+    if head in FUNCTIONS:
+        arity, fn = FUNCTIONS[head]
+        if len(args) != arity:
+            _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} takes {arity}")
+        return fn(*args)
+    if head not in defs:
+        _unsupported(node, f"application of {head!r}")
+    d = defs[head]
+    if len(args) != len(d.params):
+        _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} expects {len(d.params)}")
+    return d.body.xreplace({sym(p): a for p, a in zip(d.params, args)})
 
 
 def parse_expression(text: str, defs: dict | None = None) -> sympy.Expr:
-    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs).
-
-    Leading ``let x := value`` bindings (one per line, or ended by ``;``) are parsed and their
-    value substituted for ``x`` in the rest of the term.
-    """
-    m = _LET_RE.match(text)
-    if m:
-        value = parse_expression(m.group("value"), defs)
-        rest = parse_expression(m.group("rest"), defs)
-        return rest.xreplace({sym(m.group("name")): value})
-    return _Parser(tokenize(text), defs or {}).parse()
+    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs);
+    leading ``let x := value`` bindings are substituted. Raises ValueError (a
+    :class:`~pyfed.lean.terms.LeanSyntaxError` naming line and column) outside the subset."""
+    return to_sympy(terms.parse_term(terms.strip_comments(text)), defs or {})
 
 
 _DEF_RE = re.compile(r"^(?:noncomputable\s+)?def\s+(?P<name>\w+)\b(?P<sig>.*?):=\s*\n?(?P<body>.*?)(?=\n\s*\n|\n/--|\n(?:theorem|def|end|section|structure|abbrev)\b|\Z)",

@@ -1,9 +1,10 @@
-"""Federated problems: quadratic clients, L2-logistic regression, a smooth nonconvex loss."""
+"""Federated problems: quadratic clients, L2-logistic regression, a smooth nonconvex loss, softmax regression."""
 
 from .base import Problem
 from .logistic import FiniteSumProblem, LogisticProblem
 from .nonconvex import NonconvexLogisticProblem
+from .softmax import SoftmaxProblem
 from .quadratic import QuadraticProblem, is_psd_exact, random_quadratic
 
 __all__ = ["Problem", "QuadraticProblem", "is_psd_exact", "random_quadratic",
-           "FiniteSumProblem", "LogisticProblem", "NonconvexLogisticProblem"]
+           "FiniteSumProblem", "LogisticProblem", "NonconvexLogisticProblem", "SoftmaxProblem"]

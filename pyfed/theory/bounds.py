@@ -154,15 +154,18 @@ def squared_distance(x, y, *, exact=None, dps=DEFAULT_DPS):
     return sum_squares(np.array([a - b for a, b in zip(flat[:n], flat[n:])], dtype=object))
 
 
-def initial_potential(dist_sq, C0, N, S, h, *, exact=None, dps=DEFAULT_DPS):
+def initial_potential(dist_sq, C0, N, S, h, *, constant=9, exact=None, dps=DEFAULT_DPS):
     """V_0 = ||x0 - x*||^2 + 9 N h^2 / S * C_0 (Lean ``SCAFFOLD.initialPotential P S h c0 xstar``).
 
     dist_sq: ||x0 - x*||^2 (Lean ``‖P.x0 - xstar‖ ^ 2``); C0: initial control error (Lean
     ``initialControlError P c0 xstar``); N: number of clients of ``P``; S clients per round; h
-    effective step.
+    effective step. ``constant`` replaces the 9 (the statement reader's constant profile varies
+    it; the Lean definition has 9).
     """
-    (dist_sq, C0, N, S, h), _ = coerce([dist_sq, C0, N, S, h], exact=exact, dps=dps)
-    return dist_sq + 9 * N * h**2 / S * C0
+    (dist_sq, C0, N, S, h, c), _ = coerce([dist_sq, C0, N, S, h, constant], exact=exact, dps=dps)
+    if constant == 9 and not isinstance(c, sympy.Basic):
+        return dist_sq + 9 * N * h**2 / S * C0
+    return dist_sq + c * N * h**2 / S * C0
 
 
 def noise_term(constant, sigma, S, K, eta_g, h, *, exact=None, dps=DEFAULT_DPS):
@@ -172,7 +175,8 @@ def noise_term(constant, sigma, S, K, eta_g, h, *, exact=None, dps=DEFAULT_DPS):
     return c * h * sigma**2 / (K * S) * (1 + S / eta_g**2)
 
 
-def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, dps=DEFAULT_DPS):
+def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, potential_constant=9, noise_constant=12,
+               exact=None, dps=DEFAULT_DPS):
     """Right side of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Lean
     ``SCAFFOLD.convexRHS P S K T ηl ηg μ c0 xstar``):
 
@@ -186,6 +190,9 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, 
     local steps; T rounds; eta_l, eta_g step sizes; mu strong convexity (>= 0); sigma noise
     standard deviation. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
 
+    ``potential_constant`` and ``noise_constant`` replace the constants 9 and 12 (the statement
+    reader's constant profile varies them; the Lean definition has 9 and 12).
+
     Raises InputError for NaN/inf inputs and for T, S, K, eta_l, eta_g equal to 0 (the formula
     divides by them); other values outside the hypotheses are evaluated (see
     :func:`convex_hypotheses`), since searching beyond a hypothesis needs them.
@@ -197,21 +204,23 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma, exact=None, 
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
-    V0 = initial_potential(dist_sq, C0, N, S, h, exact=ex, dps=dps)
+    V0 = initial_potential(dist_sq, C0, N, S, h, constant=potential_constant, exact=ex, dps=dps)
     W = weight_sum(rounds, mu, h, exact=ex, dps=dps)
-    return V0 / (h * W) + noise_term(12, sigma, S, K, eta_g, h, exact=ex, dps=dps)
+    return V0 / (h * W) + noise_term(noise_constant, sigma, S, K, eta_g, h, exact=ex, dps=dps)
 
 
-def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma, exact=None, dps=DEFAULT_DPS):
+def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma, gap_constant=14, noise_constant=70,
+                  exact=None, dps=DEFAULT_DPS):
     """Right side of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (Lean
     ``SCAFFOLD.nonconvexRHS P S K T ηl ηg fLower``):
 
         14 (f(x0) - f_low) / (h T) + 70 beta h sigma^2 / (K S) * (1 + S / eta_g^2)
 
     f_gap = f(x0) - f_low (Lean ``objective P.f P.x0 - fLower``; >= 0 under the hypotheses);
-    beta = ``P.β``, sigma = ``P.σ``. Source: SCAFFOLD Appendix E.2, Lemma 19 (PDF p. 34), the
-    source of the constants 14 and 70, summed over the rounds as in equations (26)-(27)
-    (PDF p. 31), with the warm-start controls of PDF p. 35.
+    beta = ``P.β``, sigma = ``P.σ``. ``gap_constant`` and ``noise_constant`` replace 14 and 70
+    (the statement reader's constant profile varies them). Source: SCAFFOLD Appendix E.2,
+    Lemma 19 (PDF p. 34), the source of the constants 14 and 70, summed over the rounds as in
+    equations (26)-(27) (PDF p. 31), with the warm-start controls of PDF p. 35.
     """
     vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, sigma], exact=exact, dps=dps,
                             names=["f_gap", "beta", "S", "K", "T", "eta_l", "eta_g", "sigma"])
@@ -219,4 +228,7 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma, exact=None, dps=
     f_gap, beta, S, K, T, eta_l, eta_g, sigma = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
-    return 14 * f_gap / (h * T) + noise_term(70 * beta, sigma, S, K, eta_g, h, exact=ex, dps=dps)
+    if gap_constant == 14 and noise_constant == 70:
+        return 14 * f_gap / (h * T) + noise_term(70 * beta, sigma, S, K, eta_g, h, exact=ex, dps=dps)
+    (c_gap, c_noise), _ = coerce([gap_constant, noise_constant], exact=ex, dps=dps)
+    return c_gap * f_gap / (h * T) + noise_term(c_noise * beta, sigma, S, K, eta_g, h, exact=ex, dps=dps)
