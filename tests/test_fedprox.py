@@ -33,7 +33,7 @@ def test_mu_zero_is_fedavg_with_gaussian_noise():
     P = random_quadratic(4, 3, np.random.default_rng(5), mu=0.1, L=1.0)
     kw = dict(S=2, K=4, T=5, eta_l=0.2, eta_g=1.5, R=4, rng=9)
     assert np.array_equal(fedprox(P, GaussianOracle(P, 0.5), mu=0, **kw).x,
-                          fedavg(P, GaussianOracle(P, 0.5), **kw).x)
+                          fedavg(P, GaussianOracle(P, 0.5), method="steps", **kw).x)
 
 
 def test_hand_computed_round():

@@ -55,18 +55,30 @@ def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key):
         assert n["status"] == o["status"] and n["exact"] == o["exact"]
         pep = "solver_tol" in o["details"]
         mc = "estimate" in o["details"]
-        rel = 1e-6 if pep else (1e-9 if mc else 0)
-        for side in ("lhs", "rhs", "margin", "ratio"):
+        rel = 1e-6 if pep else 0
+        # Monte Carlo rows: the simulators' draws changed since 40cd84b (client-major layout,
+        # issue 14), the law did not; their left sides are compared statistically below
+        for side in (("rhs",) if mc else ("lhs", "rhs", "margin", "ratio")):
             assert _same_number(n[side], o[side], rel), (side, n[side], o[side])
-        for k in ("lhs_exact", "rhs_exact", "ratio_exact", "margin_exact", "lhs_ball", "rhs_ball", "margin_ball",
-                  "dist_sq", "C0", "arithmetic", "instance"):
+        for k in ("lhs_exact", "rhs_exact", "ratio_exact", "margin_exact", "dist_sq", "C0", "arithmetic", "instance"):
             if k in o["details"] and k != "instance":
                 assert n["details"].get(k) == o["details"][k], k
+        for k in ("lhs_ball", "rhs_ball", "margin_ball"):
+            # certified balls: the block-structured engine (issue 14) encloses the same value, at
+            # most as wide as the dense engine's of 40cd84b
+            if k in o["details"]:
+                from flint import arb
+
+                from pyfed.exact import precision
+                with precision(256):
+                    bn, bo = arb(n["details"][k]), arb(o["details"][k])
+                    assert bn.overlaps(bo) and bn.rad() <= bo.rad(), (k, n["details"][k], o["details"][k])
         if "gaps" in o["details"]:
             assert np.allclose(n["details"]["gaps"], o["details"]["gaps"], rtol=1e-12, atol=0)
-        if mc:
-            for k in ("mean", "lower", "upper", "stderr"):
-                assert _close(n["details"]["estimate"][k], o["details"]["estimate"][k], 1e-9)
+        if mc:  # two independent estimates of the same mean: within 4 standard errors of each other
+            en, eo = n["details"]["estimate"], o["details"]["estimate"]
+            assert abs(en["mean"] - eo["mean"]) <= 4 * (en["stderr"] ** 2 + eo["stderr"] ** 2) ** 0.5, (en, eo)
+            assert _close(en["stderr"], eo["stderr"], 0.25)
         if "rhs_terms" in o["details"]:
             assert n["details"]["rhs_terms"] == o["details"]["rhs_terms"]
         # the hypotheses are now the Lean file's own, each decided

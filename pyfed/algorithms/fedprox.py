@@ -10,8 +10,9 @@ proximal objective h_i(y; x_{r-1}) = f_i(y) + (mu/2) ||y - x_{r-1}||^2,
 SCAFFOLD paper's experiments); then, as FedAvg's uniform-client mode,
 x_r = x_{r-1} + (eta_g / S) sum_{i in S_r} (y_{i,K} - x_{r-1}).
 
-With mu = 0 this is FedAvg (``fedavg(mode="uniform")``) step for step, on the same random
-draws (same streams and draw order): the tests check the trajectories are identical.
+With mu = 0 this is FedAvg (``fedavg(mode="uniform", method="steps")``, the step-by-step path)
+step for step, on the same random draws (same streams and draw order): the tests check the
+trajectories are identical.
 
 Sources: Li, Sahu, Zaheer, Sanjabi, Talwalkar, Smith, "Federated Optimization in Heterogeneous
 Networks", MLSys 2020, Algorithm 2 (FedProx) and the proximal objective h_k of Section 3;
@@ -25,8 +26,8 @@ import numpy as np
 
 from ..errors import check_nonnegative
 from ..sampling import sample_clients
-from .common import (Trajectory, as_step, call_oracle, check_oracle, check_problem, check_rounds,
-                     check_x0, replicate_blocks, seed_of, split_streams)
+from .common import Trajectory, as_step, check_oracle, check_problem, check_rounds, check_x0, seed_of, split_streams
+from .rounds import Slots, step_displacements
 
 __all__ = ["fedprox"]
 
@@ -53,10 +54,10 @@ def fedprox(problem, oracle, *, S, K, T, eta_l, eta_g=1, mu=1, x0=None, R=1, rng
         Replicates (>= 1).
     rng : numpy.random.Generator | int
         ``rng.spawn(2)``: the sampling stream (one ``sample_clients(.., size=R)`` per round)
-        and the oracle stream (K passes per round over the (R, S, d) batch of selected
-        clients in replicate blocks) -- exactly the streams and order of
-        :func:`pyfed.algorithms.fedavg`, so the same seed gives the same client samples and
-        the same minibatches.
+        and the oracle stream (K passes per round over the selected slots in the client-major
+        layout of :mod:`pyfed.algorithms.rounds`) -- exactly the streams and order of the
+        step-by-step path of :func:`pyfed.algorithms.fedavg`, so the same seed gives the same
+        client samples and the same minibatches.
 
     Returns
     -------
@@ -84,21 +85,15 @@ def fedprox(problem, oracle, *, S, K, T, eta_l, eta_g=1, mu=1, x0=None, R=1, rng
     x[:, 0] = x0a
     samples = np.empty((R, T, S), dtype=np.int64)
     full = S == N
-    blocks = replicate_blocks(R, S * d)
     for r in range(T):
         sel = sample_clients(sampling_rng, N, S, R)
         samples[:, r] = sel
+        slots = Slots(None if full else sel, N, R)  # the layout of fedavg's step path: same oracle draws
         xr = x[:, r]
-        anchor = xr[:, None, :]  # the proximal centre x_{r-1}, broadcast over the S clients
-        y = np.repeat(anchor, S, axis=1)
-        for _ in range(K):
-            for b in blocks:  # the block order of fedavg: same oracle draws
-                yb = y[b]
-                g = call_oracle(oracle, yb, oracle_rng, None if full else sel[b])
-                g += mu_f * (yb - anchor[b])  # grad of (mu/2)||y - x||^2
-                g *= eta_l_f
-                yb -= g
-        x[:, r + 1] = xr + (eta_g_f / S) * (y - anchor).sum(axis=1)
+        # local steps on f_i(y) + (mu/2)||y - x_{r-1}||^2, the proximal centre x_{r-1} the round start
+        diff = step_displacements(oracle, oracle_rng, slots, slots.per_replicate(xr), None, K, eta_l_f,
+                                  prox=mu_f)
+        x[:, r + 1] = xr + (eta_g_f / S) * slots.replicate_sum(diff)
 
     meta = {"algorithm": "fedprox", "mu": mu, "S": S, "K": K, "T": T, "N": N, "d": d,
             "eta_l": eta_l, "eta_g": eta_g, "R": R, "oracle": oracle.describe(),

@@ -286,12 +286,14 @@ def local_path_law(problem, oracle, eta: float, K: int, method: str):
     return LocalPathLaw(problem, scale, eta, K)
 
 
-def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, eta: float, *, gsum=None):
+def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, eta: float, *, gsum=None,
+                       prox: float = 0.0):
     """The step-by-step local paths in the layout of ``slots``: K passes, each one oracle call
     per block of consecutive slots (:func:`client_blocks`; the whole batch unless it exceeds
     CLIENT_BLOCK_ENTRIES) with ``clients`` naming each slot's client. X the round start per
     slot (a broadcast view is fine), corr per slot or None. If ``gsum`` (same shape) is given
-    the oracle samples are added to it. Returns the displacements y_K - x per slot."""
+    the oracle samples are added to it. ``prox`` > 0 adds the proximal gradient prox (y - x)
+    (FedProx). Returns the displacements y_K - x per slot."""
     d = X.shape[-1]
     shape = slots.shape + (d,)
     Y = np.array(np.broadcast_to(X, shape), dtype=np.float64, copy=True)
@@ -305,6 +307,8 @@ def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, e
                 gsum[b] += g
             if corr is not None:
                 g += corr[b]
+            if prox:
+                g += prox * (yb - X[b])
             g *= eta
             yb -= g  # y <- y - eta (g_i(y) + u)
     Y -= X
