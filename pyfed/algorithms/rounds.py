@@ -170,34 +170,35 @@ class LocalPathLaw:
     Attributes (float64)
     --------------------
     PmIT : (N, d, d)  (D_i^K - I)^T;   GT : (N, d, d)  G_i^T;   Gb : (N, d)  G_i b_i
-    LT : (N, d, d) | None  L_i^T with L_i L_i^T = Sigma_i (lower Cholesky factor); None if s = 0
+    LT : (N, d, d) | None  L_i^T with L_i L_i^T = Sigma_i (L_i = Q_i diag(...), from the
+        eigendecomposition A_i = Q_i diag(lam) Q_i^T in which all of them are diagonal); None if s = 0
     A : (N, d, d); b : (N, d); scale : float  s = sqrt(sigma^2/d)
     """
 
     def __init__(self, problem, scale: float, eta: float, K: int):
         A, b = problem.A, problem.b
-        N, d = problem.N, problem.d
-        I = np.eye(d)
-        D = I[None] - eta * A
-        Dp = np.broadcast_to(I, (N, d, d)).copy()
-        Gsum = np.zeros((N, d, d))
-        cov = np.zeros((N, d, d))
+        # A_i = Q diag(lam) Q^T (symmetric): D_i = Q diag(m) Q^T with m = 1 - eta lam, so every
+        # matrix of the law is diagonal in Q: D^K - I, G = eta sum_j D^j, Sigma = s^2 eta^2 sum_j D^2j
+        lam, Q = np.linalg.eigh(A)
+        m = 1.0 - eta * lam
+        geo = np.zeros_like(m)
+        geo2 = np.zeros_like(m)
+        p = np.ones_like(m)
         for _ in range(K):
-            Gsum += Dp
-            if scale:
-                cov += np.matmul(Dp, np.swapaxes(Dp, 1, 2))
-            Dp = np.matmul(D, Dp)
-        G = eta * Gsum
+            geo += p
+            geo2 += p * p
+            p = p * m
+        QT = np.swapaxes(Q, 1, 2)
         self.A, self.b, self.scale, self.K, self.eta = A, b, float(scale), K, eta
         self._buffers = {}
-        self.PmIT = np.ascontiguousarray(np.swapaxes(Dp - I[None], 1, 2))
-        self.GT = np.ascontiguousarray(np.swapaxes(G, 1, 2))
+        self.PmIT = np.ascontiguousarray(np.matmul(Q * (p - 1.0)[:, None, :], QT))  # symmetric
+        G = np.matmul(Q * (eta * geo)[:, None, :], QT)
+        self.GT = np.ascontiguousarray(G)
         self.Gb = np.einsum("nij,nj->ni", G, b)
         self.LT = None
         if scale:
-            cov *= (scale * eta) ** 2
-            cov = 0.5 * (cov + np.swapaxes(cov, 1, 2))
-            self.LT = np.ascontiguousarray(np.swapaxes(np.linalg.cholesky(cov), 1, 2))
+            # L = Q diag(s eta sqrt(geo2)): L L^T = Sigma; rows of L^T scale the rows of Q^T
+            self.LT = np.ascontiguousarray((scale * eta * np.sqrt(geo2))[:, :, None] * QT)
         # stacked for the sorted layout: rows [x | u | z | 1] -> displacement (with / without u)
         noise = [self.LT] if self.LT is not None else []
         one = [self.Gb[:, None, :]]
@@ -206,17 +207,21 @@ class LocalPathLaw:
 
     def displacements(self, xr: np.ndarray, corr, slots: Slots, rng) -> np.ndarray:
         """y_{i,K} - x of every slot, in the layout of ``slots``: xr (R, d) the round start of
-        each replicate, corr the correction u = c - c_i per slot (None for FedAvg). Noise: one
+        each replicate, corr the correction u = c - c_i per slot, or the pair (c per slot, c_i
+        per slot) whose difference it is (formed in place), or None (FedAvg). Noise: one
         :meth:`Slots.normals` draw when sigma > 0."""
         d = self.A.shape[1]
         if not slots.full:
             # one product per client on its range: [x | u | z | 1] @ [(D^K - I)^T; -G^T; L^T; (G b)^T]
             stack = self._stack_u if corr is not None else self._stack_0
             W = np.empty(slots.shape + (stack.shape[1],))
-            np.take(xr, slots.reps, axis=0, out=W[:, :d])
+            W[:, :d] = np.take(xr, slots.reps, axis=0)  # (a contiguous take, then one copy: faster than out=)
             col = d
             if corr is not None:
-                W[:, col:col + d] = corr
+                if isinstance(corr, tuple):
+                    np.subtract(corr[0], corr[1], out=W[:, col:col + d])
+                else:
+                    W[:, col:col + d] = corr
                 col += d
             if self.LT is not None:
                 W[:, col:col + d] = slots.normals(rng, d)
@@ -231,6 +236,8 @@ class LocalPathLaw:
         V += self.Gb[:, None, :]
         tmp = self._buffer("tmp", V.shape)
         if corr is not None:
+            if isinstance(corr, tuple):
+                corr = np.subtract(corr[0], corr[1], out=self._buffer("corr", V.shape))
             V -= np.matmul(corr, self.GT, out=tmp)
         if self.LT is not None:
             Z = self._buffer("z", V.shape)

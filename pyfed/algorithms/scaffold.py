@@ -144,11 +144,11 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         slots = Slots(None if full else sel, N, R)  # the selected clients, client-major
         xr = x[:, r]  # (R, d)
         c_sel = slots.gather(C)  # c_i of the selected clients
-        corr = slots.per_replicate(c) - c_sel  # -c_i + c
+        c_rep = slots.per_replicate(c)  # c of each slot's replicate; the correction is c - c_i
         if law is not None:
-            v = law.displacements(xr, corr, slots, oracle_rng)  # y_{i,K} - x
+            v = law.displacements(xr, (c_rep, c_sel), slots, oracle_rng)  # y_{i,K} - x
         else:
-            v = step_displacements(oracle, oracle_rng, slots, slots.per_replicate(xr), corr, K, eta_l_f)
+            v = step_displacements(oracle, oracle_rng, slots, slots.per_replicate(xr), c_rep - c_sel, K, eta_l_f)
         delta_x = slots.replicate_sum(v) / S
         if option == "I":
             c_plus = (law.fresh_samples(xr, slots, oracle_rng) if law is not None
@@ -157,7 +157,7 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         else:
             # c_i+ = c_i - c + (x - y_K)/(K eta_l), so c_i+ - c_i = -(y_K - x)/(K eta_l) - c
             v *= inv_K_eta
-            c_plus = -corr
+            c_plus = c_sel - c_rep
             c_plus -= v
             delta_c = -delta_x * inv_K_eta - c
         x[:, r + 1] = xr + eta_g_f * delta_x
@@ -273,11 +273,11 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
             # independent of the paths, so draw it first and compute the S selected paths
             sel = sample_clients(sampling_rng, N, S, R)
             slots = Slots(None if S == N else sel, N, R)
-            corr = slots.per_replicate(cbar) - slots.gather(C)  # c^r - c_i^r
-            v = law.displacements(xr, corr, slots, oracle_rng)  # y_{i,K} - x^r
+            c_rep, c_sel = slots.per_replicate(cbar), slots.gather(C)  # correction c^r - c_i^r
+            v = law.displacements(xr, (c_rep, c_sel), slots, oracle_rng)  # y_{i,K} - x^r
             x[:, r + 1] = xr + step_g * slots.replicate_sum(v)
             v *= inv_K_eta
-            c_new = -corr
+            c_new = c_sel - c_rep
             c_new -= v  # (x - y_K)/(K eta_l) - (c^r - c_i^r) = (1/K) sum_k g_{i,k} (module rounds)
             slots.scatter(C, c_new)
         else:
