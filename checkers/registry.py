@@ -62,18 +62,22 @@ def all_checkers() -> dict:
     return {n: get(n) for n in REGISTRY}
 
 
-def run_all(budget=None, seed: int = 0) -> list:
+def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
     """[(lean_name, Verdict)] for every registered checker.
 
-    budget: search budget per checker (None: each checker's ``default_budget``); seed: base
-    seed; checker i uses ``numpy.random.default_rng([seed, i])`` so results do not depend on
-    which other checkers ran.
+    budget: search budget per checker, the number of random draws of its search (None: each
+    checker's ``default_budget``, or its ``quick_budget`` when ``quick``); seed: base seed;
+    checker i uses ``numpy.random.default_rng([seed, i])`` so results do not depend on which
+    other checkers ran; progress: optional callable(lean_name) called before each checker.
     """
     import numpy as np
 
     out = []
     for i, name in enumerate(names()):
         chk = get(name)
+        if progress is not None:
+            progress(name)
         rng = np.random.default_rng([int(seed), i])
-        out.append((name, chk.verdict(rng, budget)))
+        b = budget if budget is not None else (chk.quick_budget if quick else None)
+        out.append((name, chk.verdict(rng, b)))
     return out

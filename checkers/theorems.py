@@ -104,7 +104,14 @@ class _Theorem(Checker):
         if bad:
             return Inconclusive(self.lean_name, reason="hypotheses fail: " + ", ".join(h.statement for h in bad))
         P = _problem(instance)
-        est = self.mc_estimate(instance, P)
+        from pyfed.errors import Diverged
+        try:
+            est = self.mc_estimate(instance, P)
+        except Diverged as exc:  # "diverged at round r": inconclusive (an anomaly inside the hypotheses)
+            from pyfed.engines.montecarlo import diverged
+            inside = not any(not h.holds for h in self.hypotheses(instance, mutate))
+            return diverged(self.lean_name, exc, self.rhs(instance, mutate), inside_hypotheses=inside,
+                            details={"method": "montecarlo"}, witness={"instance": instance})
         return decide(self.lean_name, est, self.rhs(instance, mutate), details={"method": "montecarlo"},
                       witness={"instance": instance})
 

@@ -28,7 +28,8 @@ import numpy as np
 from . import __version__
 from .errors import InputError, check_int
 from .exact import as_float, number_json, rational_str, to_fraction
-from .engines.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
+from .engines.montecarlo import decide, diverged, estimate_average_gradient_sq, estimate_weighted_gap
+from .errors import Diverged
 from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
 from .verdicts import Inconclusive, Verdict
@@ -137,7 +138,7 @@ def _sigma(oracle):
 def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
     """The built-in instances of ``pyfed check`` (see module docstring).
 
-    ``quick`` shortens horizons (T) for use inside the test suite.
+    ``quick`` shortens the horizon to T = 4 rounds (40 otherwise).
     """
     from .oracles import GaussianOracle, MinibatchOracle
     from .problems import random_quadratic
@@ -145,7 +146,7 @@ def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
     from .problems.nonconvex import NonconvexLogisticProblem
 
     rng = np.random.default_rng(seed)
-    T = 8 if quick else 40
+    T = 4 if quick else 40
     suite = []
 
     # 1. rational quadratic, Gaussian noise, exact right side
@@ -243,7 +244,10 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
     ``replicates`` replicates (Monte Carlo with a ``confidence`` interval).
 
     Returns a Verdict whose ``details`` hold the parameters, hypotheses, estimate and seed.
-    If a hypothesis fails the verdict is Inconclusive (the theorem says nothing there).
+    If a hypothesis fails the verdict is Inconclusive (the theorem says nothing there). If the
+    simulated run diverges (:class:`pyfed.errors.Diverged`) the verdict is Inconclusive with
+    "diverged at round r" and ``details["anomaly"]`` (it happened inside the hypotheses; see
+    :func:`pyfed.engines.montecarlo.diverged`).
     """
     from .algorithms import scaffold_run
 
@@ -271,20 +275,25 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
         hyp_engine = v.details.get("hypotheses")
         v.details.update(details)
         if isinstance(rhs, Fraction):  # the exact right side, also when the engine used balls
-            v.details["rhs_exact"] = rational_str(rhs)
+            v.details["rhs_exact"] = number_json(rhs)
         v.details["method"] = "exact-moments"
         if hyp_engine:
             v.details["hypotheses"] = hyp_engine
         return v
-    traj = scaffold_run(inst.problem, inst.oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
-                        eta_g=inst.eta_g, x0=inst.x0, c0=inst.c0, R=replicates, rng=np.random.default_rng(seed))
+    details.update(replicates=replicates, method="montecarlo")
+    witness = {"instance": inst.name, "seed": seed, "replicates": replicates, "parameters": inst.parameters()}
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected and reported below
+            traj = scaffold_run(inst.problem, inst.oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
+                                eta_g=inst.eta_g, x0=inst.x0, c0=inst.c0, R=replicates,
+                                rng=np.random.default_rng(seed))
+    except Diverged as exc:  # every hypothesis holds here (checked above): an anomaly
+        return diverged(inst.theorem, exc, rhs, inside_hypotheses=True, details=details, witness=witness)
     h = effective_step(inst.K, inst.eta_l, inst.eta_g)
     if inst.theorem == CONVEX:
         est = estimate_weighted_gap(traj.x, inst.problem, inst.problem.mu, h, confidence=confidence)
     else:
         est = estimate_average_gradient_sq(traj.x, inst.problem, confidence=confidence)
-    details.update(replicates=replicates, method="montecarlo")
-    witness = {"instance": inst.name, "seed": seed, "replicates": replicates, "parameters": inst.parameters()}
     return decide(inst.theorem, est, rhs, details=details, witness=witness)
 
 
