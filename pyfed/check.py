@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from .errors import InputError, check_int
-from .exact import as_float, number_json, rational_str, to_fraction
+from .exact import as_float, number_json, to_fraction
 from .engines.montecarlo import decide, diverged, estimate_average_gradient_sq, estimate_weighted_gap
 from .errors import Diverged
 from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,

@@ -8,7 +8,6 @@ axes with the hypothesis boundary m = 1 and the level ratio = 1) and tightness.j
 from __future__ import annotations
 
 import json
-import math
 import os
 from fractions import Fraction
 

@@ -52,9 +52,9 @@ def _index(n, name: str = "T"):
 
 
 def _naturals(**values):
-    """Validate several natural-number arguments (see :func:`_index`)."""
-    for name, v in values.items():
-        _index(v, name)
+    """Validate several natural-number arguments (see :func:`_index`); returns them as ints
+    (symbols unchanged), in order: a natural given as ``3.0`` or ``"3"`` is the exact 3."""
+    return [_index(v, name) for name, v in values.items()]
 
 
 def _require_defined(mode, **values):
@@ -197,7 +197,7 @@ def initial_potential(dist_sq, C0, N, S, h, *, exact=None, dps=DEFAULT_DPS):
     dist_sq: ||x0 - x*||^2; C0: initial control error; N clients; S clients per round; h
     effective step. N and S are natural numbers (InputError otherwise).
     """
-    _naturals(N=N, S=S)
+    N, S = _naturals(N=N, S=S)
     (dist_sq, C0, N, S, h), _ = coerce([dist_sq, C0, N, S, h], exact=exact, dps=dps)
     return dist_sq + 9 * N * h**2 / S * C0
 
@@ -210,7 +210,7 @@ def noise_term(constant, sigma=None, S=None, K=None, eta_g=None, h=None, *, sigm
     Give the noise as ``sigma`` or as ``sigma_sq`` = sigma^2 (keyword; exact when sigma^2 is
     rational even if sigma is not, e.g. sigma_sq = 2). S and K are natural numbers."""
     noise, squared = noise_variance(sigma, sigma_sq)
-    _naturals(S=S, K=K)
+    S, K = _naturals(S=S, K=K)
     (c, noise, S, K, eta_g, h), _ = coerce([constant, noise, S, K, eta_g, h], exact=exact, dps=dps)
     var = noise if squared else noise**2
     return c * h * var / (K * S) * (1 + S / eta_g**2)
@@ -239,9 +239,9 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
     :func:`convex_hypotheses`), since searching beyond a hypothesis needs them.
     """
     noise, squared = noise_variance(sigma, sigma_sq)
-    rounds = _index(T, "T")  # an index, not a real: kept an int (or a symbol) in every mode
-    _naturals(N=N, S=S, K=K)
-    N0, S0, K0 = N, S, K  # the naturals as given (the helpers validate them again)
+    N, S, K, T = _naturals(N=N, S=S, K=K, T=T)  # ints (or symbols): exact in every mode
+    rounds = T  # an index, not a real: kept an int (or a symbol) in every mode
+    N0, S0, K0 = N, S, K
     vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, noise], exact=exact, dps=dps,
                             names=["dist_sq", "C0", "N", "S", "K", "T", "eta_l", "eta_g", "mu",
                                    "sigma_sq" if squared else "sigma"])
@@ -266,7 +266,7 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=No
     Source: SCAFFOLD Appendix E.2, PDF pp. 31 and 35, equations (26)-(27), warm-start controls.
     """
     noise, squared = noise_variance(sigma, sigma_sq)
-    _naturals(S=S, K=K, T=T)
+    S, K, T = _naturals(S=S, K=K, T=T)
     S0, K0 = S, K
     vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, noise], exact=exact, dps=dps,
                             names=["f_gap", "beta", "S", "K", "T", "eta_l", "eta_g",

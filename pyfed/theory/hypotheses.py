@@ -86,7 +86,7 @@ def convex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, mu, sigma=None, sigma_s
     or a negative value: Lean types them as ``ℕ``), or for sigma and sigma_sq both/neither given.
     """
     noise, squared = noise_variance(sigma, sigma_sq)
-    _naturals(N=N, S=S, K=K, T=T)
+    N, S, K, T = _naturals(N=N, S=S, K=K, T=T)
     (N, S, K, T, eta_l, eta_g, beta, mu, sigma), ex = coerce(
         [N, S, K, T, eta_l, eta_g, beta, mu, noise], exact=exact, dps=dps)
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
@@ -112,7 +112,7 @@ def nonconvex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, sigma=None, sigma_sq
     Noise as ``sigma`` or ``sigma_sq``; errors as in :func:`convex_hypotheses`.
     """
     noise, squared = noise_variance(sigma, sigma_sq)
-    _naturals(N=N, S=S, K=K, T=T)
+    N, S, K, T = _naturals(N=N, S=S, K=K, T=T)
     (N, S, K, T, eta_l, eta_g, beta, sigma), ex = coerce(
         [N, S, K, T, eta_l, eta_g, beta, noise], exact=exact, dps=dps)
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
