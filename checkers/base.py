@@ -192,7 +192,8 @@ class Checker:
         search (see :meth:`search` for what else is tried).
     quick_budget : int
         The budget of ``pyfed check --quick`` (default 1: the structured edge cases and one
-        random draw with its refinements).
+        random draw with its refinements; 0 for checkers whose draws are expensive: their
+        structured edge cases only).
     identity : bool
         True when the statement is an equality (violated iff lhs != rhs).
     """

@@ -51,6 +51,9 @@ def _rand_psd(rng, d, lo):
 
 class _Theorem(Checker):
     default_budget = 8
+    #: ``pyfed check --quick``: the structured instances only (each random draw is followed by a
+    #: Nelder-Mead climb over exact-moment evaluations, the bulk of a quick run's time)
+    quick_budget = 0
     convex = True
 
     def _p(self, inst):

@@ -75,7 +75,9 @@ class Verdict:
 
     def __str__(self) -> str:
         parts = [f"{self.status}: SCAFFOLD.{self.statement}"]
+        balls = getattr(self, "balls", None) or {}  # ball verdicts: print the certified digits only
         for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
+            v = balls.get(name, v)
             if v is not None:
                 parts.append(f"{name}={format_number(v)}")
         parts.append("exact" if self.exact else "estimate")

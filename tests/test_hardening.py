@@ -601,8 +601,9 @@ def test_sigma_squared_keeps_the_right_side_exact():
 # ------------------------------------------------------------------------------------------
 
 def test_quick_check_does_less_work_than_the_full_check():
-    """--quick: T = 4 rounds and one random draw per statement checker (the timing ratio itself
-    is measured in benchmarks/bench_check.py, not in a timed test)."""
+    """--quick: T = 4 rounds and one random draw per statement checker (none for the two theorem
+    checkers, whose draws each start a Nelder-Mead climb); the timing ratio itself is measured in
+    benchmarks/bench_check.py, not in a timed test."""
     from checkers.registry import get, names
     from pyfed.check import default_suite
     from pyfed.search import run_all
@@ -611,8 +612,10 @@ def test_quick_check_does_less_work_than_the_full_check():
     quick = run_all(seed=0, quick=True, progress=seen.append)
     assert seen == names()
     for name, v in quick:
-        assert v.details["random_draws"] == 1 and v.details["search_budget"] == 1
-        assert v.details["drawn"] >= v.details["structured"] + 1
+        b = get(name).quick_budget
+        assert b == (0 if name.endswith("FiniteRoundConvergence") else 1)
+        assert v.details["random_draws"] == b and v.details["search_budget"] == b
+        assert v.details["drawn"] >= v.details["structured"] + b
         assert get(name).default_budget > 1
     assert sum(v.details["drawn"] for _, v in quick) < sum(
         get(n).default_budget + v.details["structured"] for n, v in quick)
