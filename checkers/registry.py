@@ -31,6 +31,8 @@ REGISTRY = {
     "LocalSGDOneStep": "local_sgd:LocalSGDOneStep",
     "OptionTwoControlIsAverage": "controls:OptionTwoControlIsAverage",
     "ServerControlIsMean": "controls:ServerControlIsMean",
+    "PerturbedStrongConvexity": "smooth:PerturbedStrongConvexity",
+    "FiniteRoundConvergence": "theorems:FiniteRoundConvergence",
 }
 
 _cache: dict = {}

@@ -1,5 +1,6 @@
-"""Smooth convex client functions: inequality (9) of SCAFFOLD Appendix B (GradientGrowth)
-and nonexpansiveness of the gradient step (GradientStepNonexpansive).
+"""Smooth convex client functions: inequality (9) of SCAFFOLD Appendix B (GradientGrowth),
+nonexpansiveness of the gradient step (GradientStepNonexpansive) and Lemma 5 of Appendix C
+(PerturbedStrongConvexity).
 
 Client families (all with rational data):
 
@@ -26,9 +27,10 @@ from fractions import Fraction
 
 import mpmath
 
+from pyfed.errors import InputError
 from pyfed.problems.quadratic import is_psd_exact
 
-from .base import DPS, Checker, F, Mutation, fmat, fvec, hyp, q, qmat, qvec, rand_rat, rand_vec
+from .base import DPS, Checker, F, Mutation, fmat, fvec, hyp, norm2, q, qmat, qvec, rand_rat, rand_vec
 
 FAMILIES = ("quadratic", "huber", "logistic", "logsumexp")
 
@@ -350,3 +352,170 @@ class GradientStepNonexpansive(Checker):
                    "x": ["1"], "y": ["0"]}
         for _ in range(budget):
             yield self.random(rng, relax)
+
+
+def _shift(A, s):
+    """A + s I (rational matrix, list of lists)."""
+    return [[A[i][j] + (s if i == j else 0) for j in range(len(A))] for i in range(len(A))]
+
+
+class PerturbedStrongConvexity(Checker):
+    """PerturbedStrongConvexity (SCAFFOLD Appendix C, Lemma 5): if every client f_j is
+    mu-strongly convex (mu >= 0) with beta-Lipschitz gradient (beta > 0), then for every client i
+    and all x, y, z in R^d
+
+        f_i(z) - f_i(y) + (mu/4)||y - z||^2 - beta ||z - x||^2 <= <grad f_i(x), z - y>.
+
+    Checked in the equivalent rearranged form (both sides then have a meaning of their own:
+    the right side is >= 0 and lhs/rhs = 1 means the bound is attained)
+
+        lhs = f_i(z) - f_i(y) - <grad f_i(x), z - y> + (mu/4)||y - z||^2  <=  rhs = beta ||z - x||^2.
+
+    Instance: ``{"family", "clients": [N client dicts of the family, see the module docstring],
+    "lam", "mu", "beta", "i", "x", "y", "z"}``; every client is f_j = phi_j + (lam/2)||x||^2
+    with phi_j of the family (lam >= 0 supplies strong convexity to the families that have
+    none of their own). Hypotheses, decided exactly: mu >= 0, lam >= 0, beta > 0, 0 <= i < N;
+    strong convexity: A_j + (lam - mu) I PSD (quadratic), else phi_j convex and mu <= lam;
+    smoothness: beta I -+ (A_j + lam I) PSD (quadratic), else the certified bound of phi_j plus
+    lam is <= beta. The bound is attained (lhs = rhs) by f = (beta/2)||x||^2, mu = beta,
+    x = (y + z)/2.
+
+    Arithmetic: quadratic and Huber clients exactly (Fractions); logistic and log-sum-exp in
+    mpmath at 60 digits, decided only when |rhs - lhs| > 10^-30 (else Inconclusive).
+    Mutations: mu/4 replaced by mu; the beta term dropped. Source: Karimireddy et al., SCAFFOLD,
+    arXiv:1910.06378v4, Appendix C, Lemma 5 (perturbed strong convexity), PDF p. 17.
+    """
+
+    lean_name = "PerturbedStrongConvexity"
+    statement = "f_i(z) - f_i(y) + (mu/4)||y - z||^2 - beta||z - x||^2 <= <grad f_i(x), z - y>"
+    source = "SCAFFOLD arXiv:1910.06378v4, Appendix C, Lemma 5, PDF p. 17"
+    default_budget = 24
+    mutations = {
+        "mu_quarter_to_mu": Mutation("mu_quarter_to_mu", "(mu/4)||y - z||^2 replaced by mu ||y - z||^2"),
+        "drop_beta_term": Mutation("drop_beta_term", "the term - beta ||z - x||^2 dropped"),
+    }
+
+    def _parse(self, inst):
+        fam, clients = inst["family"], inst["clients"]
+        if not isinstance(clients, list) or not clients:
+            raise InputError("instance", "clients must be a nonempty list")
+        i = inst["i"]
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise InputError("instance", f"i must be an integer client index, got {i!r}")
+        x, y, z = fvec(inst["x"]), fvec(inst["y"]), fvec(inst["z"])
+        if not (len(x) == len(y) == len(z)):
+            raise InputError("instance", "x, y and z must have the same dimension")
+        return fam, clients, F(inst["lam"]), F(inst["mu"]), F(inst["beta"]), i, x, y, z
+
+    def hypotheses(self, instance, mutate=None):
+        fam, clients, lam, mu, beta, i, x, y, z = self._parse(instance)
+        hs = [hyp("family", "family in " + "/".join(FAMILIES), Fraction(0 if fam in FAMILIES else -1)),
+              hyp("mu", "mu >= 0", mu),
+              hyp("lam", "lam >= 0 (the added (lam/2)||x||^2 is convex)", lam),
+              hyp("beta_positive", "beta > 0", beta, strict=True),
+              hyp("client", "0 <= i < N", Fraction(min(i, len(clients) - 1 - i)))]
+        if fam == "quadratic":
+            conv, smooth = True, True
+            for c in clients:
+                A = fmat(c["A"])
+                d = len(A)
+                if len(c["b"]) != d or any(len(r) != d for r in A) or d != len(x):
+                    raise InputError("instance", "quadratic client: A must be (d, d) and b (d,) with d = len(x)")
+                sym = all(A[a][b] == A[b][a] for a in range(d) for b in range(d))
+                Al = _shift(A, lam)
+                conv = conv and sym and is_psd_exact(_shift(Al, -mu))
+                smooth = smooth and sym and is_psd_exact([[-v for v in r] for r in _shift(Al, -beta)]) \
+                    and is_psd_exact(_shift(Al, beta))
+            hs.append(hyp("convexity", "every f_j mu-strongly convex (A_j + (lam - mu) I PSD)",
+                          Fraction(0 if conv else -1)))
+            hs.append(hyp("smooth", "every grad f_j beta-Lipschitz (beta I -+ (A_j + lam I) PSD)",
+                          Fraction(0 if smooth else -1)))
+        elif fam in FAMILIES:
+            for c in clients:
+                if any(len(r) != len(x) for r in c["a"]):
+                    raise InputError("instance", "client rows a_r must have dimension d = len(x)")
+            delta_ok = all(F(c["delta"]) > 0 for c in clients) if fam == "huber" else True
+            hs.append(hyp("convexity", "every f_j mu-strongly convex (phi_j convex, mu <= lam)",
+                          (lam - mu) if delta_ok else Fraction(-1)))
+            bound = max(certified_beta(fam, c) for c in clients) + lam
+            hs.append(hyp("smooth", "every grad f_j beta-Lipschitz (certified bound of phi_j + lam <= beta)",
+                          beta - bound))
+        return hs
+
+    def _exact_family(self, fam):
+        return fam in ("quadratic", "huber")
+
+    def lhs(self, instance, mutate=None):
+        fam, clients, lam, mu, beta, i, x, y, z = self._parse(instance)
+        c = clients[i]
+        coef = mu if mutate == "mu_quarter_to_mu" else mu / 4
+        reg = lam * (norm2(z) - norm2(y)) / 2 - lam * sum(a * (b - e) for a, b, e in zip(x, z, y))
+        quad = coef * norm2([a - b for a, b in zip(y, z)])
+        if self._exact_family(fam):
+            g = grad(fam, c, x)
+            return (value(fam, c, z) - value(fam, c, y) - sum(gk * (zk - yk) for gk, zk, yk in zip(g, z, y))
+                    + reg + quad)
+        with mpmath.workdps(DPS):
+            g = grad(fam, c, x)
+            inner = sum(gk * (_mp(zk) - _mp(yk)) for gk, zk, yk in zip(g, z, y))
+            return value(fam, c, z) - value(fam, c, y) - inner + _mp(reg) + _mp(quad)
+
+    def rhs(self, instance, mutate=None):
+        fam, clients, lam, mu, beta, i, x, y, z = self._parse(instance)
+        if mutate == "drop_beta_term":
+            return Fraction(0)
+        return beta * norm2([a - b for a, b in zip(z, x)])
+
+    def _beta(self, fam, clients, lam):
+        return _beta_for(fam, clients) + lam
+
+    def random(self, rng, relax=()):
+        fam = FAMILIES[int(rng.integers(0, len(FAMILIES)))]
+        d = int(rng.choice([1, 1, 2, 3]))
+        N = int(rng.integers(1, 4))
+        i = int(rng.integers(0, N))
+        lam = Fraction(0) if rng.random() < 0.3 else rand_rat(rng, Fraction(1, 4), 2, 4)
+        y, z = rand_vec(rng, d, 2, 4), rand_vec(rng, d, 2, 4)
+        u = rng.random()
+        if u < 0.4:   # near the midpoint of y and z, where the quadratic case is tight
+            x = [(a + b) / 2 + rand_rat(rng, -Fraction(1, 16), Fraction(1, 16), 64) * (rng.random() < 0.5)
+                 for a, b in zip(y, z)]
+        elif u < 0.55:
+            x = list(z)
+        else:
+            x = rand_vec(rng, d, 2, 4)
+        if fam == "quadratic" and rng.random() < 0.35:
+            # all clients with the same curvature a I: mu = beta = a + lam can be taken
+            a = rand_rat(rng, Fraction(1, 4), 3, 4)
+            clients = [{"A": qmat([[a if r == s else 0 for s in range(d)] for r in range(d)]),
+                        "b": qvec(rand_vec(rng, d, 2, 4))} for _ in range(N)]
+            mu = beta = a + lam
+        else:
+            clients = [_rand_client(rng, fam, d) for _ in range(N)]
+            beta = self._beta(fam, clients, lam) * (1 if rng.random() < 0.7 else rand_rat(rng, 1, 2, 4))
+            mu = lam if rng.random() < 0.6 else lam * rand_rat(rng, 0, 1, 8)
+        return {"family": fam, "clients": clients, "lam": q(lam), "mu": q(mu), "beta": q(beta), "i": i,
+                "x": qvec(x), "y": qvec(y), "z": qvec(z)}
+
+    def structured(self):
+        return [
+            # f = x^2 (beta = mu = 2), x the midpoint of y and z: equality
+            {"family": "quadratic", "clients": [{"A": [["2"]], "b": ["0"]}], "lam": "0", "mu": "2", "beta": "2",
+             "i": 0, "x": ["1"], "y": ["0"], "z": ["2"]},
+            # the same curvature from the regulariser, two clients with different linear terms
+            {"family": "quadratic", "clients": [{"A": [["0", "0"], ["0", "0"]], "b": ["1", "-1"]},
+                                                {"A": [["0", "0"], ["0", "0"]], "b": ["0", "2"]}],
+             "lam": "3", "mu": "3", "beta": "3", "i": 1, "x": ["1/2", "1"], "y": ["0", "1"], "z": ["1", "1"]},
+            # a linear client (mu = 0): the left side is 0
+            {"family": "quadratic", "clients": [{"A": [["0"]], "b": ["5"]}], "lam": "0", "mu": "0", "beta": "1",
+             "i": 0, "x": ["3"], "y": ["-1"], "z": ["2"]},
+            # x = z: the right side is 0 and the left side -(mu/4)||y - z||^2 or less
+            {"family": "quadratic", "clients": [{"A": [["1", "0"], ["0", "3"]], "b": ["0", "1"]}], "lam": "0",
+             "mu": "1", "beta": "3", "i": 0, "x": ["1", "1"], "y": ["-1", "0"], "z": ["1", "1"]},
+            {"family": "huber", "clients": [{"a": [["1"]], "b": ["0"], "delta": "1"}], "lam": "1/2", "mu": "1/2",
+             "beta": "3/2", "i": 0, "x": ["1/2"], "y": ["-2"], "z": ["3"]},
+            {"family": "logistic", "clients": [{"a": [["1", "-1"]]}, {"a": [["2", "0"], ["0", "1"]]}],
+             "lam": "1", "mu": "1", "beta": "9/4", "i": 1, "x": ["1/4", "0"], "y": ["-1", "1"], "z": ["1", "1/2"]},
+            {"family": "logsumexp", "clients": [{"a": [["1"], ["-1"]]}], "lam": "0", "mu": "0", "beta": "1",
+             "i": 0, "x": ["0"], "y": ["-1"], "z": ["1"]},
+        ]

@@ -14,22 +14,33 @@ Instance: ``{"A": [N (d,d)], "b": [N (d)], "beta", "mu" (convex), "S", "K", "T",
 "eta_g", "sigma", "x0": [d], "c0": [N (d)] (convex; nonconvex uses the warm start)}``
 plus optional ``"method"``, ``"replicates"``, ``"seed"``.
 
+:class:`FiniteRoundConvergence` is the conjunction of the two (as published): its instances
+name the conjunct they test and are decided by that conjunct's checker.
+
 Source: Karimireddy et al., SCAFFOLD, ICML 2020, arXiv:1910.06378v4, Appendix E.1 (PDF
-pp. 30-31, Lemma 15 and the averaging display) and Appendix E.2 (PDF pp. 31, 35); seed 000.
+pp. 30-31, Lemma 15 and the averaging display) and Appendix E.2 (PDF p. 34, Lemma 19, the
+source of the nonconvex constants 14 and 70, summed over rounds as in equations (26)-(27) on
+PDF p. 31; warm start PDF p. 35); seed 000.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
+import mpmath
 import numpy as np
+import sympy
 
+from pyfed.errors import InputError, check_rng
+from pyfed.exact import number_json
 from pyfed.problems.quadratic import is_psd_exact
 from pyfed.theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
                           nonconvex_hypotheses, nonconvex_rhs, squared_distance, weights)
-from pyfed.verdicts import Inconclusive
+from pyfed.verdicts import Inconclusive, Violated
 
-from .base import Checker, F, Mutation, fmat, fvec, hyp, q, qmat, qvec, rand_rat, rand_vec, rat
+from .base import (Checker, F, Mutation, _tightness, fmat, fvec, hyp, q, qmat, qvec, rand_rat,
+                   rand_vec, rat, record_of)
 
 
 def _problem(inst):
@@ -299,13 +310,23 @@ class NonconvexFiniteRoundConvergence(_Theorem):
         (1/T) sum_{r<T} E||grad f(x^r)||^2 <= 14 (f(x0) - f_low)/(h T) + 70 beta h sigma^2/(K S) (1 + S/eta_g^2).
 
     Checked on quadratics with PSD mean Hessian (f_low = f* exactly, certificate: the
-    quadratic minimum). Source: SCAFFOLD arXiv:1910.06378v4, Appendix E.2, PDF pp. 31 and 35,
-    equations (26)-(27); seed 000 notation.
+    quadratic minimum). The search draws steps up to the hypothesis boundary: the largest step
+    it uses (:meth:`max_h`) is h = t/(24 beta) with t the largest p/1000 such that
+    t^3 <= (S/N)^2, decided in integers exactly as the hypothesis check decides
+    (24 beta h)^3 <= (S/N)^2, so it lies within 1/p (< 0.25% for N <= 3) below the boundary;
+    half of the random draws use it, the others a fraction of it, and the Nelder-Mead climb moves
+    the step fraction in (0, 1]. The verdict reports the tightest instance with its h as a
+    fraction of the boundary (``details["tightest_step_over_boundary"]``).
+
+    Source: SCAFFOLD arXiv:1910.06378v4, Appendix E.2, Lemma 19 (PDF p. 34; the constants 14
+    and 70), summed over the rounds as in equations (26)-(27) (PDF p. 31), warm start PDF p. 35;
+    seed 000 notation.
     """
 
     lean_name = "NonconvexFiniteRoundConvergence"
     statement = "(1/T) sum E||grad f(x^r)||^2 <= 14(f(x0)-f_low)/(hT) + 70 beta h sigma^2/(KS)(1+S/eta_g^2)"
-    source = "SCAFFOLD arXiv:1910.06378v4, App. E.2, PDF pp. 31, 35, eqs. (26)-(27)"
+    source = ("SCAFFOLD arXiv:1910.06378v4, App. E.2, Lemma 19 (PDF p. 34) with eqs. (26)-(27) (PDF p. 31), "
+              "warm start PDF p. 35")
     convex = False
     mutations = {
         "drop_step_size": Mutation("drop_step_size", "hypothesis h <= (S/N)^(2/3)/(24 beta) dropped",
@@ -313,10 +334,39 @@ class NonconvexFiniteRoundConvergence(_Theorem):
         "drop_noise_term": Mutation("drop_noise_term", "the noise term 70 beta h sigma^2/(KS)(1 + S/eta_g^2) dropped"),
     }
 
+    #: denominator Q of t = 24 beta h in the near-boundary step (see :meth:`max_h`)
+    BOUNDARY_DEN = 1000
+
+    @classmethod
+    def max_h(cls, beta, mu, N, S):
+        """The largest step the search uses: h = t/(24 beta) with t = p/Q (Q = BOUNDARY_DEN) the
+        largest such rational with t^3 <= (S/N)^2, i.e. p^3 N^2 <= Q^3 S^2 (integers, exact), so
+        h <= (S/N)^(2/3)/(24 beta) exactly as the hypothesis check decides it. ``mu`` is unused
+        (the signature is shared with the convex checker)."""
+        Q, N, S = cls.BOUNDARY_DEN, int(N), int(S)
+        if N <= 0 or S <= 0:
+            raise InputError("instance", "N and S must be positive")
+        p = int(sympy.integer_nthroot(Q**3 * S**2 // N**2, 3)[0])   # floor of the cube root
+        assert p**3 * N**2 <= Q**3 * S**2 < (p + 1)**3 * N**2
+        return Fraction(p, Q) / (24 * Fraction(beta))
+
     @staticmethod
-    def max_h(beta, mu, N, S):
-        # (S/N)^(2/3)/(24 beta) >= (S/N)/(24 beta): a rational step inside the hypothesis
-        return Fraction(S, N) / (24 * beta)
+    def step_over_boundary(instance, dps: int = 30):
+        """h / ((S/N)^(2/3)/(24 beta)) of an instance, in mpmath at ``dps`` digits (a report
+        figure; the hypothesis itself is decided exactly by :func:`pyfed.theory.nonconvex_hypotheses`)."""
+        h = effective_step(F(instance["K"]), F(instance["eta_l"]), F(instance["eta_g"]))
+        S, N, beta = F(instance["S"]), Fraction(len(instance["A"])), F(instance["beta"])
+        with mpmath.workdps(dps):
+            mp = lambda v: mpmath.mpf(v.numerator) / v.denominator  # noqa: E731
+            return mp(h) * 24 * mp(beta) / mpmath.cbrt(mp(S / N)) ** 2
+
+    def verdict(self, rng, budget=None):
+        v = super().verdict(rng, budget)
+        inst = v.details.get("tightest_instance")
+        if inst is not None:
+            v.details["tightest_step_over_boundary"] = mpmath.nstr(self.step_over_boundary(inst), 6)
+            v.details["tightest_S_N"] = [int(F(inst["S"])), len(inst["A"])]
+        return v
 
     def hypotheses(self, instance, mutate=None):
         p = self._p(instance)
@@ -361,6 +411,147 @@ class NonconvexFiniteRoundConvergence(_Theorem):
         full = {"A": [[["1", "0"], ["0", "2"]], [["3", "1"], ["1", "2"]]], "b": [["1", "0"], ["0", "1"]],
                 "beta": "4", "S": "2", "K": "3", "T": "5", "eta_l": "1/576", "eta_g": "2",
                 "sigma": "1/2", "x0": ["1", "-1"]}
+        # S = 1 of N = 2 at the near-boundary step h = (629/1000)/(24 beta) <= (1/2)^(2/3)/(24 beta)
+        # (629^3 * 4 <= 1000^3 < 630^3 * 4), where (S/N)/(24 beta) would be 20% smaller
+        edge = dict(noisy, eta_l=q(self.max_h(2, 0, 2, 1) / 2))
         # the same noisy instance through the simulator (Monte Carlo, 99.9% Student-t interval)
         mc = dict(noisy, method="montecarlo", replicates=256, seed=0)
-        return [one, noisy, full, mc]
+        return [one, noisy, full, edge, mc]
+
+
+class FiniteRoundConvergence(Checker):
+    """FiniteRoundConvergence (SCAFFOLD, as published): the conjunction of
+    ``ConvexFiniteRoundConvergence`` (deterministic controls c0; weighted gap <= V_0/(h W_T)
+    + 12 h sigma^2/(K S)(1 + S/eta_g^2) under h <= 1/(81 beta), mu h <= S/(15 N)) and
+    ``NonconvexFiniteRoundConvergence`` (warm start; average squared gradient <= 14(f(x0) -
+    f_low)/(h T) + 70 beta h sigma^2/(K S)(1 + S/eta_g^2) under h <= (S/N)^(2/3)/(24 beta)).
+
+    An instance is ``{"conjunct": "ConvexFiniteRoundConvergence" | "NonconvexFiniteRoundConvergence",
+    "instance": {...}}``, the inner instance being one of that conjunct's checker, which decides
+    it (exactly by default). The search runs both conjuncts' searches (each with the full budget);
+    the conjunction is violated iff one conjunct is, and the verdict's details hold each
+    conjunct's search statistics. Mutations apply to both conjuncts (their names are shared).
+
+    Source: Karimireddy et al., SCAFFOLD, arXiv:1910.06378v4, Section 5, PDF p. 5, Theorem III;
+    Appendix E.1 (PDF p. 30, Lemma 15; PDF p. 31) and Appendix E.2 (PDF p. 34, Lemma 19, with
+    equations (26)-(27), PDF p. 31).
+    """
+
+    lean_name = "FiniteRoundConvergence"
+    statement = "ConvexFiniteRoundConvergence and NonconvexFiniteRoundConvergence"
+    source = ("SCAFFOLD arXiv:1910.06378v4, Sec. 5 Thm III (PDF p. 5); App. E.1 Lemma 15 (PDF pp. 30-31); "
+              "App. E.2 Lemma 19 (PDF p. 34) with eqs. (26)-(27)")
+    default_budget = 8
+    #: ``pyfed check --quick``: the conjuncts' structured instances only (see ``_Theorem.quick_budget``)
+    quick_budget = 0
+    CONJUNCTS = ("ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence")
+    mutations = {
+        "drop_step_size": Mutation("drop_step_size", "each conjunct's step-size hypothesis dropped",
+                                   relax=("step_size",)),
+        "drop_noise_term": Mutation("drop_noise_term", "each conjunct's noise term dropped"),
+    }
+
+    def _conjunct_checker(self, name):
+        from .registry import get
+        return get(name)
+
+    def _split(self, instance):
+        conj = instance["conjunct"]
+        if conj not in self.CONJUNCTS:
+            raise InputError("instance", f"conjunct must be one of {list(self.CONJUNCTS)}, got {conj!r}")
+        inner = instance["instance"]
+        if not isinstance(inner, dict):
+            raise InputError("instance", "instance['instance'] must be a dict (an instance of the conjunct)")
+        return conj, self._conjunct_checker(conj), inner
+
+    def hypotheses(self, instance, mutate=None):
+        _, chk, inner = self._split(instance)
+        return chk.hypotheses(inner, mutate)
+
+    def lhs(self, instance, mutate=None):
+        _, chk, inner = self._split(instance)
+        return chk.lhs(inner, mutate)
+
+    def rhs(self, instance, mutate=None):
+        _, chk, inner = self._split(instance)
+        return chk.rhs(inner, mutate)
+
+    def lean_instance(self, instance):
+        """The conjunct's scalars of the Lean right side (see its checker) and ``conjunct``."""
+        conj, chk, inner = self._split(instance)
+        return dict(chk.lean_instance(inner), conjunct=conj)
+
+    def check(self, instance, relax=(), mutate=None):
+        """The conjunct's verdict, relabelled as this statement's (``details["conjunct"]``)."""
+        self.effective_relax(relax, mutate)
+        if not isinstance(instance, dict):
+            raise InputError("instance", f"must be a dict, got {type(instance).__name__}")
+        try:
+            conj, chk, inner = self._split(instance)
+        except (KeyError, TypeError) as exc:
+            raise InputError("instance", f"malformed FiniteRoundConvergence instance ({type(exc).__name__}: "
+                             f"{exc}); expected {{'conjunct': ..., 'instance': {{...}}}}") from None
+        v = chk.check(inner, relax=relax, mutate=mutate)
+        details = dict(v.details, conjunct=conj)
+        changes = {"statement": self.lean_name, "details": details}
+        if isinstance(v, Violated):
+            changes["witness"] = dict(v.witness, instance=instance)
+        return dataclasses.replace(v, **changes)
+
+    def _wrap(self, conj, inner):
+        return None if inner is None else {"conjunct": conj, "instance": inner}
+
+    def random(self, rng, relax=()):
+        conj = self.CONJUNCTS[int(rng.integers(0, 2))]
+        return self._wrap(conj, self._conjunct_checker(conj).random(rng, relax))
+
+    def structured(self):
+        return [self._wrap(c, inst) for c in self.CONJUNCTS for inst in self._conjunct_checker(c).structured()]
+
+    def candidates(self, rng, budget, relax=(), mutate=None):
+        """Each conjunct's own adversarial candidates (full budget each), tagged with the conjunct."""
+        for conj in self.CONJUNCTS:
+            for inst in self._conjunct_checker(conj).candidates(rng, budget, relax=relax, mutate=mutate):
+                yield self._wrap(conj, inst)
+
+    def verdict(self, rng, budget=None):
+        """The conjunction's verdict from both conjuncts' default searches (in order, one rng).
+
+        Violated iff a conjunct's search finds a counterexample (the worst one, re-checked, as
+        witness, tagged with its conjunct). Otherwise Inconclusive, as every finite search is,
+        with the tightest instance over both conjuncts; ``details["conjuncts"]`` holds each
+        conjunct's search statistics (candidates, holds, violated, inconclusive, vacuous) and its
+        tightest lhs/rhs.
+        """
+        rng = check_rng(rng)
+        budget = self.default_budget if budget is None else int(budget)
+        per, found, best, best_key = {}, [], None, float("-inf")
+        keys = ("drawn", "structured", "random_draws", "candidates", "holds", "violated", "inconclusive", "vacuous")
+        for conj in self.CONJUNCTS:
+            rep = {}
+            recs = self._conjunct_checker(conj).search(rng, budget, report=rep)
+            per[conj] = {k: rep[k] for k in keys}
+            tv = rep.get("tightest_verdict")
+            if tv is not None:
+                per[conj]["tightest_ratio"] = number_json(tv.ratio)   # a report: long "p/q" capped
+                key = _tightness(tv)
+                if best is None or key > best_key:
+                    best, best_key = (self._wrap(conj, rep["tightest"]["instance"]), tv), key
+            found += [self._wrap(conj, r["instance"]) for r in recs]
+        details = {k: sum(per[c][k] for c in per) for k in keys}
+        details.update(search_budget=budget, conjuncts=per)
+        if found:
+            verdicts = [(inst, self.check(inst)) for inst in found]
+            inst, v = min(verdicts, key=lambda iv: float(iv[1].margin))
+            return Violated(self.lean_name, v.lhs, v.rhs, v.exact, details,
+                            witness=record_of(self, inst, v))
+        if best is None:
+            details["search_result"] = "nothing decided"
+            return Inconclusive(self.lean_name, details=details, reason="no instance inside the hypotheses was decided")
+        inst, tv = best
+        details.update(tightest_instance=inst, tightest_conjunct=inst["conjunct"], search_result="no counterexample",
+                       tightest_exact=bool(tv.exact))
+        return Inconclusive(self.lean_name, tv.lhs, tv.rhs, False, details,
+                            reason=(f"no counterexample to either conjunct among {details['holds']} candidates "
+                                    f"decided ({details['drawn']} drawn, budget {budget} random draws per conjunct); a "
+                                    "finite search does not prove the statement; lhs/rhs are the tightest instance found"))

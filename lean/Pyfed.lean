@@ -1,5 +1,7 @@
 import Pyfed.Scaffold.Model
 import Pyfed.Scaffold.Theorems
+import Pyfed.FedAvg.Model
+import Pyfed.FedAvg.Theorems
 import Pyfed.Lemmas.Inequalities
 import Pyfed.Lemmas.Averaging
 import Pyfed.Lemmas.Sampling
@@ -13,7 +15,16 @@ import Pyfed.Exact
 /-!
 # pyfed: Lean side
 
-Model definitions and theorem statements of the SCAFFOLD / FedAvg / Local SGD theory checked
-numerically by the Python package `pyfed` (one Lean theorem per checker, same bare name,
-namespace `SCAFFOLD`), plus the computable ℚ mirrors of the arithmetic definitions.
+Model definitions and theorem statements of the federated optimization theory checked by the
+Python package `pyfed`:
+
+* namespace `SCAFFOLD`: the SCAFFOLD model and its five finite-round statements
+  (`Pyfed.Scaffold`), the seed-002 lemmas (`Pyfed.Lemmas`), the SCAFFOLD and Local SGD
+  procedures (`Pyfed.Algorithms`) and the computable ℚ mirrors (`Pyfed.Exact`);
+* namespace `FedAvg`: the Field Guide model of full-participation FedAvg and its four
+  statements (`Pyfed.FedAvg`);
+* namespace `FedAvgProcedure`: FedAvg as a deterministic procedure of one realization
+  (`Pyfed.Algorithms.FedAvg`).
+
+Every statement with a checker has the checker's name (`checkers.registry`).
 -/

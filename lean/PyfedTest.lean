@@ -2,4 +2,6 @@
 import PyfedTest.Generated.CheckInstances
 import PyfedTest.Generated.ExactValues
 import PyfedTest.Generated.Hypotheses
+import PyfedTest.PublishedFedAvg
+import PyfedTest.PublishedScaffold
 import PyfedTest.Seed000

@@ -66,6 +66,11 @@ def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
             assert v["lhs"]["replicates"] == report["replicates"]
         else:
             assert 0 <= r["float"] < 1
+    # the statement table has one row per checker, the published SCAFFOLD statements included
+    rows = {s["lean_name"]: s for s in report["statements"]}
+    assert {"PerturbedStrongConvexity", "FiniteRoundConvergence", "GradientGrowth"} <= set(rows)
+    assert all(s["status"] != "violated" for s in rows.values())
+    assert "PerturbedStrongConvexity" in text and "FiniteRoundConvergence" in text
 
 
 

@@ -18,7 +18,7 @@ BRIEF_NAMES = [
     "YoungInner", "SumSquares", "MartingaleDifferenceBound", "StichWeightedAveraging",
     "StichWeightSumLowerBound", "UniformAveraging", "GeometricAveraging", "GradientStepNonexpansive",
     "SamplingVarianceIdentity", "SamplingVarianceBound", "SamplingSingleClient", "LocalSGDOneStep",
-    "OptionTwoControlIsAverage", "ServerControlIsMean",
+    "OptionTwoControlIsAverage", "ServerControlIsMean", "PerturbedStrongConvexity", "FiniteRoundConvergence",
 ]
 
 MUTATIONS = [(n, m) for n in BRIEF_NAMES for m in get(n).mutations]
@@ -131,7 +131,7 @@ def test_instances_reject_floats_and_malformed_input():
 
 
 def test_relax_step_size_finds_what_the_hypothesis_protects():
-    for name in ("ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence"):
+    for name in ("ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence"):
         c = get(name)
         recs = c.search(np.random.default_rng(1), 4, relax=("step_size",))
         assert recs

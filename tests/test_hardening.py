@@ -184,7 +184,8 @@ def test_check_json_probe_leaves_an_existing_file_alone(tmp_path, monkeypatch, c
     (["YoungInner", "--out", ""], "--out", "required"),
     (["YoungInner", "--out", "{tmp}/file"], "--out", "is a file"),
     (["YoungInner", "--out", "/proc/pyfed-out"], "--out", "cannot create directory"),
-    (["YoungInner", "--relax", "nope", "--out", "{tmp}/o"], "relax", "unknown hypothesis"),
+    (["YoungInner", "--relax", "nope", "--out", "{tmp}/o"], "--relax", "unknown hypothesis"),
+    (["YoungInner", "--mutate", "nope", "--out", "{tmp}/o"], "--mutate", "unknown mutation"),
     (["Nope", "--out", "{tmp}/o"], "lean_name", "unknown statement"),
 ])
 def test_search_rejects_bad_input_before_searching(argv, argument, why, tmp_path, monkeypatch, capsys):
@@ -601,9 +602,9 @@ def test_sigma_squared_keeps_the_right_side_exact():
 # ------------------------------------------------------------------------------------------
 
 def test_quick_check_does_less_work_than_the_full_check():
-    """--quick: T = 4 rounds and one random draw per statement checker (none for the two theorem
-    checkers, whose draws each start a Nelder-Mead climb); the timing ratio itself is measured in
-    benchmarks/bench_check.py, not in a timed test."""
+    """--quick: T = 4 rounds and one random draw per statement checker (none for the finite-round
+    theorem checkers, whose draws each start a Nelder-Mead climb); the timing ratio itself is
+    measured in benchmarks/bench_check.py, not in a timed test."""
     from checkers.registry import get, names
     from pyfed.check import default_suite
     from pyfed.search import run_all

@@ -24,19 +24,51 @@ def test_api_list_rows_name_a_mathlib_file():
         assert "Mathlib" in cells[2] or "Lean core" in cells[2], row
 
 
+def test_no_file_imports_the_whole_of_mathlib():
+    used = inventory.mathlib_usage(LEAN)
+    assert "Mathlib" not in used["modules"]
+    assert all(m.startswith("Mathlib.") for m in used["modules"])
+
+
+def test_every_imported_module_is_listed_with_its_file():
+    used = inventory.mathlib_usage(LEAN)
+    listed = inventory.api_module_files(API)
+    assert set(used["modules"]) <= set(listed), sorted(set(used["modules"]) - set(listed))
+    for module in used["modules"]:
+        assert listed[module] == module.replace(".", "/") + ".lean", module
+    # the two model files import exactly the published models' modules
+    assert sorted(m for m, files in used["modules"].items() if "Pyfed/Scaffold/Model.lean" in files) == [
+        "Mathlib.Analysis.Calculus.Gradient.Basic", "Mathlib.Analysis.InnerProductSpace.PiL2",
+        "Mathlib.Analysis.Normed.Lp.MeasurableSpace", "Mathlib.Analysis.SpecialFunctions.Pow.Real",
+        "Mathlib.MeasureTheory.Function.L2Space", "Mathlib.Probability.Independence.Conditional",
+        "Mathlib.Probability.Process.Adapted"]
+    fedavg = sorted(m for m, files in used["modules"].items() if "Pyfed/FedAvg/Model.lean" in files)
+    assert fedavg == sorted(["Mathlib.Analysis.Convex.Function", "Mathlib.Analysis.Calculus.Gradient.Basic",
+                             "Mathlib.Analysis.InnerProductSpace.PiL2", "Mathlib.Analysis.Normed.Lp.MeasurableSpace",
+                             "Mathlib.Analysis.SpecialFunctions.Pow.Real", "Mathlib.MeasureTheory.Function.L2Space",
+                             "Mathlib.Probability.Independence.Conditional", "Mathlib.Probability.Process.Adapted"])
+
+
+def test_importing_the_whole_of_mathlib_is_detected():
+    rel = "Pyfed/Lemmas/Inequalities.lean"
+    text = (LEAN / rel).read_text(encoding="utf-8")
+    broken = "import Mathlib\n" + text
+    assert inventory.api_mismatch(LEAN, sources={rel: broken})["modules"] == ["Mathlib"]
+    assert "Mathlib" in inventory.mathlib_usage(LEAN, sources={rel: broken})["modules"]
+
+
 def test_usage_is_detected():
     used = inventory.mathlib_usage(LEAN)
-    assert set(used["modules"]) == {"Mathlib"}
-    assert {"Real.rpow", "ProbabilityTheory.iCondIndepFun", "MeasureTheory.condExp", "MemLp", "EuclideanSpace",
-            "Finset.powersetCard"} <= set(used["names"])
+    assert {"Real.rpow", "Real.sqrt", "ProbabilityTheory.iCondIndepFun", "MeasureTheory.condExp", "MemLp",
+            "EuclideanSpace", "Finset.powersetCard", "ConvexOn", "Set.univ"} <= set(used["names"])
 
 
 def test_broken_copy_new_name_fails():
     rel = "Pyfed/Lemmas/Inequalities.lean"
     text = (LEAN / rel).read_text(encoding="utf-8")
-    broken = text.replace("(1 + a⁻¹) * ‖v‖ ^ 2 := by sorry", "(1 + a⁻¹) * ‖v‖ ^ 2 + Real.sqrt 0 := by sorry")
+    broken = text.replace("(1 + a⁻¹) * ‖v‖ ^ 2 := by sorry", "(1 + a⁻¹) * ‖v‖ ^ 2 + Real.exp 0 := by sorry")
     assert broken != text
-    assert inventory.api_mismatch(LEAN, sources={rel: broken})["names"] == ["Real.sqrt"]
+    assert inventory.api_mismatch(LEAN, sources={rel: broken})["names"] == ["Real.exp"]
 
 
 def test_broken_copy_new_import_fails():
@@ -59,5 +91,5 @@ def test_broken_api_list_fails(tmp_path):
 def test_names_in_comments_are_ignored():
     rel = "Pyfed/Lemmas/Inequalities.lean"
     text = (LEAN / rel).read_text(encoding="utf-8")
-    broken = text + "\n-- Real.sqrt in a comment\n/- MeasureTheory.volume in a block -/\n"
+    broken = text + "\n-- Real.exp in a comment\n/- MeasureTheory.volume in a block -/\n"
     assert inventory.api_mismatch(LEAN, sources={rel: broken}) == {"modules": [], "names": []}

@@ -34,6 +34,9 @@ def test_parsed_bodies_are_the_seed_formulas():
     K, eta_l, eta_g, mu, h, r, T = sympy.symbols("K eta_l eta_g mu h r T")
     assert sympy.simplify(defs["effectiveStep"].body - K * eta_l * eta_g) == 0
     assert sympy.simplify(defs["weight"].body - (1 / (1 - mu * h / 2)) ** (r + 1)) == 0
+    assert defs["initialPotential"].params == ["P", "S", "h", "c0", "xstar"]
+    assert defs["convexRHS"].params == ["P", "S", "K", "T", "ηl", "ηg", "μ", "c0", "xstar"]
+    assert defs["nonconvexRHS"].params == ["P", "S", "K", "T", "ηl", "ηg", "fLower"]
     # W_T for T = 3 and mu = 0 is 3 (uniform weights), for mu h = 1 it is 2 + 4 + 8
     ws = defs["weightSum"].body
     assert ws.subs({T: 3, mu: 0, h: 1}).doit() == 3
@@ -50,9 +53,9 @@ def test_constant_81_edited_in_lean_is_detected():
 
 
 def test_lean_model_exponent_edit_is_detected():
-    old = "(1 / (1 - μ * h / 2)) ^ (r + 1)"
+    old = "(1 - μ * h / 2)⁻¹ ^ (r + 1)"
     assert old in _text(MODEL)
-    broken = _text(MODEL).replace(old, "(1 / (1 - μ * h / 2)) ^ r")
+    broken = _text(MODEL).replace(old, "(1 - μ * h / 2)⁻¹ ^ r")
     bad = drift.check_drift(LEAN, points=6, sources={MODEL: broken})
     names = {m.name for m in bad}
     assert "weight" in names and "weight vs weightQ" in names
@@ -92,3 +95,69 @@ def test_assert_no_drift_raises_with_message(monkeypatch):
     monkeypatch.setattr(bounds, "effective_step", lambda K, a, b, **kw: Fraction(2) * K * a * b)
     with pytest.raises(drift.DriftError, match="effectiveStep"):
         drift.assert_no_drift(LEAN, points=4)
+
+
+def test_let_binding_is_substituted():
+    K, eta_l, eta_g, S, sigma = sympy.symbols("K eta_l eta_g S sigma")
+    e = drift.parse_expression("let h := K * ηl * ηg\n  h * σ ^ 2 / (S : ℝ)")
+    assert sympy.simplify(e - K * eta_l * eta_g * sigma**2 / S) == 0
+    e2 = drift.parse_expression("let h := K * ηl; h + h")
+    assert sympy.simplify(e2 - 2 * K * eta_l) == 0
+
+
+def test_let_edit_in_lean_is_detected():
+    old = "  let h := effectiveStep K ηl ηg\n  14 *"
+    assert old in _text(MODEL)
+    broken = _text(MODEL).replace(old, "  let h := effectiveStep K ηl (2 * ηg)\n  14 *")
+    bad = drift.check_drift(LEAN, points=6, sources={MODEL: broken})
+    assert {"nonconvexRHS", "nonconvexRHS vs nonconvexRHSQ"} <= {m.name for m in bad}
+
+
+def test_fedavg_right_sides_parse_to_the_field_guide_formulas():
+    """The FedAvg right sides of lean/Pyfed/FedAvg/Model.lean (Field Guide, Section 6.1.2, PDF
+    p. 41: Lemma 2, equations (15)-(17)) parse with the same grammar, to these hand-written
+    formulas (D = distance P)."""
+    defs = drift.parse_definitions(LEAN, catalog=drift.FEDAVG_ARITHMETIC_DEFS)
+    D, L, M, T, tau, eta, sigma, zeta = sympy.symbols("D L M T tau eta sigma zeta", positive=True)
+    plain = {s.name: s for s in (D, L, M, T, tau, eta, sigma, zeta)}
+
+    def body(name):
+        e = defs[name].body
+        return e.xreplace({s: plain[s.name] for s in e.free_symbols if s.name in plain})
+
+    assert defs["driftRHS"].params == ["P", "τ", "η"]
+    assert defs["convergenceRHS"].params == ["P", "τ", "T", "η"]
+    assert defs["optimizedStep"].params == ["P", "τ", "T"]
+    assert defs["optimizedRHS"].params == ["P", "τ", "T"]
+    assert sympy.simplify(body("driftRHS") - (18 * tau**2 * eta**2 * zeta**2 + 4 * tau * eta**2 * sigma**2)) == 0
+    conv = D**2 / (2 * eta * tau * T) + eta * sigma**2 / M + 4 * tau * eta**2 * L * sigma**2 \
+        + 18 * tau**2 * eta**2 * L * zeta**2
+    assert sympy.simplify(body("convergenceRHS") - conv) == 0
+    third = sympy.Rational(1, 3)
+    step = sympy.Min(1 / (4 * L), sympy.sqrt(M) * D / (sympy.sqrt(tau) * sympy.sqrt(T) * sigma),
+                     D**(2 * third) / (tau**(2 * third) * T**third * L**third * sigma**(2 * third)),
+                     D**(2 * third) / (tau * T**third * L**third * zeta**(2 * third)))
+    got = body("optimizedStep")
+    pt = {D: 3, L: 2, M: 5, T: 7, tau: 4, sigma: sympy.Rational(1, 2), zeta: sympy.Rational(3, 2)}
+    assert abs(sympy.N(got.subs(pt) - step.subs(pt), 40)) < sympy.Float("1e-35")
+    rhs = 2 * L * D**2 / (tau * T) + 2 * sigma * D / sympy.sqrt(M * tau * T) \
+        + 5 * L**third * sigma**(2 * third) * D**(4 * third) / (tau**third * T**(2 * third)) \
+        + 19 * L**third * zeta**(2 * third) * D**(4 * third) / T**(2 * third)
+    assert sympy.simplify(body("optimizedRHS") - rhs) == 0
+
+
+def test_fedavg_constant_edit_changes_the_parse():
+    rel = "Pyfed/FedAvg/Model.lean"
+    old = "18 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2"
+    assert old in _text(rel)
+    broken = _text(rel).replace(old, "1 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2")
+    a = drift.parse_definitions(LEAN, catalog=drift.FEDAVG_ARITHMETIC_DEFS)["driftRHS"].body
+    b = drift.parse_definitions(LEAN, catalog=drift.FEDAVG_ARITHMETIC_DEFS, sources={rel: broken})["driftRHS"].body
+    assert sympy.simplify(a - b) != 0
+
+
+def test_function_arity_is_checked():
+    with pytest.raises(ValueError, match="Real.sqrt takes 1"):
+        drift.parse_expression("Real.sqrt a b")
+    with pytest.raises(ValueError, match="min takes 2"):
+        drift.parse_expression("min a")

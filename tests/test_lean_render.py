@@ -170,6 +170,22 @@ def test_counterexample_for_a_lemma_has_the_witness_only():
     assert re.search(r"Counterexample_SamplingVarianceBound_[0-9a-f]{12}", text)
 
 
+def test_counterexample_names_its_namespace():
+    text = render.render_counterexample({"lean_name": "SamplingVarianceBound", "instance": {"N": 3},
+                                         "lhs": "5/2", "rhs": "-1/3"})
+    assert "`SCAFFOLD.SamplingVarianceBound`" in text and "\nopen SCAFFOLD\n" in text
+    text = render.render_counterexample({"lean_name": "FedAvg.BoundedClientDrift", "instance": {"tau": 2},
+                                         "lhs": "5/2", "rhs": "1/3"})
+    assert "`FedAvg.BoundedClientDrift`" in text and "\nopen FedAvg\n" in text
+    assert "open SCAFFOLD" not in text
+    assert "example : (1/3 : ℚ) < (5/2 : ℚ) := by" in text
+    assert render.render_counterexample(dict(_record(), lean_name="ConvexFiniteRoundConvergence")) == \
+        render.render_counterexample(_record())
+    with pytest.raises(InputError) as e:
+        render.render_counterexample({"lean_name": "LocalSGD.Foo", "instance": {}, "lhs": "1", "rhs": "0"})
+    assert e.value.argument == "lean_name"
+
+
 @pytest.mark.parametrize("field, value", [("lhs", 0.5), ("rhs", "abc"), ("lean_name", "bad name")])
 def test_counterexample_rejects_inexact_or_malformed(field, value):
     rec = _record()

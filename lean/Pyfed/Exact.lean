@@ -1,4 +1,7 @@
 import Pyfed.Scaffold.Model
+import Mathlib.Data.Rat.BigOperators
+import Mathlib.Tactic.NormNum
+import Mathlib.Tactic.Ring
 
 /-!
 # Computable ℚ mirrors of the arithmetic definitions
@@ -6,12 +9,17 @@ import Pyfed.Scaffold.Model
 `effectiveStepQ`, `weightQ`, `weightSumQ`, `initialPotentialQ`, `convexRHSQ`, `nonconvexRHSQ`
 compute over `ℚ`, so the generated test library (`lean/PyfedTest/Generated`) can check exact
 values with `norm_num` and `#guard`. The `*_cast` theorems say that the cast to `ℝ` of each
-mirror is the corresponding real definition of `Pyfed.Scaffold.Model`; numbers that the real
-definitions read from a `Problem` (`‖x0 - x⋆‖²`, `C₀`, `σ`, `β`, `F(x0) - f_low`) are passed
-to the mirrors as rationals together with an equation saying what they stand for.
+mirror is the corresponding real definition of `Pyfed.Scaffold.Model`. A real definition that
+reads numbers from a `Problem` (`‖P.x0 - xstar‖²`, `initialControlError P c0 xstar`, `P.σ`,
+`P.β`, `objective P.f P.x0 - fLower`) has a mirror taking those numbers as rationals, and the
+cast theorem takes an equation saying what each stands for: `initialPotentialQ distSq C0 N S h`
+mirrors `initialPotential P S h c0 xstar`, `convexRHSQ distSq C0 N S K T ηl ηg μ σ` mirrors
+`convexRHS P S K T ηl ηg μ c0 xstar`, `nonconvexRHSQ fGap β S K T ηl ηg σ` mirrors
+`nonconvexRHS P S K T ηl ηg fLower`.
 
-The cast theorems are not checker statements: `tests/test_lean_drift.py` covers them (it
-checks each mirror against both its real definition and `pyfed.theory`).
+The tactic imports (`norm_num`, `ring`) serve these proofs and the generated test files, which
+import `Pyfed` only. The cast theorems are not checker statements: `tests/test_lean_drift.py`
+covers them (it checks each mirror against both its real definition and `pyfed.theory`).
 -/
 
 namespace SCAFFOLD
@@ -20,9 +28,9 @@ namespace SCAFFOLD
 def effectiveStepQ (K : ℕ) (ηl ηg : ℚ) : ℚ :=
   (K : ℚ) * ηl * ηg
 
-/-- `w_r = (1 / (1 - μ h / 2))^(r+1)` over `ℚ`. -/
+/-- `w_r = (1 - μ h / 2)⁻¹ ^ (r+1)` over `ℚ`. -/
 def weightQ (μ h : ℚ) (r : ℕ) : ℚ :=
-  (1 / (1 - μ * h / 2)) ^ (r + 1)
+  (1 - μ * h / 2)⁻¹ ^ (r + 1)
 
 /-- `W_T = ∑_{r<T} w_r` over `ℚ`. -/
 def weightSumQ (μ h : ℚ) (T : ℕ) : ℚ :=
@@ -38,7 +46,7 @@ def convexRHSQ (distSq C0 : ℚ) (N S K T : ℕ) (ηl ηg μ σ : ℚ) : ℚ :=
       (effectiveStepQ K ηl ηg * weightSumQ μ (effectiveStepQ K ηl ηg) T) +
     12 * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
 
-/-- The nonconvex right side over `ℚ`, from `fGap = F(x0) - f_low`, `β` and `σ`. -/
+/-- The nonconvex right side over `ℚ`, from `fGap = F(x0) - fLower`, `β` and `σ`. -/
 def nonconvexRHSQ (fGap β : ℚ) (S K T : ℕ) (ηl ηg σ : ℚ) : ℚ :=
   14 * fGap / (effectiveStepQ K ηl ηg * (T : ℚ)) +
     70 * β * effectiveStepQ K ηl ηg * σ ^ 2 / ((K : ℚ) * (S : ℚ)) * (1 + (S : ℚ) / ηg ^ 2)
@@ -75,12 +83,21 @@ theorem weightSumQ_cast (μ h : ℚ) (T : ℕ) :
     (try ring)
     done
 
-theorem initialPotentialQ_cast (distSq C0 : ℚ) (N S : ℕ) (h : ℚ) :
-    ((initialPotentialQ distSq C0 N S h : ℚ) : ℝ) =
-      initialPotential (distSq : ℝ) (C0 : ℝ) N S (h : ℝ) := by
-  simp only [initialPotentialQ, initialPotential]
-  try push_cast
-  try ring
+theorem initialPotentialQ_cast {d N : ℕ} (P : Problem d N) (S : ℕ) (h : ℚ)
+    (c0 : Fin N → Space d) (xstar : Space d) (distSq C0 : ℚ)
+    (hdist : (distSq : ℝ) = ‖P.x0 - xstar‖ ^ 2)
+    (hC0 : (C0 : ℝ) = initialControlError P c0 xstar) :
+    ((initialPotentialQ distSq C0 N S h : ℚ) : ℝ) = initialPotential P S (h : ℝ) c0 xstar := by
+  first
+  | rw [initialPotential, ← hdist, ← hC0, initialPotentialQ]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [initialPotentialQ, initialPotential]
+    (try push_cast)
+    rw [hdist, hC0]
+    (try ring)
+    done
 
 theorem convexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℚ)
     (c0 : Fin N → Space d) (xstar : Space d) (distSq C0 σ : ℚ)
@@ -89,8 +106,8 @@ theorem convexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ 
     ((convexRHSQ distSq C0 N S K T ηl ηg μ σ : ℚ) : ℝ) =
       convexRHS P S K T (ηl : ℝ) (ηg : ℝ) (μ : ℝ) c0 xstar := by
   first
-  | rw [convexRHS, ← hdist, ← hC0, ← hσ, ← effectiveStepQ_cast, ← weightSumQ_cast,
-      ← initialPotentialQ_cast, convexRHSQ]
+  | simp only [convexRHS, ← hσ, ← effectiveStepQ_cast, ← weightSumQ_cast,
+      ← initialPotentialQ_cast P S _ c0 xstar distSq C0 hdist hC0, convexRHSQ]
     (try push_cast)
     (try ring)
     done
@@ -102,12 +119,12 @@ theorem convexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ 
     done
 
 theorem nonconvexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg : ℚ)
-    (f_low : ℝ) (fGap β σ : ℚ) (hgap : (fGap : ℝ) = objective P.f P.x0 - f_low)
+    (fLower : ℝ) (fGap β σ : ℚ) (hgap : (fGap : ℝ) = objective P.f P.x0 - fLower)
     (hβ : (β : ℝ) = P.β) (hσ : (σ : ℝ) = P.σ) :
     ((nonconvexRHSQ fGap β S K T ηl ηg σ : ℚ) : ℝ) =
-      nonconvexRHS P S K T (ηl : ℝ) (ηg : ℝ) f_low := by
+      nonconvexRHS P S K T (ηl : ℝ) (ηg : ℝ) fLower := by
   first
-  | rw [nonconvexRHS, ← hgap, ← hβ, ← hσ, ← effectiveStepQ_cast, nonconvexRHSQ]
+  | simp only [nonconvexRHS, ← hgap, ← hβ, ← hσ, ← effectiveStepQ_cast, nonconvexRHSQ]
     (try push_cast)
     (try ring)
     done

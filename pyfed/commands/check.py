@@ -24,8 +24,8 @@ def register(subparsers) -> None:
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: shorter horizons (T = 4), 64 replicates, and each statement checker's quick "
-                        "budget (its structured edge cases and one random draw; the two theorem checkers: "
-                        "their structured instances only)")
+                        "budget (its structured edge cases and one random draw; the finite-round theorem "
+                        "checkers: their structured instances only)")
     p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH (checked before the run)")
     p.add_argument("--budget", type=int, default=None,
                    help="search budget per statement checker, >= 1: the number of random draws of its "

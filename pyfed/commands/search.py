@@ -88,9 +88,14 @@ def run(args) -> int:
         raise InputError("lean_name", "missing statement name (e.g. ConvexFiniteRoundConvergence); "
                                       "`pyfed search --list` lists them")
     chk = get(args.lean_name)
-    if args.mutate is not None:
-        chk._mutation(args.mutate)
-    chk.effective_relax(args.relax, args.mutate)
+    try:  # the library names them relax / mutate; on the command line they are flags
+        if args.mutate is not None:
+            chk._mutation(args.mutate)
+        chk.effective_relax(args.relax, args.mutate)
+    except InputError as exc:
+        if exc.argument in ("relax", "mutate"):
+            raise InputError(f"--{exc.argument}", exc.reason) from None
+        raise
     seed = check_int("--seed", args.seed, minimum=0)
     if args.budget is not None:
         check_int("--budget", args.budget, minimum=1)

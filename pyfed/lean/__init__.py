@@ -4,6 +4,10 @@
   values of the ℚ mirrors, hypothesis facts, counterexamples) from Jinja2 templates;
 * :mod:`pyfed.lean.drift` — parses the Lean arithmetic definitions and checks them against
   :mod:`pyfed.theory`;
+* :mod:`pyfed.lean.inventory` — theorem names (namespace-qualified) against the checker
+  registry, Mathlib imports and names against ``lean/MATHLIB_API.md``;
+* :mod:`pyfed.lean.signatures` — declarations with their explicit arity and structure fields
+  (the interface shared with the published formalization);
 * the ``pyfed lean`` front end is :mod:`pyfed.commands.lean`.
 """
 

@@ -9,9 +9,13 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
    ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with a
    small recursive-descent parser for the subset those bodies use: ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
-   (a symbolic :class:`sympy.Sum`), applications of the other parsed definitions, and a few
-   named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0 xstar`` ->
-   ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``Real.rpow a b`` -> ``a**b``);
+   (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for
+   ``x`` in the rest), applications of the other parsed definitions, ``Real.rpow a b`` ->
+   ``a**b``, ``Real.sqrt a`` -> ``sqrt(a)``, ``min a b`` / ``max a b`` -> ``Min`` / ``Max``, and
+   a few named atoms (``‖P.x0 - xstar‖`` -> ``sqrt(dist_sq)``, ``initialControlError P c0
+   xstar`` -> ``C0``, ``objective P.f P.x0`` -> ``f_x0``, ``distance P`` -> ``D``). The FedAvg
+   right sides of ``lean/Pyfed/FedAvg/Model.lean`` (:data:`FEDAVG_ARITHMETIC_DEFS`) parse with
+   the same grammar (``parse_definitions(catalog=FEDAVG_ARITHMETIC_DEFS)``);
 2. proves each real definition symbolically equal to its ℚ mirror (``sympy.simplify`` of the
    difference is 0, with ``T`` and ``r`` symbolic);
 3. proves each definition symbolically equal to its ``pyfed.theory`` function called with
@@ -42,7 +46,8 @@ import mpmath
 import sympy
 
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
-           "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "DriftError"]
+           "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "FEDAVG_ARITHMETIC_DEFS",
+           "DriftError"]
 
 
 class DriftError(AssertionError):
@@ -74,16 +79,37 @@ ARITHMETIC_DEFS = {
     "nonconvexRHSQ": "Pyfed/Exact.lean",
 }
 
+#: The FedAvg right sides (namespace ``FedAvg``, Field Guide Section 6.1.2), parsed with the same
+#: grammar; not yet compared with ``pyfed.theory`` (their Python mirrors are issue 12's Python
+#: half). ``distance P`` is the atom ``D``; ``P.L``, ``P.σ``, ``P.ζ``, ``M``, ``τ``, ``T``, ``η``
+#: are the symbols ``L``, ``sigma``, ``zeta``, ``M``, ``tau``, ``T``, ``eta``.
+FEDAVG_ARITHMETIC_DEFS = {
+    "driftRHS": "Pyfed/FedAvg/Model.lean",
+    "convergenceRHS": "Pyfed/FedAvg/Model.lean",
+    "optimizedStep": "Pyfed/FedAvg/Model.lean",
+    "optimizedRHS": "Pyfed/FedAvg/Model.lean",
+}
+
 #: Lean identifier -> Python/sympy symbol name (the papers' symbols, as in pyfed.theory).
 SYMBOL_NAMES = {
     "ηl": "eta_l", "ηg": "eta_g", "μ": "mu", "σ": "sigma", "β": "beta",
-    "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap",
+    "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap", "fLower": "f_low",
+    "η": "eta", "τ": "tau", "ζ": "zeta", "P.ζ": "zeta", "P.L": "L",
 }
 
 #: Named atoms: Lean application text -> symbol.
 NAMED_APPLICATIONS = {
     "initialControlError": "C0",     # initialControlError P c0 xstar
     "objective": "f_x0",             # objective P.f P.x0
+    "distance": "D",                 # distance P = ‖P.x0 - P.xstar‖ (FedAvg)
+}
+
+#: Mathlib functions the parser reads: name -> (arity, sympy constructor).
+FUNCTIONS = {
+    "Real.rpow": (2, lambda a, b: a ** b),
+    "Real.sqrt": (1, sympy.sqrt),
+    "min": (2, sympy.Min),
+    "max": (2, sympy.Max),
 }
 NORM_ATOMS = {"P.x0 - xstar": "dist_sq"}   # ‖P.x0 - xstar‖ = sqrt(dist_sq)
 
@@ -201,7 +227,7 @@ class _Parser:
         tok = self.peek()
         if tok == "∑":
             return self.big_sum()
-        if tok is not None and (tok in self.defs or tok in NAMED_APPLICATIONS or tok == "Real.rpow"):
+        if tok is not None and (tok in self.defs or tok in NAMED_APPLICATIONS or tok in FUNCTIONS):
             head = self.take()
             args = []
             while self.starts_atom(self.peek()):
@@ -212,10 +238,11 @@ class _Parser:
     def apply(self, head, args):
         if head in NAMED_APPLICATIONS:
             return sympy.Symbol(NAMED_APPLICATIONS[head])
-        if head == "Real.rpow":
-            if len(args) != 2:
-                raise ValueError("drift parser: Real.rpow takes 2 arguments")
-            return args[0] ** args[1]
+        if head in FUNCTIONS:
+            arity, fn = FUNCTIONS[head]
+            if len(args) != arity:
+                raise ValueError(f"drift parser: {head} takes {arity} arguments, got {len(args)}")
+            return fn(*args)
         d = self.defs[head]
         if len(args) != len(d.params):
             raise ValueError(f"drift parser: {head} applied to {len(args)} arguments, expects "
@@ -270,8 +297,21 @@ class _Parser:
         raise ValueError(f"drift parser: unexpected token {tok!r}")
 
 
+_LET_RE = re.compile(r"\A\s*let\s+(?P<name>[^\W\d][\w']*)\s*:=\s*(?P<value>[^\n;]+?)\s*(?:;|\n)(?P<rest>.*)\Z",
+                     re.S | re.UNICODE)
+
+
 def parse_expression(text: str, defs: dict | None = None) -> sympy.Expr:
-    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs)."""
+    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs).
+
+    Leading ``let x := value`` bindings (one per line, or ended by ``;``) are parsed and their
+    value substituted for ``x`` in the rest of the term.
+    """
+    m = _LET_RE.match(text)
+    if m:
+        value = parse_expression(m.group("value"), defs)
+        rest = parse_expression(m.group("rest"), defs)
+        return rest.xreplace({sym(m.group("name")): value})
     return _Parser(tokenize(text), defs or {}).parse()
 
 
@@ -290,24 +330,28 @@ def _explicit_params(sig: str) -> list:
     return out
 
 
-def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: dict | None = None) -> dict:
+def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: dict | None = None,
+                      catalog: dict | None = None) -> dict:
     """Parse the arithmetic Lean definitions into :class:`LeanDef` objects.
 
     Parameters
     ----------
     lean_dir : path to ``lean/`` (default: the repository's).
-    names : which definitions (default: all of :data:`ARITHMETIC_DEFS`, in dependency order).
+    names : which definitions (default: all of ``catalog``, in dependency order).
     sources : optional ``{relative path: text}`` overriding file contents (used by tests to
         check that a broken copy is detected).
+    catalog : ``{definition name: file relative to lean/}`` (default :data:`ARITHMETIC_DEFS`;
+        :data:`FEDAVG_ARITHMETIC_DEFS` for the FedAvg right sides).
 
     Raises ValueError if a definition is missing or uses syntax outside the parsed subset.
     """
     lean_dir = Path(lean_dir) if lean_dir is not None else default_lean_dir()
-    names = list(names or ARITHMETIC_DEFS)
+    catalog = ARITHMETIC_DEFS if catalog is None else catalog
+    names = list(names or catalog)
     texts = {}
     defs: dict = {}
     for name in names:
-        rel = ARITHMETIC_DEFS[name]
+        rel = catalog[name]
         if rel not in texts:
             texts[rel] = sources[rel] if sources and rel in sources else (lean_dir / rel).read_text(encoding="utf-8")
         found = None

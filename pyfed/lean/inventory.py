@@ -1,9 +1,11 @@
 """Inventories of the Lean sources: theorem names (registry check) and Mathlib names (API list).
 
-* :func:`theorem_names` — every ``theorem`` declared under ``lean/`` (``SCAFFOLD.<name>``), split
-  into checker statements and the cast theorems of ``lean/Pyfed/Exact.lean`` (covered by the
-  drift check, not by a checker);
-* :func:`registry_mismatch` — compares the statements with the checker registry's names;
+* :func:`theorem_declarations` — every ``theorem`` declared under ``lean/`` with its
+  namespace-qualified name (``SCAFFOLD.GradientGrowth``, ``FedAvg.PerRoundProgress``);
+* :func:`theorem_names` — the same by bare name, split into checker statements and the cast
+  theorems of ``lean/Pyfed/Exact.lean`` (covered by the drift check, not by a checker);
+* :func:`registry_mismatch` — compares the statements with the checker registry's names, minus
+  :data:`PENDING_CHECKERS` (Lean statements whose checkers are not written yet);
 * :func:`mathlib_usage` — the ``import Mathlib…`` modules and the Mathlib-looking names used in
   Lean code (comments and strings stripped): qualified names under Mathlib namespaces
   (``Real.``, ``MeasureTheory.``, ``ProbabilityTheory.``, ``Finset.``, ``Nat.``, ``Set.``,
@@ -18,11 +20,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["theorem_names", "registry_mismatch", "mathlib_usage", "api_list_names",
-           "api_mismatch", "strip_comments", "lean_files", "MATHLIB_BARE", "MATHLIB_NAMESPACES",
-           "EXACT_FILE"]
+__all__ = ["theorem_names", "theorem_declarations", "registry_mismatch", "mathlib_usage",
+           "api_list_names", "api_mismatch", "api_module_files", "strip_comments", "lean_files",
+           "MATHLIB_BARE", "MATHLIB_NAMESPACES", "EXACT_FILE", "PENDING_CHECKERS"]
 
 EXACT_FILE = "Pyfed/Exact.lean"
+
+#: Lean statements (namespace-qualified) that have no Python checker yet: the four FedAvg
+#: statements of the Field Guide (issue 12), whose checkers are the Python half of that issue.
+#: ``tests/test_lean_registry.py`` requires this to be exactly the set of Lean theorems without a
+#: checker, so whoever adds a checker removes its name here (the list is then empty).
+PENDING_CHECKERS = (
+    "FedAvg.PerRoundProgress",
+    "FedAvg.BoundedClientDrift",
+    "FedAvg.ConvexFedAvgConvergence",
+    "FedAvg.TunedConvexFedAvgConvergence",
+)
 
 #: Namespaces whose qualified names are Mathlib's (or core names re-exported by Mathlib).
 MATHLIB_NAMESPACES = ("Real", "MeasureTheory", "ProbabilityTheory", "Finset", "Nat", "Set",
@@ -87,33 +100,80 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
+_SCOPE_RE = re.compile(
+    r"(?m)^[ \t]*(?:noncomputable[ \t]+)?(?P<kind>namespace|section|end)\b[ \t]*(?P<name>[\w.']*)")
+_THEOREM_RE = re.compile(
+    r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+)?theorem\s+(?P<name>[\w.']+)")
+
+
+def _namespaced_theorems(code: str) -> list:
+    """``[(qualified name, bare name)]`` of the theorems in comment-free Lean ``code``, tracking
+    ``namespace A.B`` / ``section`` / ``end`` blocks."""
+    events = [(m.start(), "scope", m) for m in _SCOPE_RE.finditer(code)]
+    events += [(m.start(), "theorem", m) for m in _THEOREM_RE.finditer(code)]
+    stack, out = [], []       # stack of ("namespace", [parts]) / ("section", name)
+    for _, what, m in sorted(events, key=lambda e: e[0]):
+        if what == "scope":
+            kind, name = m.group("kind"), m.group("name")
+            if kind == "namespace":
+                stack.append(("namespace", name.split(".")))
+            elif kind == "section":
+                stack.append(("section", name))
+            elif stack:       # `end X` closes the innermost block
+                stack.pop()
+            continue
+        ns = [part for kind, parts in stack if kind == "namespace" for part in parts]
+        name = m.group("name")
+        qualified = ".".join(ns + [name])
+        out.append((qualified, qualified.split(".")[-1]))
+    return out
+
+
+def theorem_declarations(lean_dir, sources: dict | None = None) -> dict:
+    """``{qualified name: file}`` of the ``theorem``s under ``lean_dir`` outside the test library
+    ``PyfedTest/`` (which restates published statements on purpose), namespaces resolved
+    (``FedAvg.PerRoundProgress``). ``sources`` (``{relative path: text}``) overrides or adds files.
+    A qualified name declared twice raises ValueError."""
+    lean_dir = Path(lean_dir)
+    files = set(lean_files(lean_dir)) | set(sources or {})
+    out = {}
+    for rel in sorted(files):
+        if Path(rel).parts[:1] == ("PyfedTest",) or rel == "PyfedTest.lean":
+            continue
+        for qualified, _ in _namespaced_theorems(strip_comments(_read(lean_dir, rel, sources))):
+            if qualified in out:
+                raise ValueError(f"theorem {qualified} declared twice (second time in lean/{rel})")
+            out[qualified] = rel
+    return out
+
+
 def theorem_names(lean_dir, sources: dict | None = None) -> tuple:
-    """``(statements, exact_casts)``: dicts ``name -> file`` of the ``theorem``s under ``lean_dir``.
+    """``(statements, exact_casts)``: dicts ``bare name -> file`` of the ``theorem``s under ``lean_dir``.
 
     ``exact_casts`` holds the theorems of ``Pyfed/Exact.lean`` (cast lemmas of the ℚ mirrors,
     covered by the drift check); ``statements`` all others outside the test library
-    ``PyfedTest/`` (which restates the seed's statement verbatim, see ``PyfedTest/Seed000.lean``). A name declared twice raises
-    ValueError. ``sources`` (``{relative path: text}``) overrides or adds files.
+    ``PyfedTest/`` (which restates the seed's and the published statements verbatim, see
+    ``PyfedTest/Seed000.lean``). Checkers are keyed by bare names, so a bare name declared twice
+    (in any namespaces) raises ValueError. ``sources`` (``{relative path: text}``) overrides or
+    adds files.
     """
-    lean_dir = Path(lean_dir)
-    files = set(lean_files(lean_dir)) | set(sources or {})
     statements, casts = {}, {}
-    for rel in sorted(files):
-        if Path(rel).parts[:1] == ("PyfedTest",) or rel == "PyfedTest.lean":
-            continue  # the test library restates statements (e.g. the seed's, verbatim) on purpose
-        code = strip_comments(_read(lean_dir, rel, sources))
-        for m in re.finditer(r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+)?theorem\s+([\w.']+)", code):
-            name = m.group(1).removeprefix("SCAFFOLD.")
-            target = casts if rel == EXACT_FILE else statements
-            if name in statements or name in casts:
-                raise ValueError(f"theorem {name} declared twice (second time in lean/{rel})")
-            target[name] = rel
+    for qualified, rel in theorem_declarations(lean_dir, sources).items():
+        name = qualified.split(".")[-1]
+        if name in statements or name in casts:
+            raise ValueError(f"theorem {name} declared twice (second time in lean/{rel})")
+        (casts if rel == EXACT_FILE else statements)[name] = rel
     return statements, casts
 
 
-def registry_mismatch(statement_names, registry_names) -> dict:
-    """``{"missing_checker": [...], "missing_theorem": [...]}`` (both empty when one-for-one)."""
-    s, r = set(statement_names), set(registry_names)
+def registry_mismatch(statement_names, registry_names, pending=()) -> dict:
+    """``{"missing_checker": [...], "missing_theorem": [...]}`` (both empty when one-for-one).
+
+    ``pending``: statement names (bare or namespace-qualified) whose checkers are not written yet
+    (:data:`PENDING_CHECKERS`); they are not reported as missing a checker.
+    """
+    s = set(statement_names) - {p.split(".")[-1] for p in pending}
+    r = set(registry_names)
     return {"missing_checker": sorted(s - r), "missing_theorem": sorted(r - s)}
 
 
@@ -142,6 +202,16 @@ def api_list_names(api_path) -> set:
         m = re.match(r"\|\s*`([^`]+)`\s*\|", line)
         if m:
             out.add(m.group(1))
+    return out
+
+
+def api_module_files(api_path) -> dict:
+    """``{module: Mathlib file}`` of the rows of kind ``module`` in ``MATHLIB_API.md``."""
+    out = {}
+    for line in Path(api_path).read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        if len(cells) >= 3 and cells[1] == "module":
+            out[cells[0].strip("`")] = cells[2].strip("`")
     return out
 
 

@@ -13,7 +13,15 @@ drift check uses this to prove them equal to the Lean definitions symbolically.
 
 Source: Karimireddy et al., SCAFFOLD, ICML 2020, arXiv:1910.06378v4, Appendix E.1,
 PDF p. 30 (Lemma 15) and p. 31 (averaging display); seed 000 "Convex and strongly convex
-convergence" for the exact finite-round form, including weights w_r = q^-(r+1), r = 0..T-1.
+convergence" for the exact finite-round form, including weights w_r = q^-(r+1), r = 0..T-1;
+Appendix E.2, PDF p. 34, Lemma 19 (the nonconvex constants 14 and 70), summed over rounds as in
+equations (26)-(27) (PDF p. 31), for the nonconvex right side.
+
+Python functions keep numeric signatures; where the Lean definition takes the problem ``P``,
+the controls ``c0`` or ``xstar`` (``initialPotential P S h c0 xstar``, ``convexRHS P S K T ηl ηg μ
+c0 xstar``, ``nonconvexRHS P S K T ηl ηg fLower``), the Python function takes the numbers the
+Lean body reads from them (``dist_sq = ‖P.x0 - xstar‖²``, ``C0 = initialControlError P c0 xstar``,
+``N``, ``sigma = P.σ``, ``beta = P.β``, ``f_gap = objective P.f P.x0 - fLower``).
 """
 
 from __future__ import annotations
@@ -114,7 +122,8 @@ def contraction(mu, h, *, exact=None, dps=DEFAULT_DPS):
 
 
 def weight(r: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
-    """w_r = q^-(r+1) with q = 1 - mu*h/2 (Lean ``SCAFFOLD.weight``), for 0 <= r < T.
+    """w_r = q^-(r+1) with q = 1 - mu*h/2 (Lean ``SCAFFOLD.weight μ h r = (1 - μ * h / 2)⁻¹ ^ (r + 1)``),
+    for 0 <= r < T.
 
     mu = 0 gives w_r = 1. Raises :class:`pyfed.errors.UndefinedValue` (an InputError and a
     ZeroDivisionError) if q = 0, i.e. mu h = 2 (outside the hypotheses); r must be a natural number.
@@ -139,7 +148,7 @@ def weights(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS) -> list:
 
 
 def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
-    """W_T = sum_{r=0}^{T-1} q^-(r+1) (Lean ``SCAFFOLD.weightSum``).
+    """W_T = sum_{r=0}^{T-1} q^-(r+1) (Lean ``SCAFFOLD.weightSum μ h T``).
 
     Closed form (q^-T - 1)/(1 - q) when q != 1, and T when mu*h = 0, so a huge T costs one
     power, not T terms (exact mode: one big-rational power; mpmath mode: no overflow since
@@ -158,7 +167,7 @@ def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
 
 
 def initial_control_error(c0, grads_star, *, exact=None, dps=DEFAULT_DPS):
-    """C_0 = (1/N) sum_i ||c_i^0 - grad f_i(x*)||^2 (Lean ``SCAFFOLD.initialControlError``).
+    """C_0 = (1/N) sum_i ||c_i^0 - grad f_i(x*)||^2 (Lean ``SCAFFOLD.initialControlError P c0 xstar``).
 
     c0, grads_star: arrays shaped (N, d) (client controls and client gradients at x*). d = 0
     (empty vectors) gives an exact 0 (``Fraction(0)``; an mpf 0 with ``exact=False``).
@@ -192,9 +201,10 @@ def squared_distance(x, y, *, exact=None, dps=DEFAULT_DPS):
 
 
 def initial_potential(dist_sq, C0, N, S, h, *, exact=None, dps=DEFAULT_DPS):
-    """V_0 = ||x0 - x*||^2 + 9 N h^2 / S * C_0 (Lean ``SCAFFOLD.initialPotential``).
+    """V_0 = ||x0 - x*||^2 + 9 N h^2 / S * C_0 (Lean ``SCAFFOLD.initialPotential P S h c0 xstar``).
 
-    dist_sq: ||x0 - x*||^2; C0: initial control error; N clients; S clients per round; h
+    dist_sq: ||x0 - x*||^2 (Lean ``‖P.x0 - xstar‖ ^ 2``); C0: initial control error (Lean
+    ``initialControlError P c0 xstar``); N: number of clients of ``P``; S clients per round; h
     effective step. N and S are natural numbers (InputError otherwise).
     """
     N, S = _naturals(N=N, S=S)
@@ -218,7 +228,8 @@ def noise_term(constant, sigma=None, S=None, K=None, eta_g=None, h=None, *, sigm
 
 def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_sq=None, exact=None,
                dps=DEFAULT_DPS):
-    """Right side of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Lean ``SCAFFOLD.convexRHS``):
+    """Right side of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Lean
+    ``SCAFFOLD.convexRHS P S K T ηl ηg μ c0 xstar``):
 
         V_0 / (h W_T) + 12 h sigma^2 / (K S) * (1 + S / eta_g^2)
 
@@ -257,13 +268,16 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
 
 def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=None, exact=None,
                   dps=DEFAULT_DPS):
-    """Right side of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (Lean ``SCAFFOLD.nonconvexRHS``):
+    """Right side of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (Lean
+    ``SCAFFOLD.nonconvexRHS P S K T ηl ηg fLower``):
 
         14 (f(x0) - f_low) / (h T) + 70 beta h sigma^2 / (K S) * (1 + S / eta_g^2)
 
-    f_gap = f(x0) - f_low (>= 0 under the hypotheses); the noise as ``sigma`` or ``sigma_sq``
-    (= sigma^2, exactly one of them); S, K, T natural numbers. Errors as in :func:`convex_rhs`.
-    Source: SCAFFOLD Appendix E.2, PDF pp. 31 and 35, equations (26)-(27), warm-start controls.
+    f_gap = f(x0) - f_low (Lean ``objective P.f P.x0 - fLower``; >= 0 under the hypotheses);
+    beta = ``P.β``, sigma = ``P.σ`` -- or ``sigma_sq`` = sigma^2 instead (exactly one of them);
+    S, K, T natural numbers. Errors as in :func:`convex_rhs`. Source: SCAFFOLD Appendix E.2,
+    Lemma 19 (PDF p. 34), the source of the constants 14 and 70, summed over the rounds as in
+    equations (26)-(27) (PDF p. 31), with the warm-start controls of PDF p. 35.
     """
     noise, squared = noise_variance(sigma, sigma_sq)
     S, K, T = _naturals(S=S, K=K, T=T)

@@ -11,7 +11,8 @@ step-size condition h <= (S/N)^(2/3)/(24 beta) involves a cube root; it is *deci
 exactly as (24 beta h)^3 <= (S/N)^2 and its margin is reported in mpmath.
 
 Source: seed 000 (SCAFFOLD.ConvexFiniteRoundConvergence hypotheses); SCAFFOLD
-Appendix E.2, PDF p. 35, for the nonconvex step-size condition.
+Appendix E.2, Lemma 19 (PDF p. 34) with equations (26)-(27) (PDF p. 31) and the warm start of
+PDF p. 35, for the nonconvex step-size condition.
 """
 
 from __future__ import annotations
@@ -102,8 +103,11 @@ def convex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, mu, sigma=None, sigma_s
 
 def nonconvex_hypotheses(*, N, S, K, T, eta_l, eta_g, beta, sigma=None, sigma_sq=None, f_low=None, f_x0=None,
                          f_low_certificate: str | None = None, exact=None, dps=DEFAULT_DPS):
-    """Hypotheses of ``SCAFFOLD.NonconvexFiniteRoundConvergence``, in order: the common ones
-    (as in :func:`convex_hypotheses`), h <= (S/N)^(2/3)/(24 beta), and f_low <= f everywhere.
+    """Hypotheses of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (SCAFFOLD Appendix E.2,
+    Lemma 19, PDF p. 34, with equations (26)-(27), PDF p. 31), in order: the common ones (as in
+    :func:`convex_hypotheses`), h <= (S/N)^(2/3)/(24 beta) (Lean ``effectiveStep K ηl ηg ≤
+    Real.rpow ((S : ℝ) / (N : ℝ)) (2 / 3 : ℝ) / (24 * P.β)``), and f_low <= f everywhere (Lean
+    ``∀ x, fLower ≤ objective P.f x``).
 
     The last one is a property of the problem, not of numbers: it holds iff the problem
     supplies ``f_low_certificate`` (the derivation of its lower bound) and, as a sanity

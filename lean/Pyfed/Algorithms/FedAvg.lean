@@ -9,13 +9,21 @@ Round `r + 1` (seed: round `r`, `r = 1..R`) samples `samples r`, runs `K` local 
 * uniform-client analysis mode: `x_{r+1} = x_r + (ηg / S) ∑_{i ∈ 𝒮} (y_{i,K} - x_r)`;
 * count-weighted deployment mode: `x_{r+1} = x_r + ηg ∑_{i ∈ 𝒮} (nᵢ / n) (y_{i,K} - x_r)`.
 
+These are deterministic procedures: the oracles and the sampled sets are data (one
+realization), so each definition is the map from that realization to the trajectory. They live
+in the namespace `FedAvgProcedure`, apart from the stochastic model of the namespace `FedAvg`
+(`Pyfed.FedAvg.Model`, whose `Run` is the full-participation model of the Field Guide
+theorems); the model space and the local paths are those of `Pyfed.Algorithms.LocalPath`.
+
 Source: McMahan et al., PMLR 54 (2017), §2 and Algorithm 1; Karimireddy et al., SCAFFOLD,
 Algorithm 2.
 -/
 
 noncomputable section
 
-namespace SCAFFOLD
+namespace FedAvgProcedure
+
+open SCAFFOLD (Space LocalOracle localPath)
 
 /-- Aggregation mode of FedAvg. -/
 inductive FedAvgMode (N : ℕ) where
@@ -44,6 +52,6 @@ def fedAvg {d N : ℕ} (mode : FedAvgMode N) (S K : ℕ) (ηl ηg : ℝ)
   | r + 1 => fedAvgRound mode S K ηl ηg (oracle r) (samples r)
       (fedAvg mode S K ηl ηg oracle samples x0 r)
 
-end SCAFFOLD
+end FedAvgProcedure
 
 end

@@ -1,4 +1,5 @@
 import Pyfed.Scaffold.Model
+import Mathlib.Data.Finset.Powerset
 
 /-!
 # Federated objectives and uniform fixed-size client sampling (seed 002)

@@ -299,7 +299,8 @@ def decide_nonconvex(problem, sigma=None, *, S, K, T, eta_l, eta_g, x0=None, ari
     hypotheses from :func:`pyfed.theory.nonconvex_hypotheses`. Parameters (including
     ``sigma_sq``), return value and arithmetic as in :func:`decide_convex`.
 
-    Source: Karimireddy et al., SCAFFOLD, Appendix E.2, PDF pp. 31 and 35, eqs. (26)-(27).
+    Source: Karimireddy et al., SCAFFOLD, Appendix E.2, PDF p. 34, Lemma 19 (the constants 14 and 70),
+    summed as in PDF pp. 31 and 35, eqs. (26)-(27).
     """
     from ... import theory
     _check_quadratic(problem)
