@@ -25,7 +25,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from pyfed.errors import InputError, check_rng
+from pyfed.errors import Diverged, InputError, check_rng
 from pyfed.exact import number_json, rational_str
 from pyfed.theory.hypotheses import Hypothesis
 from pyfed.verdicts import Holds, Inconclusive, Verdict, Violated
@@ -307,6 +307,9 @@ class Checker:
             rhs = self.rhs(instance, mutate=mutate)
         except ZeroDivisionError:
             return Inconclusive(self.lean_name, exact=True, reason="a side is undefined (division by zero)")
+        except Diverged as exc:  # a side simulated by a run that diverged (pyfed.algorithms)
+            return Inconclusive(self.lean_name, exact=False, details={"diverged": exc.to_json()},
+                                reason=f"a side could not be evaluated: the simulated run {exc}")
         exact = isinstance(lhs, (int, Fraction)) and isinstance(rhs, (int, Fraction))
         details = {"mutate": mutate} if mutate else {}
         if exact:
@@ -396,7 +399,7 @@ class Checker:
                 t = _tightness(v)
                 if best is None or t > best_key:
                     best, best_key = (inst, v), t
-            elif v.lhs is None:
+            elif v.lhs is None and "diverged" not in (v.details or {}):
                 stats["vacuous"] += 1
             else:
                 stats["inconclusive"] += 1

@@ -210,10 +210,13 @@ def test_search_library_rejects_a_negative_seed(tmp_path):
     ("tightness", ["--out", "/proc/pyfed-out"], "--out"),
     ("worst-case", ["--quick", "--out", ""], "--out"),
     ("worst-case", ["--quick", "--solver", "NO-SUCH-SOLVER"], "--solver"),
+    ("lean", ["--out", "/proc/pyfed-lean"], "--out"),
+    ("lean", ["--out", str(ROOT / "README.md")], "--out"),
 ])
 def test_other_commands_reject_bad_output_and_options_before_work(command, argv, argument, monkeypatch, capsys):
     _forbid(monkeypatch, "pyfed.commands.tightness", "tightness_sweep")
     _forbid(monkeypatch, "pyfed.engines.pep", "sweep_scaffold")
+    _forbid(monkeypatch, "pyfed.lean.render", "write_all")
     code, out, err = _main([command] + argv, capsys)
     assert code == EXIT_INPUT
     _one_error_line(err, argument)
@@ -509,6 +512,22 @@ def test_theorem_checker_reports_divergence_beyond_the_hypotheses():
     v = chk.check(inst, relax=("step_size",))
     assert v.status == "inconclusive" and "diverged at round" in v.reason
     assert "beyond the hypotheses" in v.reason and "anomaly" not in v.details
+
+
+def test_statement_checker_side_that_diverges_is_inconclusive(monkeypatch):
+    """A checker whose side is simulated (a diverging run) gives an inconclusive verdict naming
+    the round, counted as inconclusive (not vacuous) by the search, never a crash."""
+    from checkers.registry import get
+    chk = get("SumSquares")
+    def diverging(instance, mutate=None):
+        raise Diverged(7, float("nan"))
+    monkeypatch.setattr(chk, "lhs", diverging)
+    inst = chk.structured()[0]
+    v = chk.check(inst)
+    assert v.status == "inconclusive" and "diverged at round 7" in v.reason and v.details["diverged"]["round"] == 7
+    rep = {}
+    chk.search(np.random.default_rng(0), 1, report=rep)
+    assert rep["inconclusive"] == rep["candidates"] > 0 and rep["vacuous"] == 0
 
 
 def test_cli_check_shows_the_divergence(monkeypatch, capsys):

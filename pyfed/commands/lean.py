@@ -58,6 +58,10 @@ def run(args) -> int:
         raise InputError("--out", f"directory not found: {lean_dir}")
     if drifting and not (lean_dir / "Pyfed").is_dir():
         raise InputError("--out", f"{lean_dir} holds no Pyfed/ Lean sources to check for drift")
+    if not (checking or drifting):  # rendering writes: the directory must be creatable and writable
+        from ..errors import prepare_output_dir
+
+        prepare_output_dir("--out", str(lean_dir))
     code = EXIT_OK
     if drifting:  # first: a missing Lean source is bad input, reported before any other output
         try:
