@@ -15,6 +15,6 @@ generators pass, that its default search finds nothing, and that it catches ever
 
 from __future__ import annotations
 
-from .registry import REGISTRY, all_checkers, get, names, run_all
+from .registry import NAMESPACES, REGISTRY, all_checkers, get, names, qualified_names, run_all
 
-__all__ = ["REGISTRY", "get", "names", "all_checkers", "run_all"]
+__all__ = ["REGISTRY", "NAMESPACES", "get", "names", "qualified_names", "all_checkers", "run_all"]

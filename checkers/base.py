@@ -1,6 +1,7 @@
 """Common machinery of the statement checkers.
 
-A checker mirrors one Lean statement ``SCAFFOLD.<lean_name>``: its hypotheses (each with a
+A checker mirrors one Lean statement ``<namespace>.<lean_name>`` (namespace ``SCAFFOLD`` unless
+the checker sets another, e.g. ``FedAvg``): its hypotheses (each with a
 margin), its left and right sides (exact :class:`fractions.Fraction` where possible,
 otherwise ``mpmath`` at a stated precision), a verdict, instance generators and an
 adversarial search that tries to make ``rhs - lhs`` negative.
@@ -136,7 +137,7 @@ def record_of(checker, instance, verdict: Verdict, relax=(), mutate=None) -> dic
     """Counterexample record (JSON-ready): statement, instance, both sides, margin."""
     return {
         "statement": checker.lean_name,
-        "lean_declaration": f"SCAFFOLD.{checker.lean_name}",
+        "lean_declaration": checker.qualified_name,
         "instance": instance,
         "lhs": num_json(verdict.lhs),
         "rhs": num_json(verdict.rhs),
@@ -180,7 +181,9 @@ class Checker:
     Attributes
     ----------
     lean_name : str
-        Bare Lean name (the declaration is ``SCAFFOLD.<lean_name>``).
+        Bare Lean name (the declaration is ``<namespace>.<lean_name>``).
+    namespace : str
+        Lean namespace of the declaration (``"SCAFFOLD"`` by default, ``"FedAvg"``).
     statement : str
         The statement in plain math.
     source : str
@@ -191,21 +194,32 @@ class Checker:
         Search budget used by ``run_all`` / ``pyfed check``: the number of *random draws* of the
         search (see :meth:`search` for what else is tried).
     quick_budget : int
-        The budget of ``pyfed check --quick`` (default 1: the structured edge cases and one
-        random draw with its refinements; 0 for checkers whose draws are expensive: their
-        structured edge cases only).
+        The budget of ``pyfed check --quick``: 0, the structured edge cases only (a smoke run;
+        random draws are where the time goes, many of them start a local optimisation).
     identity : bool
         True when the statement is an equality (violated iff lhs != rhs).
     """
 
     lean_name = "abstract"
+    namespace = "SCAFFOLD"
     statement = ""
     source = ""
     mutations: dict = {}
     default_budget = 20
     identity = False
 
-    quick_budget = 1
+    quick_budget = 0
+
+    @property
+    def qualified_name(self) -> str:
+        """The Lean declaration, ``<namespace>.<lean_name>``."""
+        return f"{self.namespace}.{self.lean_name}"
+
+    @property
+    def verdict_name(self) -> str:
+        """The name on this checker's verdicts: bare in namespace SCAFFOLD (as before),
+        qualified otherwise (``FedAvg.PerRoundProgress``)."""
+        return self.lean_name if self.namespace == "SCAFFOLD" else self.qualified_name
 
     # ---- to be provided by subclasses ------------------------------------------------
     def hypotheses(self, instance, mutate=None) -> list:
@@ -297,7 +311,7 @@ class Checker:
                              f"see checkers.{type(self).__module__.split('.')[-1]} for the expected keys") from None
         bad = [h for h in hs if not h.holds and h.key not in relax]
         if bad:
-            return Inconclusive(self.lean_name, exact=True, details={
+            return Inconclusive(self.verdict_name, exact=True, details={
                 "failing_hypotheses": {h.key: (q(h.margin) if isinstance(h.margin, Fraction)
                                                else (None if h.margin is None else str(h.margin)))
                                        for h in bad}},
@@ -306,9 +320,9 @@ class Checker:
             lhs = self.lhs(instance, mutate=mutate)
             rhs = self.rhs(instance, mutate=mutate)
         except ZeroDivisionError:
-            return Inconclusive(self.lean_name, exact=True, reason="a side is undefined (division by zero)")
+            return Inconclusive(self.verdict_name, exact=True, reason="a side is undefined (division by zero)")
         except Diverged as exc:  # a side simulated by a run that diverged (pyfed.algorithms)
-            return Inconclusive(self.lean_name, exact=False, details={"diverged": exc.to_json()},
+            return Inconclusive(self.verdict_name, exact=False, details={"diverged": exc.to_json()},
                                 reason=f"a side could not be evaluated: the simulated run {exc}")
         exact = isinstance(lhs, (int, Fraction)) and isinstance(rhs, (int, Fraction))
         details = {"mutate": mutate} if mutate else {}
@@ -316,23 +330,23 @@ class Checker:
             lhs, rhs = Fraction(lhs), Fraction(rhs)
             ok = (lhs == rhs) if self.identity else (lhs <= rhs)
             if ok:
-                return Holds(self.lean_name, lhs, rhs, True, details, certificate="exact rational arithmetic")
-            return Violated(self.lean_name, lhs, rhs, True, details, witness={"instance": instance})
+                return Holds(self.verdict_name, lhs, rhs, True, details, certificate="exact rational arithmetic")
+            return Violated(self.verdict_name, lhs, rhs, True, details, witness={"instance": instance})
         with mpmath.workdps(DPS):
             lhs, rhs = _mpf(lhs), _mpf(rhs)
             diff = rhs - lhs
             tol = self.tolerance()
             if self.identity:
                 if abs(diff) <= tol:
-                    return Holds(self.lean_name, lhs, rhs, False, details,
+                    return Holds(self.verdict_name, lhs, rhs, False, details,
                                  certificate=f"mpmath {DPS} digits, |rhs-lhs| <= {mpmath.nstr(tol, 3)}")
-                return Violated(self.lean_name, lhs, rhs, False, details, witness={"instance": instance})
+                return Violated(self.verdict_name, lhs, rhs, False, details, witness={"instance": instance})
             if diff > tol:
-                return Holds(self.lean_name, lhs, rhs, False, details,
+                return Holds(self.verdict_name, lhs, rhs, False, details,
                              certificate=f"mpmath {DPS} digits, margin > {mpmath.nstr(tol, 3)}")
             if diff < -tol:
-                return Violated(self.lean_name, lhs, rhs, False, details, witness={"instance": instance})
-            return Inconclusive(self.lean_name, lhs, rhs, False, details,
+                return Violated(self.verdict_name, lhs, rhs, False, details, witness={"instance": instance})
+            return Inconclusive(self.verdict_name, lhs, rhs, False, details,
                                 reason=f"|rhs - lhs| <= {mpmath.nstr(tol, 3)} at {DPS} digits")
 
     def optimise(self, objective, theta0, maxiter=200):
@@ -432,16 +446,16 @@ class Checker:
         if recs:
             r = recs[0]
             v = self.check(r["instance"])
-            return Violated(self.lean_name, v.lhs, v.rhs, v.exact, details, witness=r)
+            return Violated(self.verdict_name, v.lhs, v.rhs, v.exact, details, witness=r)
         tv = rep.get("tightest_verdict")
         if tv is None:
             details["search_result"] = "nothing decided"
-            return Inconclusive(self.lean_name, details=details, reason="no instance inside the hypotheses was decided")
+            return Inconclusive(self.verdict_name, details=details, reason="no instance inside the hypotheses was decided")
         details["tightest_instance"] = rep["tightest"]["instance"]
         details["search_result"] = "no counterexample"
         details["tightest_exact"] = bool(tv.exact)
         how = "exactly" if tv.exact else "in high precision"
-        return Inconclusive(self.lean_name, tv.lhs, tv.rhs, False, details,
+        return Inconclusive(self.verdict_name, tv.lhs, tv.rhs, False, details,
                             reason=(f"no counterexample among {details['holds']} candidates decided {how} "
                                     f"({details['drawn']} drawn: {details['structured']} structured edge cases, "
                                     f"budget {budget} random draws and the candidates refined from them); a finite "

@@ -62,9 +62,6 @@ def _rand_psd(rng, d, lo):
 
 class _Theorem(Checker):
     default_budget = 8
-    #: ``pyfed check --quick``: the structured instances only (each random draw is followed by a
-    #: Nelder-Mead climb over exact-moment evaluations, the bulk of a quick run's time)
-    quick_budget = 0
     convex = True
 
     def _p(self, inst):
@@ -442,8 +439,6 @@ class FiniteRoundConvergence(Checker):
     source = ("SCAFFOLD arXiv:1910.06378v4, Sec. 5 Thm III (PDF p. 5); App. E.1 Lemma 15 (PDF pp. 30-31); "
               "App. E.2 Lemma 19 (PDF p. 34) with eqs. (26)-(27)")
     default_budget = 8
-    #: ``pyfed check --quick``: the conjuncts' structured instances only (see ``_Theorem.quick_budget``)
-    quick_budget = 0
     CONJUNCTS = ("ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence")
     mutations = {
         "drop_step_size": Mutation("drop_step_size", "each conjunct's step-size hypothesis dropped",

@@ -7,13 +7,21 @@ The default suite (``default_suite``):
    bundled breast-cancer data, split non-iid (Dirichlet label skew) across N clients, S < N,
    with the minibatch oracle and its certified sigma;
 3. ``NonconvexFiniteRoundConvergence`` on the nonconvex-regularised logistic loss over the
-   same data ("similarity 10%" split), warm-start controls as the theorem requires.
+   same data ("similarity 10%" split), warm-start controls as the theorem requires;
+4. the four FedAvg statements of the Field Guide (namespace ``FedAvg``) on an exact shared-Hessian
+   quadratic instance and a real-data Monte Carlo instance (:mod:`pyfed.check_fedavg`, appended by
+   :func:`run_check`).
 
-Each instance is simulated with the seed-000 ``Run`` model (``pyfed.algorithms.scaffold_run``)
-over R replicates; step sizes are chosen inside the hypotheses (and printed). The left side is
-a Monte Carlo estimate with a confidence interval (``pyfed.engines.montecarlo``); the right
-side is exact (rational data) or mpmath (float data). Each result is a
-:class:`pyfed.verdicts.Verdict`.
+The SCAFFOLD statements themselves are read from ``lean/Pyfed/Scaffold/Theorems.lean`` by the statement
+reader (:mod:`pyfed.statements`): hypotheses, left statistic and right side come from the Lean
+text, and the engines (:mod:`pyfed.engines.statement`) evaluate them. The rational quadratic
+instance is decided exactly (exact moments); the real-data instances are simulated with the
+seed-000 ``Run`` model over R replicates (Monte Carlo with a confidence interval); step sizes are
+chosen inside the hypotheses (and printed). Each result is a :class:`pyfed.verdicts.Verdict`.
+
+:func:`check_statement` does the same for any statement read from a user's Lean file
+(``pyfed check PATH.lean``), adding the adversarial search, the PEP row where it applies and the
+constant profile.
 """
 
 from __future__ import annotations
@@ -28,9 +36,7 @@ import numpy as np
 from . import __version__
 from .errors import InputError, check_int
 from .exact import as_float, number_json, to_fraction
-from .engines.montecarlo import decide, diverged, estimate_average_gradient_sq, estimate_weighted_gap
-from .errors import Diverged
-from .theory import (convex_hypotheses, convex_rhs, effective_step, failing, initial_control_error,
+from .theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
 from .verdicts import Inconclusive, Verdict
 
@@ -138,7 +144,7 @@ def _sigma(oracle):
 def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
     """The built-in instances of ``pyfed check`` (see module docstring).
 
-    ``quick`` shortens the horizon to T = 4 rounds (40 otherwise).
+    ``quick`` shortens the horizon to T = 8 rounds (40 otherwise).
     """
     from .oracles import GaussianOracle, MinibatchOracle
     from .problems import random_quadratic
@@ -146,7 +152,7 @@ def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
     from .problems.nonconvex import NonconvexLogisticProblem
 
     rng = np.random.default_rng(seed)
-    T = 4 if quick else 40
+    T = 8 if quick else 40
     suite = []
 
     # 1. rational quadratic, Gaussian noise, exact right side
@@ -238,9 +244,34 @@ def exact_engine_applies(inst: Instance) -> bool:
             and type(inst.oracle) in (ExactOracle, GaussianOracle))
 
 
-def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confidence: float = 0.999) -> Verdict:
-    """Decide the theorem on ``inst``: exactly (exact-moment engine) for rational quadratic
-    clients with Gaussian/exact oracles, otherwise by simulating the seed-000 Run model over
+def to_run_instance(inst: Instance):
+    """The :class:`pyfed.engines.statement.RunInstance` of a default-suite instance."""
+    from .engines.statement import RunInstance
+
+    return RunInstance(name=inst.name, problem=inst.problem, sigma=_sigma(inst.oracle), S=inst.S, K=inst.K, T=inst.T,
+                       eta_l=inst.eta_l, eta_g=inst.eta_g,
+                       x0=inst.x0_exact if inst.x0_exact is not None else inst.x0,
+                       c0=inst.c0_exact if inst.c0_exact is not None else inst.c0,
+                       oracle=inst.oracle, description=inst.description)
+
+
+def statement_of(theorem: str):
+    """The :class:`pyfed.statements.Statement` of one of our theorems, read from
+    ``lean/Pyfed/Scaffold/Theorems.lean`` (InputError if the file does not state it)."""
+    from .statements import our_statements
+
+    sts = our_statements()
+    if theorem not in sts:
+        raise InputError("theorem", f"{theorem!r} is not a run statement of lean/Pyfed/Scaffold/Theorems.lean "
+                                    f"(found: {', '.join(sts)})")
+    return sts[theorem]
+
+
+def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confidence: float = 0.999,
+                 statement=None) -> Verdict:
+    """Decide ``statement`` (default: ``inst.theorem`` as ``lean/Pyfed/Scaffold/Theorems.lean`` states
+    it, read by :mod:`pyfed.statements`) on ``inst``: exactly (exact-moment engine) for rational
+    quadratic clients with Gaussian/exact oracles, otherwise by simulating the ``Run`` model over
     ``replicates`` replicates (Monte Carlo with a ``confidence`` interval).
 
     Returns a Verdict whose ``details`` hold the parameters, hypotheses, estimate and seed.
@@ -249,52 +280,50 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
     "diverged at round r" and ``details["anomaly"]`` (it happened inside the hypotheses; see
     :func:`pyfed.engines.montecarlo.diverged`).
     """
-    from .algorithms import scaffold_run
+    from .engines.statement import decide_exact, decide_montecarlo, evaluate_hypotheses, fits
 
     replicates = check_int("replicates", replicates, minimum=2)
-    hyps = instance_hypotheses(inst)
+    st = statement if statement is not None else statement_of(inst.theorem)
+    ri = to_run_instance(inst)
+    why = fits(st, ri)
     details = {"instance": inst.name, "description": inst.description, "parameters": inst.parameters(),
-               "hypotheses": [{"key": h.key, "statement": h.statement, "holds": h.holds,
-                               "margin": number_json(h.margin)} for h in hyps],
                "seed": seed}
-    rhs = instance_rhs(inst)
-    bad = failing(hyps)
-    if bad:
-        return Inconclusive(inst.theorem, rhs=rhs, details=details,
-                            reason="hypotheses fail: " + "; ".join(h.statement for h in bad))
+    if why:
+        return Inconclusive(st.name, details=details, reason=f"instance does not fit the statement: {why}")
+    hyps = evaluate_hypotheses(st, ri)
+    details["hypotheses"] = [{"key": h.key, "statement": h.statement, "holds": h.holds,
+                              "margin": number_json(h.margin)} for h in hyps]
     if exact_engine_applies(inst):
-        from .engines.exact import decide_convex, decide_nonconvex
-
-        kw = dict(S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
-                  x0=inst.x0_exact if inst.x0_exact is not None else inst.x0)
-        sigma = _sigma(inst.oracle)
-        if inst.theorem == CONVEX:
-            v = decide_convex(inst.problem, sigma, c0=inst.c0_exact if inst.c0_exact is not None else inst.c0, **kw)
-        else:
-            v = decide_nonconvex(inst.problem, sigma, **kw)
+        v = decide_exact(st, ri)
         hyp_engine = v.details.get("hypotheses")
         v.details.update(details)
+        rhs = v.rhs
         if isinstance(rhs, Fraction):  # the exact right side, also when the engine used balls
             v.details["rhs_exact"] = number_json(rhs)
+        elif "rhs_exact" not in v.details:
+            try:
+                from .engines.statement import ExactAccess, bind
+                from .statements.evaluate import evaluate
+                exact_rhs = evaluate(st.rhs, bind(st, ri, ExactAccess(ri)))
+                if isinstance(exact_rhs, Fraction):
+                    v.details["rhs_exact"] = number_json(exact_rhs)
+            except Exception:  # reporting only
+                pass
         v.details["method"] = "exact-moments"
         if hyp_engine:
             v.details["hypotheses"] = hyp_engine
         return v
-    details.update(replicates=replicates, method="montecarlo")
-    witness = {"instance": inst.name, "seed": seed, "replicates": replicates, "parameters": inst.parameters()}
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected and reported below
-            traj = scaffold_run(inst.problem, inst.oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
-                                eta_g=inst.eta_g, x0=inst.x0, c0=inst.c0, R=replicates,
-                                rng=np.random.default_rng(seed))
-    except Diverged as exc:  # every hypothesis holds here (checked above): an anomaly
-        return diverged(inst.theorem, exc, rhs, inside_hypotheses=True, details=details, witness=witness)
-    h = effective_step(inst.K, inst.eta_l, inst.eta_g)
-    if inst.theorem == CONVEX:
-        est = estimate_weighted_gap(traj.x, inst.problem, inst.problem.mu, h, confidence=confidence)
-    else:
-        est = estimate_average_gradient_sq(traj.x, inst.problem, confidence=confidence)
-    return decide(inst.theorem, est, rhs, details=details, witness=witness)
+    bad = [h for h in hyps if not h.holds]
+    if bad:
+        from .engines.statement import FloatAccess, bind
+        from .statements.evaluate import evaluate
+        try:
+            rhs = evaluate(st.rhs, bind(st, ri, FloatAccess(ri)))
+        except Exception:
+            rhs = None
+        return Inconclusive(st.name, rhs=rhs, details=details,
+                            reason="hypotheses fail: " + "; ".join(h.statement for h in bad))
+    return decide_montecarlo(st, ri, replicates=replicates, seed=seed, confidence=confidence, details_extra=details)
 
 
 def default_replicates(quick: bool) -> int:
@@ -303,24 +332,33 @@ def default_replicates(quick: bool) -> int:
 
 
 def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None,
-              progress=None) -> list[Verdict]:
+              progress=None, fedavg: bool = True) -> list[Verdict]:
     """Run the default suite; returns the list of verdicts: the theorem instances, then one
-    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N).
+    PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N),
+    then (``fedavg=True``) the FedAvg statements of the Field Guide on an exact quadratic and a
+    real-data instance (:func:`pyfed.check_fedavg.run_fedavg_check`; their verdicts carry the
+    qualified names ``FedAvg.*``).
 
-    ``progress``: optional callable ``progress(label)`` invoked before each task.
+    The statements are read from ``lean/Pyfed/Scaffold/Theorems.lean`` by :mod:`pyfed.statements`
+    (what is checked is what the Lean file states). ``progress``: optional callable
+    ``progress(label)`` invoked before each task.
     """
+    from .engines.pep.statement import pep_row
+
     reps = replicates if replicates is not None else default_replicates(quick)
     out = []
     for inst in default_suite(quick=quick, seed=seed):
         if progress:
             progress(inst.name)
-        out.append(run_instance(inst, replicates=reps, seed=seed))
+        out.append(run_instance(inst, replicates=reps, seed=seed, statement=statement_of(inst.theorem)))
     # worst case over the whole function class at a small size (PEP, deterministic regime)
-    from .engines.pep import pep_row_for_check
-
     if progress:
         progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")
-    out.append(pep_row_for_check())
+    out.append(pep_row(statement_of(CONVEX)))
+    if fedavg:
+        from .check_fedavg import run_fedavg_check
+
+        out.extend(run_fedavg_check(quick=quick, seed=seed, replicates=reps, progress=progress))
     return out
 
 
@@ -330,4 +368,104 @@ def report_json(verdicts: list[Verdict], *, seed: int, quick: bool, replicates, 
     return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates,
                        "verdicts": [v.to_json() for v in verdicts],
                        "statements": [dict(v.to_json(), lean_name=name) for name, v in statements]},
+                      indent=2, sort_keys=True, default=str)
+
+
+# --------------------------------------------------------------------------- a user's statements
+
+def default_budget(quick: bool) -> int:
+    """Random candidates of the adversarial search per statement (after the structured ones):
+    8 with ``--quick``, 24 otherwise."""
+    return 8 if quick else 24
+
+
+@dataclass
+class StatementReport:
+    """Everything ``pyfed check FILE.lean`` found for one statement.
+
+    statement : pyfed.statements.Statement; verdicts : list[Verdict] (default-suite instances
+    that fit, the adversarial search, the PEP row when there is one); pep_note : why there is
+    no PEP row (or ""); profile : the constant profile (dict, see
+    :func:`pyfed.engines.statement_search.constant_profile`) or None; search : the search's
+    SearchResult; exports : written counterexample files; engines : which engines apply
+    (:func:`pyfed.engines.statement.applicable_engines`).
+    """
+
+    statement: object
+    verdicts: list
+    pep_note: str = ""
+    profile: dict | None = None
+    search: object = None
+    exports: list = field(default_factory=list)
+    engines: dict = field(default_factory=dict)
+
+
+def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int | None = None,
+                    budget: int | None = None, profile: bool = True, out: str | None = None,
+                    progress=None) -> StatementReport:
+    """Decide one statement read from Lean with every engine: the default suite's instances
+    whose initialisation matches (exact moments on the rational quadratic one, Monte Carlo on
+    real data), the adversarial search (exact), the PEP worst case where the hypotheses admit
+    σ = 0 and S = N, and the constant profile. ``out``: directory for counterexample files
+    (JSON + Lean)."""
+    from .engines.pep.statement import NoPEP, pep_row
+    from .engines.statement import fits
+    from .engines.statement_search import constant_profile, search
+
+    reps = replicates if replicates is not None else default_replicates(quick)
+    budget = default_budget(quick) if budget is None else int(budget)
+    verdicts = []
+    for inst in default_suite(quick=quick, seed=seed):
+        if fits(st, to_run_instance(inst)) is not None:
+            continue
+        if progress:
+            progress(f"{st.name}: {inst.name}")
+        verdicts.append(run_instance(inst, replicates=reps, seed=seed, statement=st))
+    if progress:
+        progress(f"{st.name}: adversarial search")
+    res = search(st, seed=seed, budget=budget)
+    verdicts.append(res.verdict)
+    note = ""
+    if progress:
+        progress(f"{st.name}: PEP worst case")
+    try:
+        verdicts.append(pep_row(st))
+    except NoPEP as exc:
+        note = f"no PEP row: {exc}"
+    prof = None
+    if profile:
+        if progress:
+            progress(f"{st.name}: constant profile")
+        prof = constant_profile(st, seed=seed, budget=budget)
+    for v in verdicts:
+        v.details = dict(v.details or {})
+        v.details["source"] = st.source
+    from .engines.statement import applicable_engines
+    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st))
+    if out is not None and res.verdict.status == "violated":
+        from .lean.statement_export import counterexample_record, write_statement_counterexample
+        from .search import prepare_out
+        prepare_out(out)
+        rec = counterexample_record(st, res.verdict, seed=seed, budget=budget)
+        rep.exports.extend(write_statement_counterexample(rec, out))
+    return rep
+
+
+def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str, lemmas=()) -> str:
+    """The JSON report of ``pyfed check FILE.lean``: the default report's schema (``verdicts``,
+    each with ``statement`` = the theorem's name) plus ``source`` (``file:line``) on every
+    verdict, and per statement what was read, the PEP note and the constant profile."""
+    def prof_json(p):
+        return json.loads(json.dumps(p, default=str)) if p is not None else None
+
+    verdicts = []
+    for r in reports:
+        for v in r.verdicts:
+            verdicts.append(dict(v.to_json(), source=r.statement.source))
+    return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates, "file": path,
+                       "verdicts": verdicts,
+                       "statements": [dict(v.to_json(), lean_name=name) for name, v in lemmas],
+                       "read": [dict(r.statement.describe(), pep=r.pep_note or "PEP row",
+                                     engines={k: {"applies": a, "why": w} for k, (a, w) in r.engines.items()},
+                                     profile=prof_json(r.profile), exports=list(r.exports)) for r in reports]},
                       indent=2, sort_keys=True, default=str)

@@ -357,6 +357,30 @@ def number_json(value, max_chars: int | None = REPORT_EXACT_CHARS):
     return {"float": v}
 
 
+_RATIONAL_TEXT = None
+
+
+def cap_report(obj, max_chars: int | None = REPORT_EXACT_CHARS):
+    """A JSON-ready report with every exact rational written as text ("p/q" or "p") longer than
+    ``max_chars`` replaced by its :func:`number_json` form (17 correctly rounded digits, a float,
+    its length and SHA-256): whichever engine put it there, a report never dumps a giant
+    fraction. Other values (and short rationals) are returned unchanged; dicts and lists are
+    copied. ``max_chars=None`` returns ``obj`` itself."""
+    global _RATIONAL_TEXT
+    if max_chars is None:
+        return obj
+    if _RATIONAL_TEXT is None:
+        import re
+        _RATIONAL_TEXT = re.compile(r"-?[0-9]+(/[0-9]+)?")
+    if isinstance(obj, dict):
+        return {k: cap_report(v, max_chars) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [cap_report(v, max_chars) for v in obj]
+    if isinstance(obj, str) and len(obj) > max_chars and _RATIONAL_TEXT.fullmatch(obj):
+        return number_json(Fraction(obj), max_chars)
+    return obj
+
+
 def format_number(value, digits: int = 6) -> str:
     """Short display form (``"-"`` for None); never used in a computation. Exact rationals are
     correctly rounded at any magnitude, balls show only their certified digits."""

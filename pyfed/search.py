@@ -73,7 +73,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
                   progress=None) -> list:
     """Run the search and write the files; returns the list of written counterexample JSON paths.
 
-    Parameters: lean_name (bare or ``SCAFFOLD.``-prefixed); seed (int >= 0, seeds
+    Parameters: lean_name (bare or namespace-qualified); seed (int >= 0, seeds
     ``numpy.random.default_rng(seed)``); budget (int >= 0, random draws of the checker's search:
     its structured edge cases are tried in addition, 0 tries only those); out (directory,
     created); relax (hypothesis keys); mutate (mutation name or None); progress
@@ -119,8 +119,9 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(_dumps(rec))
         paths.append(path)
-        if render is not None and rec["exact"]:
-            lean_rec = {"lean_name": chk.lean_name, "instance": chk.lean_instance(rec["instance"]),
+        # a Lean file needs both sides as exact rationals (not a certified ball's midpoint)
+        if render is not None and rec["exact"] and "exact" in rec["lhs"] and "exact" in rec["rhs"]:
+            lean_rec = {"lean_name": chk.verdict_name, "instance": chk.lean_instance(rec["instance"]),
                         "lhs": rec["lhs"]["exact"], "rhs": rec["rhs"]["exact"], "id": f"{stem}-{i:03d}",
                         "lhs_exact": True, "generated_by": "pyfed search", "relax": list(relax),
                         "data": rec["instance"],
@@ -132,7 +133,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     tight = report.get("tightest")
     tv = report.get("tightest_verdict")
     summary = {
-        "kind": "pyfed search summary", "statement": chk.lean_name, "lean_declaration": f"SCAFFOLD.{chk.lean_name}",
+        "kind": "pyfed search summary", "statement": chk.verdict_name, "lean_declaration": chk.qualified_name,
         "seed": seed, "budget": budget,
         "budget_unit": ("random draws of the checker's search; its structured edge cases are tried in addition "
                         "and some checkers refine each draw into further candidates (drawn counts them all)"),

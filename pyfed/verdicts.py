@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .exact import REPORT_EXACT_CHARS, as_float, format_number, number_json
+from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_number, number_json
 
 
 @dataclass
@@ -31,7 +31,8 @@ class Verdict:
     Attributes
     ----------
     statement : str
-        Lean name of the statement checked (e.g. ``"ConvexFiniteRoundConvergence"``).
+        Lean name of the statement checked: bare for namespace SCAFFOLD (e.g.
+        ``"ConvexFiniteRoundConvergence"``), qualified otherwise (``"FedAvg.PerRoundProgress"``).
     lhs, rhs : Fraction | mpmath.mpf | float | None
         Left and right sides (an estimate for Monte Carlo left sides).
     exact : bool
@@ -74,7 +75,8 @@ class Verdict:
         return a / b
 
     def __str__(self) -> str:
-        parts = [f"{self.status}: SCAFFOLD.{self.statement}"]
+        name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
+        parts = [f"{self.status}: {name}"]
         balls = getattr(self, "balls", None) or {}  # ball verdicts: print the certified digits only
         for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
             v = balls.get(name, v)
@@ -93,7 +95,9 @@ class Verdict:
         * ball verdicts (``self.balls``): ``{"decimal": certified digits, "ball": "[m +/- r]",
           "float": midpoint}`` for lhs, rhs, margin and ratio;
         * Monte Carlo left sides (``details["estimate"]``): lhs, margin and ratio are
-          ``{"estimate": x, "interval": [lo, hi], "confidence": c, "replicates": R}``.
+          ``{"estimate": x, "interval": [lo, hi], "confidence": c, "replicates": R}``;
+        * ``details``: any exact rational written as text longer than ``max_exact_chars`` is
+          capped the same way (:func:`pyfed.exact.cap_report`), whichever engine wrote it.
         """
         def num(v):
             return number_json(v, max_exact_chars)
@@ -113,7 +117,7 @@ class Verdict:
             "status": self.status,
             **sides,
             "exact": self.exact,
-            "details": self.details,
+            "details": cap_report(self.details, max_exact_chars),
         }
 
 

@@ -63,7 +63,7 @@ def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
         if "estimate" in r:     # Monte Carlo: an estimate with its interval, labelled as such
             lo, hi = r["interval"]
             assert 0 <= lo <= r["estimate"] <= hi < 1 and r["kind"].startswith("Monte Carlo")
-            assert v["lhs"]["replicates"] == report["replicates"]
+            assert isinstance(v["lhs"]["replicates"], int) and v["lhs"]["replicates"] >= 2
         else:
             assert 0 <= r["float"] < 1
     # the statement table has one row per checker, the published SCAFFOLD statements included

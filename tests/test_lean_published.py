@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pyfed.lean import render, signatures
+from pyfed.lean import inventory, render, signatures
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAN = ROOT / "lean"
@@ -261,3 +261,45 @@ def test_nonconvex_constants_cite_lemma_19_beside_equations_26_27(rel):
     for s in spots:
         window = text[max(0, s - 400):s + 400]
         assert "Lemma 19" in window and "p. 34" in window, (rel, text[s - 200:s + 50])
+
+
+def _wrapper_problems(text, model):
+    """Why the wrapper of a restated published block would resolve names differently from the
+    published file (empty when it resolves them alike).
+
+    The published statements are elaborated inside `namespace SCAFFOLD` (`FedAvg`), where a model
+    name such as `Space` or `Run` resolves to `SCAFFOLD.Space` before any root-level or opened
+    declaration of that name. A restatement resolves names the same way when its wrapper namespace
+    is nested in the model's namespace; merely `open`ing the model namespace would also admit a
+    root-level homonym and make the name ambiguous."""
+    code = inventory.strip_comments(text)
+    problems = []
+    outer = re.search(r"(?m)^namespace (\S+)", code).group(1)
+    if outer.split(".")[0] != model or len(outer.split(".")) < 2:
+        problems.append(f"wrapper namespace {outer} is not nested in {model}")
+    if not re.search(rf"(?m)^end {re.escape(outer)}\s*$", code):
+        problems.append(f"no `end {outer}`")
+    if re.search(rf"(?m)^\s*open\b[^\n]*\b{model}\b", code):
+        problems.append(f"`open {model}`")
+    return problems
+
+
+@pytest.mark.parametrize("rel,model,marker", [
+    ("PyfedTest/PublishedScaffold.lean", "SCAFFOLD", "published SCAFFOLD statements"),
+    ("PyfedTest/PublishedFedAvg.lean", "FedAvg", "published FedAvg statements"),
+    ("PyfedTest/Seed000.lean", "SCAFFOLD", "seed 000 formal statement"),
+])
+def test_restatements_resolve_names_as_the_published_files(rel, model, marker):
+    assert _wrapper_problems(_text(rel), model) == []
+    inner = _block(rel, marker)
+    assert inner.startswith(f"namespace {model}\n") and inner.rstrip().endswith(f"end {model}")
+
+
+def test_an_open_wrapper_is_rejected():
+    rel = "PyfedTest/PublishedScaffold.lean"
+    broken = _text(rel).replace("namespace SCAFFOLD.PyfedTestPublished\n",
+                                "namespace PyfedTest.PublishedScaffold\n\nopen SCAFFOLD\n")
+    broken = broken.replace("end SCAFFOLD.PyfedTestPublished", "end PyfedTest.PublishedScaffold")
+    assert broken != _text(rel)
+    assert _wrapper_problems(broken, "SCAFFOLD") == [
+        "wrapper namespace PyfedTest.PublishedScaffold is not nested in SCAFFOLD", "`open SCAFFOLD`"]

@@ -4,10 +4,10 @@ The cast theorems of lean/Pyfed/Exact.lean (`effectiveStepQ_cast`, ...) are not 
 statements: they relate the ℚ mirrors to the real definitions and are covered by the drift check
 (tests/test_lean_drift.py), so they are excluded here and listed separately.
 
-The four FedAvg statements (namespace `FedAvg`) have no checker yet: they are listed in
-`pyfed.lean.inventory.PENDING_CHECKERS`, which must be exactly the set of Lean theorems without a
-checker (so adding a checker means removing its name there, and a new theorem without a checker
-fails here).
+`pyfed.lean.inventory.PENDING_CHECKERS` must be exactly the set of Lean theorems without a checker;
+it is empty since the four FedAvg statements (namespace `FedAvg`) have their checkers
+(`checkers/fedavg.py`), and a new theorem without a checker fails here. The registry's
+namespaces agree with the Lean declarations' (`test_registry_namespaces_match_the_lean_ones`).
 """
 
 from __future__ import annotations
@@ -27,11 +27,15 @@ BRIEF_NAMES = [
     "SamplingVarianceBound", "SamplingSingleClient", "LocalSGDOneStep",
     "OptionTwoControlIsAverage", "ServerControlIsMean", "PerturbedStrongConvexity",
     "FiniteRoundConvergence",
+    # namespace FedAvg (Field Guide, issue 12)
+    "PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence", "TunedConvexFedAvgConvergence",
 ]
 FEDAVG_THEOREMS = {"FedAvg.PerRoundProgress", "FedAvg.BoundedClientDrift",
                    "FedAvg.ConvexFedAvgConvergence", "FedAvg.TunedConvexFedAvgConvergence"}
 EXACT_CASTS = {"effectiveStepQ_cast", "weightQ_cast", "weightSumQ_cast", "initialPotentialQ_cast",
-               "convexRHSQ_cast", "nonconvexRHSQ_cast"}
+               "convexRHSQ_cast", "nonconvexRHSQ_cast",
+               # namespace FedAvg (issue 12): the polynomial right sides' mirrors
+               "driftRHSQ_cast", "convergenceRHSQ_cast"}
 
 
 def registry_names():
@@ -66,6 +70,16 @@ def test_pending_checkers_are_exactly_the_theorems_without_one():
     assert not registry & {p.split(".")[-1] for p in inventory.PENDING_CHECKERS}
 
 
+def test_no_checker_is_pending_and_namespaces_match_the_lean_ones():
+    assert inventory.PENDING_CHECKERS == ()
+    from checkers import registry
+    declared = inventory.theorem_declarations(LEAN)
+    statements = {q for q, rel in declared.items() if rel != inventory.EXACT_FILE}
+    assert set(registry.qualified_names()) == statements
+    for q in registry.qualified_names():
+        assert registry.get(q).qualified_name == q
+
+
 def test_a_new_theorem_without_checker_is_not_excused_by_pending():
     rel = "Pyfed/FedAvg/Theorems.lean"
     text = (LEAN / rel).read_text(encoding="utf-8")
@@ -79,7 +93,8 @@ def test_theorems_are_namespace_qualified():
     declared = inventory.theorem_declarations(LEAN)
     assert declared["SCAFFOLD.PerturbedStrongConvexity"] == "Pyfed/Scaffold/Theorems.lean"
     assert declared["FedAvg.PerRoundProgress"] == "Pyfed/FedAvg/Theorems.lean"
-    assert {q for q in declared if q.startswith("FedAvg.")} == FEDAVG_THEOREMS
+    assert {q for q, rel in declared.items() if q.startswith("FedAvg.") and rel != inventory.EXACT_FILE} == FEDAVG_THEOREMS
+    assert declared["FedAvg.driftRHSQ_cast"] == inventory.EXACT_FILE
 
 
 def test_theorem_files():

@@ -126,14 +126,17 @@ def test_bad_input(tmp_path):
 
 
 def test_run_all_one_verdict_per_statement():
+    from checkers.registry import display_name
     res = run_all(budget=2, seed=0)
-    assert [n for n, _ in res] == names()
+    # bare names in namespace SCAFFOLD, qualified ones elsewhere (FedAvg.PerRoundProgress, ...)
+    assert [n for n, _ in res] == [display_name(n) for n in names()]
+    assert "FedAvg.TunedConvexFedAvgConvergence" in [n for n, _ in res]
     # no counterexample to a true statement; a finite search is reported as inconclusive, never holds
     assert all(v.status == "inconclusive" and v.details["search_result"] == "no counterexample"
                for _, v in res), [(n, v) for n, v in res if v.details.get("search_result") != "no counterexample"]
     assert all(v.statement == n for n, v in res)
     js = statement_verdicts_json(res)
-    assert [j["statement"] for j in json.loads(json.dumps(js))] == names()
+    assert [j["statement"] for j in json.loads(json.dumps(js))] == [display_name(n) for n in names()]
     assert all(j["status"] == "inconclusive" and j["details"]["violated"] == 0 for j in js)
 
 

@@ -1,4 +1,5 @@
 import Pyfed.Scaffold.Model
+import Pyfed.FedAvg.Model
 import Mathlib.Data.Rat.BigOperators
 import Mathlib.Tactic.NormNum
 import Mathlib.Tactic.Ring
@@ -16,6 +17,13 @@ cast theorem takes an equation saying what each stands for: `initialPotentialQ d
 mirrors `initialPotential P S h c0 xstar`, `convexRHSQ distSq C0 N S K T ηl ηg μ σ` mirrors
 `convexRHS P S K T ηl ηg μ c0 xstar`, `nonconvexRHSQ fGap β S K T ηl ηg σ` mirrors
 `nonconvexRHS P S K T ηl ηg fLower`.
+
+Namespace `FedAvg` (Field Guide, Section 6.1.2) has two mirrors: `driftRHSQ τ η σSq ζSq`
+mirrors `driftRHS P τ η` and `convergenceRHSQ distSq M τ T η L σSq ζSq` mirrors
+`convergenceRHS P τ T η`. They take the squares `σSq = σ²`, `ζSq = ζ²` and `distSq = D²`
+(the right sides use only these, and a certified `ζ` is a square root in general, while `ζ²` is
+rational), and their cast theorems take equations saying what each stands for. The tuned step
+and bound (`optimizedStep`, `optimizedRHS`) take roots and have no ℚ mirror.
 
 The tactic imports (`norm_num`, `ring`) serve these proofs and the generated test files, which
 import `Pyfed` only. The cast theorems are not checker statements: `tests/test_lean_drift.py`
@@ -55,20 +63,34 @@ def nonconvexRHSQ (fGap β : ℚ) (S K T : ℕ) (ηl ηg σ : ℚ) : ℚ :=
 `push_cast`; `ring` closes what is left (numerals or cast instances reached by different
 instance paths). Where a sum is involved, the first alternative keeps the sum behind the
 already-proved cast lemma of its mirror, so that no two sums have to be compared as `ring`
-atoms; the second alternative unfolds everything. Each alternative ends in `done`, so an
+atoms; the second alternative unfolds everything. The two cast lemmas without a sum fall back
+on rewriting with the named `Rat.cast_*` lemmas (`Mathlib/Data/Rat/Cast/Defs.lean`,
+`CharZero.lean`, `Lemmas.lean`), after which the two sides agree up to the instance path of the
+casts, which `rfl` (default transparency) accepts. Each alternative ends in `done`, so an
 alternative that leaves a goal open falls through to the next one. -/
 
 theorem effectiveStepQ_cast (K : ℕ) (ηl ηg : ℚ) :
     ((effectiveStepQ K ηl ηg : ℚ) : ℝ) = effectiveStep K (ηl : ℝ) (ηg : ℝ) := by
-  simp only [effectiveStepQ, effectiveStep]
-  try push_cast
-  try ring
+  first
+  | simp only [effectiveStepQ, effectiveStep]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [effectiveStepQ, effectiveStep, Rat.cast_mul, Rat.cast_natCast]
+    (try rfl)
+    done
 
 theorem weightQ_cast (μ h : ℚ) (r : ℕ) :
     ((weightQ μ h r : ℚ) : ℝ) = weight (μ : ℝ) (h : ℝ) r := by
-  simp only [weightQ, weight]
-  try push_cast
-  try ring
+  first
+  | simp only [weightQ, weight]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [weightQ, weight, Rat.cast_pow, Rat.cast_inv, Rat.cast_sub, Rat.cast_one,
+      Rat.cast_div, Rat.cast_mul, Rat.cast_ofNat]
+    (try rfl)
+    done
 
 theorem weightSumQ_cast (μ h : ℚ) (T : ℕ) :
     ((weightSumQ μ h T : ℚ) : ℝ) = weightSum (μ : ℝ) (h : ℝ) T := by
@@ -135,3 +157,47 @@ theorem nonconvexRHSQ_cast {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg 
     done
 
 end SCAFFOLD
+
+namespace FedAvg
+
+/-- Lemma 2's right side `18 τ² η² ζ² + 4 τ η² σ²` over `ℚ`, from `σSq = σ²` and `ζSq = ζ²`. -/
+def driftRHSQ (τ : ℕ) (η σSq ζSq : ℚ) : ℚ :=
+  18 * (τ : ℚ) ^ 2 * η ^ 2 * ζSq + 4 * (τ : ℚ) * η ^ 2 * σSq
+
+/-- Theorem 1's right side (equation (15)) over `ℚ`, from `distSq = D²`, `L`, `σSq = σ²` and
+`ζSq = ζ²`. -/
+def convergenceRHSQ (distSq : ℚ) (M τ T : ℕ) (η L σSq ζSq : ℚ) : ℚ :=
+  distSq / (2 * η * (τ : ℚ) * (T : ℚ)) + η * σSq / (M : ℚ) +
+    4 * (τ : ℚ) * η ^ 2 * L * σSq +
+    18 * (τ : ℚ) ^ 2 * η ^ 2 * L * ζSq
+
+theorem driftRHSQ_cast {d M : ℕ} (P : Problem d M) (τ : ℕ) (η σSq ζSq : ℚ)
+    (hσ : (σSq : ℝ) = P.σ ^ 2) (hζ : (ζSq : ℝ) = P.ζ ^ 2) :
+    ((driftRHSQ τ η σSq ζSq : ℚ) : ℝ) = driftRHS P τ (η : ℝ) := by
+  first
+  | rw [driftRHS, ← hσ, ← hζ, driftRHSQ]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [driftRHSQ, driftRHS]
+    (try push_cast)
+    rw [hσ, hζ]
+    (try ring)
+    done
+
+theorem convergenceRHSQ_cast {d M : ℕ} (P : Problem d M) (τ T : ℕ) (η distSq L σSq ζSq : ℚ)
+    (hdist : (distSq : ℝ) = distance P ^ 2) (hL : (L : ℝ) = P.L)
+    (hσ : (σSq : ℝ) = P.σ ^ 2) (hζ : (ζSq : ℝ) = P.ζ ^ 2) :
+    ((convergenceRHSQ distSq M τ T η L σSq ζSq : ℚ) : ℝ) = convergenceRHS P τ T (η : ℝ) := by
+  first
+  | rw [convergenceRHS, ← hdist, ← hL, ← hσ, ← hζ, convergenceRHSQ]
+    (try push_cast)
+    (try ring)
+    done
+  | simp only [convergenceRHSQ, convergenceRHS]
+    (try push_cast)
+    rw [hdist, hL, hσ, hζ]
+    (try ring)
+    done
+
+end FedAvg

@@ -5,16 +5,16 @@ The four FedAvg statements of the published formalization (`prove2me/formalpedia
 `envs/c5ea003/Theorems/Thm_FedAvg_*.lean`), as statements only (the same terms with the same
 binders; no proofs, no prose), stated against pyfed's model: the published files import
 `Definitions.Def_FedAvg_Model`, here `Pyfed` is imported instead and nothing else changes. They
-are wrapped in the namespace `PyfedTest.PublishedFedAvg` (with `open FedAvg`, so the model's
-names resolve to pyfed's). `lake test` building this file is the check that every published
-FedAvg statement elaborates against pyfed's model; `tests/test_lean_published.py` checks that
-each statement between the markers equals the statement of the same name in
+are wrapped in the namespace `FedAvg.PyfedTestPublished`, so the restated `namespace FedAvg` block
+opens `FedAvg.PyfedTestPublished.FedAvg` and every model name resolves through the enclosing
+namespace `FedAvg` exactly as in the published files (no `open`, which would also accept a
+root-level declaration of the same name). `lake test` building this file is the check that every
+published FedAvg statement elaborates against pyfed's model; `tests/test_lean_published.py`
+checks that each statement between the markers equals the statement of the same name in
 `lean/Pyfed/FedAvg/Theorems.lean`.
 -/
 
-namespace PyfedTest.PublishedFedAvg
-
-open FedAvg
+namespace FedAvg.PyfedTestPublished
 
 open MeasureTheory
 universe u
@@ -55,4 +55,4 @@ theorem TunedConvexFedAvgConvergence :
 end FedAvg
 -- END published FedAvg statements
 
-end PyfedTest.PublishedFedAvg
+end FedAvg.PyfedTestPublished

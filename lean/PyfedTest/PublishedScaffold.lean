@@ -5,16 +5,17 @@ The five SCAFFOLD statements of the published formalization (`prove2me/formalped
 `envs/c5ea003/Theorems/Thm_SCAFFOLD_*.lean`), as statements only (the same terms with the same
 binders; no proofs, no prose), stated against pyfed's model: the published files import
 `Definitions.Def_SCAFFOLD_Model`, here `Pyfed` is imported instead and nothing else changes.
-They are wrapped in the namespace `PyfedTest.PublishedScaffold` (with `open SCAFFOLD`, so the
-model's names resolve to pyfed's) to keep them apart from the library's own declarations.
+They are wrapped in the namespace `SCAFFOLD.PyfedTestPublished`, so the restated
+`namespace SCAFFOLD` block opens `SCAFFOLD.PyfedTestPublished.SCAFFOLD`: the declarations stay apart
+from the library's own, and every model name resolves through the enclosing namespace `SCAFFOLD`
+exactly as in the published file (which is elaborated inside `namespace SCAFFOLD`), not through an
+`open`, which would also accept a root-level declaration of the same name.
 `lake test` building this file is the check that every published SCAFFOLD statement elaborates
 against pyfed's model; `tests/test_lean_published.py` checks that each statement between the markers
 equals the statement of the same name in `lean/Pyfed/Scaffold/Theorems.lean`.
 -/
 
-namespace PyfedTest.PublishedScaffold
-
-open SCAFFOLD
+namespace SCAFFOLD.PyfedTestPublished
 
 open MeasureTheory
 universe u
@@ -78,4 +79,4 @@ theorem PerturbedStrongConvexity :
 end SCAFFOLD
 -- END published SCAFFOLD statements
 
-end PyfedTest.PublishedScaffold
+end SCAFFOLD.PyfedTestPublished

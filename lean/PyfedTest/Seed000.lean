@@ -3,16 +3,16 @@ import Pyfed
 /-!
 Seed 000's formal statement, verbatim between the markers below, elaborated against pyfed's
 definitions: only its import line is changed (`import Definitions.Def_SCAFFOLD_Model` becomes
-`import Pyfed`), and it is wrapped in the namespace `PyfedTest.Seed000` so that it does not
-clash with `SCAFFOLD.ConvexFiniteRoundConvergence` of `lean/Pyfed/Scaffold/Theorems.lean`
-(`open SCAFFOLD` makes the seed's unqualified names resolve to pyfed's). `lake test` building
-this file is the check that the seed statement elaborates; `tests/test_lean_seed.py` checks that
-the text between the markers equals the statement in `Theorems.lean`.
+`import Pyfed`), and it is wrapped in the namespace `SCAFFOLD.PyfedTestSeed000` so that it does
+not clash with `SCAFFOLD.ConvexFiniteRoundConvergence` of `lean/Pyfed/Scaffold/Theorems.lean`; the
+seed's `namespace SCAFFOLD` block then opens `SCAFFOLD.PyfedTestSeed000.SCAFFOLD`, so its
+unqualified names resolve through the enclosing namespace `SCAFFOLD` to pyfed's, exactly as in the
+seed's own file. `lake test` building this file is the check that the seed statement elaborates;
+`tests/test_lean_seed.py` checks that the text between the markers equals the statement in
+`Theorems.lean`.
 -/
 
-namespace PyfedTest.Seed000
-
-open SCAFFOLD
+namespace SCAFFOLD.PyfedTestSeed000
 
 -- seed 000 preamble (minus the import)
 open MeasureTheory
@@ -32,4 +32,4 @@ theorem ConvexFiniteRoundConvergence :
 end SCAFFOLD
 -- END seed 000 formal statement
 
-end PyfedTest.Seed000
+end SCAFFOLD.PyfedTestSeed000

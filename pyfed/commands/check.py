@@ -11,21 +11,27 @@ from ..errors import InputError
 from ..exact import format_number
 from . import STYLE, make_console
 
-__all__ = ["register", "run", "evidence", "render_verdicts", "render_statement_verdicts"]
+__all__ = ["register", "run", "run_file", "evidence", "render_verdicts", "render_statement_verdicts",
+           "render_profile"]
 
 _fmt = format_number
 
 
 def register(subparsers) -> None:
     """Add the ``check`` subcommand to an argparse subparsers object (sets ``func=run``)."""
-    p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD theorems over the default suite")
+    p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD and FedAvg theorems over the default suite, or on the "
+                                            "theorems of a Lean file (pyfed check PATH.lean)")
+    p.add_argument("path", nargs="?", metavar="PATH.lean",
+                   help="check the theorems of this Lean file (it imports Pyfed) instead of the default suite")
+    p.add_argument("--theorem", metavar="NAME", help="with PATH.lean: only this theorem")
+    p.add_argument("--out", metavar="DIR", help="with PATH.lean: write counterexamples (JSON + Lean) to DIR")
+    p.add_argument("--no-profile", action="store_true", help="with PATH.lean: skip the constant profile")
     p.add_argument("--seed", type=int, default=0, help="seed of every random generator (default 0)")
     p.add_argument("--replicates", type=int, default=None,
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
     p.add_argument("--quick", action="store_true",
-                   help="a smoke run: shorter horizons (T = 4), 64 replicates, and each statement checker's quick "
-                        "budget (its structured edge cases and one random draw; the finite-round theorem "
-                        "checkers: their structured instances only)")
+                   help="a smoke run: 64 replicates, and each statement checker's structured edge cases only "
+                        "(search budget 0: no random draws)")
     p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH (checked before the run)")
     p.add_argument("--budget", type=int, default=None,
                    help="search budget per statement checker, >= 1: the number of random draws of its "
@@ -43,15 +49,22 @@ def evidence(v) -> str:
     numerical SDP (PEP)."""
     d = v.details or {}
     est = d.get("estimate")
+    # conditional FedAvg lemmas: Monte Carlo from several round starts (joint level), or exact at
+    # every round start
+    where = f", {d['starts']} round starts (joint)" if d.get("starts") else ""
+    every = ", every round start" if d.get("checked") else ""
     if est:
-        return f"Monte Carlo {est['confidence']:.1%} t-interval, R={est['replicates']}"
+        level = d.get("joint_confidence", est["confidence"])
+        return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
+    if str(d.get("engine", "")).startswith("adversarial search"):
+        return f"search: {d.get('decided', 0)} instances decided exactly"
     arith = str(d.get("arithmetic", ""))
     if "ball" in arith:
-        return "exact moments, certified ball"
+        return "exact moments, certified ball" + every
     if arith:
-        return "exact moments, exact rationals"
+        return "exact moments, exact rationals" + every
     return "exact" if v.exact else "-"
 
 
@@ -61,7 +74,9 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
     for v in verdicts:
         by_theorem.setdefault(v.statement, []).append(v)
     for theorem, vs in by_theorem.items():
-        t = Table(title=f"{title}: SCAFFOLD.{theorem}", show_lines=False)
+        src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
+        name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
+        t = Table(title=f"{title}: {name}" + (f" ({src})" if src else ""), show_lines=False)
         for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
             t.add_column(col, overflow="fold")
         for v in vs:
@@ -106,6 +121,11 @@ def run(args) -> int:
         check_int("--budget", args.budget, minimum=1)
     if args.json is not None:
         check_output_file("--json", args.json)
+    if getattr(args, "path", None):
+        return run_file(args)
+    for opt in ("theorem", "out"):
+        if getattr(args, opt, None):
+            raise InputError(f"--{opt}", "only applies with a PATH.lean to check")
     console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
     statements = []
@@ -156,7 +176,8 @@ def render_statement_verdicts(console, results) -> None:
     from rich.table import Table
 
     style = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
-    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD): adversarial search per statement")
+    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD unless qualified): adversarial search "
+                    "per statement")
     t.add_column("statement", no_wrap=True)
     for col in ("search result", "verdict", "tightest lhs", "rhs", "lhs/rhs", "candidates decided", "drawn"):
         t.add_column(col, no_wrap=True)
@@ -178,3 +199,149 @@ def render_statement_verdicts(console, results) -> None:
                   "decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
 
+
+
+def _short(exact: str | None) -> str:
+    """An exact rational for display: itself when short, else ~ its correctly rounded float."""
+    if exact is None:
+        return "-"
+    if len(exact) <= 40:
+        return exact
+    from fractions import Fraction
+    from ..exact import as_float
+    try:
+        return f"~{as_float(Fraction(exact)):.6g}"
+    except (ValueError, ZeroDivisionError):
+        return exact[:40] + "…"
+
+
+def render_profile(console, profile) -> None:
+    """Print a constant profile (see :func:`pyfed.engines.statement_search.constant_profile`)."""
+    t = Table(title=f"constant profile: {profile['statement']} (seed {profile['seed']}, budget {profile['budget']})")
+    for col in ("constant", "where", "needed on the decided instances", "pinned by", "decided"):
+        t.add_column(col, overflow="fold")
+    for c in profile["constants"]:
+        cmp = (">" if c["strict"] else ">=") if c["direction"] == "at least" else ("<" if c["strict"] else "<=")
+        if c["needed"] is None:
+            need = c["note"]
+        elif c["direction"] == "at least" and c["needed_float"] <= 0:
+            need = f"{cmp} {_short(c['needed'])}: the term is not needed on these instances"
+        else:
+            short = c["needed"] if len(c["needed"]) <= 24 else f"~{c['needed_float']:.6g}"
+            need = f"{cmp} {short}" + (f" (~{c['needed_float']:.6g})" if len(c["needed"]) <= 24 and "/" in c["needed"]
+                                       else "")
+        if c["needed"] is not None and c.get("note"):
+            need += f" ({c['note']})"
+        pin = c.get("pinned_by")
+        t.add_row(c["constant"], c["description"] + (f" [{c['location']}]" if c["location"] else ""), need,
+                  f"#{pin['index']}: {pin['description']}" if pin else "-", str(c["decided"]))
+    console.print(t)
+    console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof.[/dim]")
+
+
+def _checker_verdict(name, args):
+    """Verdict of one registered statement checker's search, seeded exactly as
+    :func:`checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
+    the default report's."""
+    import numpy as np
+
+    from checkers.registry import get, names
+    i = names().index(name)
+    return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
+
+
+def _read_with_checkers(args):
+    """(statements, lemma names): the file's run statements; theorems of *our*
+    ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a run (``GradientGrowth`` …) go to their
+    registered checkers instead of being an error. Anything else unsupported raises ReaderError."""
+    from pathlib import Path
+
+    from ..statements import ReaderError, read_file, theorems_path
+
+    try:
+        return read_file(args.path, theorem=args.theorem), []
+    except ReaderError as exc:
+        try:
+            ours = Path(args.path).resolve() == theorems_path().resolve()
+        except Exception:  # no repository layout: not our file
+            ours = False
+        if not ours:
+            raise
+        from checkers.registry import names as registered
+        lemmas = []
+        for e in exc.errors:
+            construct = getattr(e, "construct", "")
+            if not (construct.startswith("theorem `") and construct.endswith("` without a run")):
+                raise
+            name = construct[len("theorem `"):-len("` without a run")]
+            if name not in registered():
+                raise
+            lemmas.append(name)
+        return read_file(args.path, theorem=args.theorem, skip=lemmas), lemmas
+
+
+def run_file(args) -> int:
+    """``pyfed check PATH.lean``: read the file's theorems, decide each with every engine, print
+    the default report's table per theorem (plus the constant profile), write the JSON report and
+    counterexample files; exit 1 iff some verdict is violated (2 for an unreadable file)."""
+    from rich.progress import Progress
+
+    from ..check import check_statement, default_replicates, statement_report_json
+
+    if args.budget is not None:
+        from ..errors import check_int
+        check_int("--budget", args.budget, minimum=1)
+    if args.out:
+        from ..search import prepare_out
+        prepare_out(args.out)
+    statements, lemmas = _read_with_checkers(args)      # ReaderError: exit 2 with file:line:col
+    console = make_console()
+    reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
+    reports = []
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("pyfed check", total=None)
+
+        def tick(label):
+            progress.update(task, description=f"running {label}")
+
+        for st in statements:
+            reports.append(check_statement(st, quick=args.quick, seed=args.seed, replicates=reps,
+                                           budget=args.budget, profile=not args.no_profile, out=args.out,
+                                           progress=tick))
+        checked_lemmas = []
+        for name in lemmas:
+            tick(f"{name} (statement checker)")
+            checked_lemmas.append((name, _checker_verdict(name, args)))
+    for rep in reports:
+        render_verdicts(console, rep.verdicts, f"pyfed check {args.path}")
+        if rep.pep_note:
+            console.print(f"  [yellow]{rep.statement.name}: {rep.pep_note}[/yellow]")
+        s = rep.search.verdict
+        if s.status == "violated":
+            console.print(f"  [red]{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
+                          f"{s.details.get('description')}; left side {_short(s.details.get('lhs_exact'))} > "
+                          f"right side {_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
+                          "digit)[/red]")
+        for path in rep.exports:
+            console.print(f"  counterexample written to {path}")
+        if rep.profile is not None:
+            render_profile(console, rep.profile)
+    if checked_lemmas:
+        console.print(f"  [dim]{', '.join(lemmas)}: not about a run; checked by their registered statement "
+                      "checkers (checkers/), as in the default report[/dim]")
+        render_statement_verdicts(console, checked_lemmas)
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(statement_report_json(reports, seed=args.seed, quick=args.quick, replicates=reps,
+                                               path=args.path, lemmas=checked_lemmas) + "\n")
+        except OSError as exc:  # checked before the run; only a change since then gets here
+            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+        console.print(f"JSON report written to {args.json}")
+    verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
+    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
+    console.print(f"{len(reports)} statement(s) from {args.path}: {counts['holds']} holds, {counts['violated']} "
+                  f"violated, {counts['inconclusive']} inconclusive")
+    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                  "nothing in Lean.[/dim]")
+    return 1 if counts["violated"] else 0

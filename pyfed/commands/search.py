@@ -14,15 +14,15 @@ __all__ = ["register", "run", "format_statement_options"]
 def format_statement_options(lean_name=None) -> str:
     """Plain text listing the valid ``--relax`` keys and ``--mutate`` names (``pyfed search --list``);
     only ``lean_name`` if given (InputError for an unknown name)."""
+    from checkers.registry import get
+
     rows = statement_options()
     if lean_name is not None:
-        from checkers.registry import get
-
         bare = get(lean_name).lean_name
         rows = [r for r in rows if r[0] == bare]
     lines = []
     for name, keys, muts in rows:
-        lines.append(f"SCAFFOLD.{name}")
+        lines.append(get(name).qualified_name)
         lines.append("  --relax: " + (", ".join(keys) if keys else "(no hypotheses)"))
         if muts:
             lines.append("  --mutate:")
@@ -33,7 +33,8 @@ def format_statement_options(lean_name=None) -> str:
 
 
 _DESCRIPTION = (
-    "Adversarial counterexample search for one statement (checker registry, namespace SCAFFOLD). "
+    "Adversarial counterexample search for one statement (checker registry: namespace SCAFFOLD, or FedAvg "
+    "for the Field Guide statements, e.g. FedAvg.PerRoundProgress). "
     "Writes one JSON file per counterexample to --out (same seed and budget: byte-identical files), "
     "and for exact counterexamples to the real statement also a Lean file stating the witness; "
     "always a <stem>-summary.json of what was searched (statistics, tightest instance). "
@@ -50,7 +51,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("search", help="adversarial counterexample search for one statement (JSON export)",
                               description=_DESCRIPTION)
     p.add_argument("lean_name", nargs="?", default=None,
-                   help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD)")
+                   help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD) or "
+                        "FedAvg.ConvexFedAvgConvergence")
     p.add_argument("--list", action="store_true", dest="list_options",
                    help="list the statements with their --relax keys and --mutate names, then exit")
     p.add_argument("--seed", type=int, default=0, help="seed of the search, >= 0 (default 0)")
@@ -106,11 +108,11 @@ def run(args) -> int:
     console = Console()
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
-        task = progress.add_task(f"searching SCAFFOLD.{chk.lean_name}", total=None)
+        task = progress.add_task(f"searching {chk.qualified_name}", total=None)
         paths = search_to_dir(chk.lean_name, seed=seed, budget=budget, out=args.out,
                               relax=args.relax, mutate=args.mutate,
                               progress=lambda n: progress.advance(task, n))
-    what = f"SCAFFOLD.{chk.lean_name}" + (f" (mutation {args.mutate})" if args.mutate else "")
+    what = chk.qualified_name + (f" (mutation {args.mutate})" if args.mutate else "")
     kinds = []
     for p in paths:
         with open(p, encoding="utf-8") as fh:

@@ -6,8 +6,10 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
 
 1. parses the body of each arithmetic Lean definition (``effectiveStep``, ``roundTime``,
    ``weight``, ``weightSum``, ``initialPotential``, ``convexRHS``, ``nonconvexRHS`` and the
-   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with a
-   small recursive-descent parser for the subset those bodies use: ``+ - * / ^ ⁻¹``,
+   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with the
+   one Lean term grammar of pyfed (:mod:`pyfed.lean.terms`, shared with the statement reader
+   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use:
+   ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
    (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for
    ``x`` in the rest), applications of the other parsed definitions, ``Real.rpow a b`` ->
@@ -45,9 +47,11 @@ from pathlib import Path
 import mpmath
 import sympy
 
+from . import terms
+
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
            "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "FEDAVG_ARITHMETIC_DEFS",
-           "DriftError"]
+           "FEDAVG_MIRROR_DEFS", "check_fedavg_drift", "DriftError"]
 
 
 class DriftError(AssertionError):
@@ -80,9 +84,9 @@ ARITHMETIC_DEFS = {
 }
 
 #: The FedAvg right sides (namespace ``FedAvg``, Field Guide Section 6.1.2), parsed with the same
-#: grammar; not yet compared with ``pyfed.theory`` (their Python mirrors are issue 12's Python
-#: half). ``distance P`` is the atom ``D``; ``P.L``, ``P.σ``, ``P.ζ``, ``M``, ``τ``, ``T``, ``η``
-#: are the symbols ``L``, ``sigma``, ``zeta``, ``M``, ``tau``, ``T``, ``eta``.
+#: grammar and compared with :mod:`pyfed.theory.fedavg` by :func:`check_fedavg_drift` (called by
+#: :func:`check_drift`). ``distance P`` is the atom ``D``; ``P.L``, ``P.σ``, ``P.ζ``, ``M``, ``τ``,
+#: ``T``, ``η`` are the symbols ``L``, ``sigma``, ``zeta``, ``M``, ``tau``, ``T``, ``eta``.
 FEDAVG_ARITHMETIC_DEFS = {
     "driftRHS": "Pyfed/FedAvg/Model.lean",
     "convergenceRHS": "Pyfed/FedAvg/Model.lean",
@@ -90,11 +94,23 @@ FEDAVG_ARITHMETIC_DEFS = {
     "optimizedRHS": "Pyfed/FedAvg/Model.lean",
 }
 
+#: The ℚ mirrors of the FedAvg polynomial right sides (``lean/Pyfed/Exact.lean``, namespace
+#: ``FedAvg``); they take the squares ``σSq``, ``ζSq``, ``distSq`` (symbols ``sigma_sq``,
+#: ``zeta_sq``, ``dist_sq``).
+FEDAVG_MIRROR_DEFS = {
+    "driftRHSQ": "Pyfed/Exact.lean",
+    "convergenceRHSQ": "Pyfed/Exact.lean",
+}
+
+#: FedAvg real definition -> its ℚ mirror.
+FEDAVG_MIRRORS = {"driftRHS": "driftRHSQ", "convergenceRHS": "convergenceRHSQ"}
+
 #: Lean identifier -> Python/sympy symbol name (the papers' symbols, as in pyfed.theory).
 SYMBOL_NAMES = {
     "ηl": "eta_l", "ηg": "eta_g", "μ": "mu", "σ": "sigma", "β": "beta",
     "P.σ": "sigma", "P.β": "beta", "distSq": "dist_sq", "fGap": "f_gap", "fLower": "f_low",
     "η": "eta", "τ": "tau", "ζ": "zeta", "P.ζ": "zeta", "P.L": "L",
+    "σSq": "sigma_sq", "ζSq": "zeta_sq",
 }
 
 #: Named atoms: Lean application text -> symbol.
@@ -119,30 +135,15 @@ def sym(name: str) -> sympy.Symbol:
     return sympy.Symbol(SYMBOL_NAMES.get(name, name))
 
 
-# --------------------------------------------------------------------------- tokenizer
-
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<num>\d+)
-  | (?P<ident>[^\W\d][\w'.₀-₉]*)
-  | (?P<op>⁻¹|[-+*/^(),:↑‖∑∈])
-""", re.VERBOSE | re.UNICODE)
-
+# --------------------------------------------------------------------------- parser
+# The grammar lives in pyfed.lean.terms (shared with the statement reader); this module only
+# turns its syntax trees into sympy expressions.
 
 def tokenize(text: str) -> list[str]:
-    """Split a Lean term of the arithmetic subset into tokens (raises ValueError otherwise)."""
-    out, pos = [], 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ValueError(f"drift parser: unexpected character {text[pos]!r} in {text!r}")
-        pos = m.end()
-        if m.lastgroup != "ws":
-            out.append(m.group())
-    return out
+    """Token texts of a Lean term (:func:`pyfed.lean.terms.tokenize`); raises ValueError
+    (a :class:`~pyfed.lean.terms.LeanSyntaxError`) at a character outside the grammar."""
+    return [t.text for t in terms.tokenize(text)]
 
-
-# --------------------------------------------------------------------------- parser
 
 @dataclass
 class LeanDef:
@@ -154,165 +155,93 @@ class LeanDef:
     text: str
 
 
-class _Parser:
-    """Recursive descent over the token list; ``defs`` maps known definition names to LeanDef."""
-
-    TYPES = {"ℝ", "ℚ", "ℕ"}
-
-    def __init__(self, tokens, defs):
-        self.toks = tokens
-        self.i = 0
-        self.defs = defs
-
-    def peek(self, k=0):
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
-
-    def take(self, expected=None):
-        tok = self.peek()
-        if tok is None or (expected is not None and tok != expected):
-            raise ValueError(f"drift parser: expected {expected!r}, got {tok!r} at token {self.i} "
-                             f"of {' '.join(self.toks)!r}")
-        self.i += 1
-        return tok
-
-    def parse(self):
-        e = self.expr()
-        if self.peek() is not None:
-            raise ValueError(f"drift parser: trailing tokens {self.toks[self.i:]!r}")
-        return e
-
-    def expr(self):
-        e = self.term()
-        while self.peek() in ("+", "-"):
-            op = self.take()
-            rhs = self.term()
-            e = e + rhs if op == "+" else e - rhs
-        return e
-
-    def term(self):
-        e = self.unary()
-        while self.peek() in ("*", "/"):
-            op = self.take()
-            rhs = self.unary()
-            e = e * rhs if op == "*" else e / rhs
-        return e
-
-    def unary(self):
-        if self.peek() == "-":
-            self.take()
-            return -self.unary()
-        return self.power()
-
-    def power(self):
-        base = self.postfix()
-        if self.peek() == "^":
-            self.take()
-            return base ** self.unary()      # ^ is right associative
-        return base
-
-    def postfix(self):
-        e = self.application()
-        while self.peek() == "⁻¹":
-            self.take()
-            e = 1 / e
-        return e
-
-    def starts_atom(self, tok):
-        return tok is not None and (tok in ("(", "↑", "‖") or tok[0].isdigit()
-                                    or (tok[0].isalpha() and tok not in self.TYPES
-                                        and tok != "Finset.range"))
-
-    def application(self):
-        tok = self.peek()
-        if tok == "∑":
-            return self.big_sum()
-        if tok is not None and (tok in self.defs or tok in NAMED_APPLICATIONS or tok in FUNCTIONS):
-            head = self.take()
-            args = []
-            while self.starts_atom(self.peek()):
-                args.append(self.atom(raw=True))
-            return self.apply(head, args)
-        return self.atom()
-
-    def apply(self, head, args):
-        if head in NAMED_APPLICATIONS:
-            return sympy.Symbol(NAMED_APPLICATIONS[head])
-        if head in FUNCTIONS:
-            arity, fn = FUNCTIONS[head]
-            if len(args) != arity:
-                raise ValueError(f"drift parser: {head} takes {arity} arguments, got {len(args)}")
-            return fn(*args)
-        d = self.defs[head]
-        if len(args) != len(d.params):
-            raise ValueError(f"drift parser: {head} applied to {len(args)} arguments, expects "
-                             f"{len(d.params)}")
-        return d.body.xreplace({sym(p): a for p, a in zip(d.params, args)})
-
-    def big_sum(self):
-        self.take("∑")
-        var = self.take()
-        self.take("∈")
-        self.take("Finset.range")
-        upper = self.atom()
-        self.take(",")
-        body = self.term()                   # Lean: the body of ∑ is a term at precedence 67
-        # bound variable renamed so that substituting a free `r` never touches it
-        bound = sympy.Symbol(f"_bound_{var}")
-        return sympy.Sum(body.xreplace({sym(var): bound}), (bound, 0, upper - 1))
-
-    def atom(self, raw=False):
-        tok = self.take()
-        if tok[0].isdigit():
-            return sympy.Integer(int(tok))
-        if tok == "↑":
-            return self.atom()
-        if tok == "‖":
-            start = self.i
-            depth = 0
-            while not (self.peek() == "‖" and depth == 0):
-                t = self.take()
-                depth += t == "("
-                depth -= t == ")"
-            inner = " ".join(self.toks[start:self.i])
-            self.take("‖")
-            key = re.sub(r"\s+", " ", inner).strip()
-            if key not in NORM_ATOMS:
-                raise ValueError(f"drift parser: unknown norm atom ‖{key}‖")
-            return sympy.sqrt(sympy.Symbol(NORM_ATOMS[key]))
-        if tok == "(":
-            e = self.expr()
-            if self.peek() == ":":
-                self.take(":")
-                ty = self.take()
-                if ty not in self.TYPES:
-                    raise ValueError(f"drift parser: unsupported ascription type {ty!r}")
-            self.take(")")
-            return e
-        if tok[0].isalpha():
-            if tok in self.defs or tok in NAMED_APPLICATIONS:
-                # a definition used as an argument without arguments of its own
-                return self.apply(tok, [])
-            return sym(tok)
-        raise ValueError(f"drift parser: unexpected token {tok!r}")
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "/": lambda a, b: a / b, "^": lambda a, b: a ** b}
 
 
-_LET_RE = re.compile(r"\A\s*let\s+(?P<name>[^\W\d][\w']*)\s*:=\s*(?P<value>[^\n;]+?)\s*(?:;|\n)(?P<rest>.*)\Z",
-                     re.S | re.UNICODE)
+def _unsupported(node, what, supported="+ - * / ^ ⁻¹, casts, numerals, ∑ r ∈ Finset.range T, "
+                 "Real.rpow, Real.sqrt, min, max, applications of parsed definitions"):
+    raise terms.LeanSyntaxError(what, "drift parser", line=node.line, col=node.col, supported=supported)
+
+
+def to_sympy(node, defs: dict, env: dict | None = None) -> sympy.Expr:
+    """sympy expression of a syntax tree of :mod:`pyfed.lean.terms` (``defs``: known LeanDefs,
+    substituted at their applications; ``env``: ``let``-bound and bound-variable values)."""
+    env = env or {}
+    k = node.kind
+    if k == "num":
+        return sympy.Rational(node.value.numerator, node.value.denominator)
+    if k == "ident":
+        name = node.value
+        if name in env:
+            return env[name]
+        if name in defs or name in NAMED_APPLICATIONS:
+            return _apply(node, name, [], defs)
+        if name in FUNCTIONS:
+            _unsupported(node, f"{name} without arguments")
+        return sym(name)
+    if k == "app":
+        head = node.args[0]
+        if head.kind != "ident":
+            _unsupported(node, f"application of {head.text!r}")
+        return _apply(node, head.value, [to_sympy(a, defs, env) for a in node.args[1:]], defs)
+    if k == "binop":
+        if node.value not in _ARITH:
+            _unsupported(node, f"operator {node.value!r}")
+        a, b = (to_sympy(x, defs, env) for x in node.args)
+        return _ARITH[node.value](a, b)
+    if k == "neg":
+        return -to_sympy(node.args[0], defs, env)
+    if k == "inv":
+        return 1 / to_sympy(node.args[0], defs, env)
+    if k == "coe":
+        return to_sympy(node.args[0], defs, env)
+    if k == "cast":
+        if node.value not in terms.TYPES:
+            _unsupported(node, f"ascription type {node.value!r}")
+        return to_sympy(node.args[0], defs, env)
+    if k == "norm":
+        key = re.sub(r"\s+", " ", node.args[0].text).strip()
+        if key.startswith("(") and key.endswith(")"):
+            key = key[1:-1].strip()
+        if key not in NORM_ATOMS:
+            _unsupported(node, f"norm atom ‖{key}‖")
+        return sympy.sqrt(sympy.Symbol(NORM_ATOMS[key]))
+    if k == "sum":
+        rng, body = node.args
+        if rng is None or rng.head_name() != "Finset.range" or len(rng.args) != 2:
+            _unsupported(node, "∑ not over Finset.range")
+        upper = to_sympy(rng.args[1], defs, env)
+        bound = sympy.Symbol(f"_bound_{node.value}")
+        inner = to_sympy(body, defs, {**env, node.value: bound})
+        return sympy.Sum(inner, (bound, 0, upper - 1))
+    if k == "let":
+        value = to_sympy(node.args[0], defs, env)
+        return to_sympy(node.args[1], defs, {**env, node.value: value})
+    _unsupported(node, f"construct {k}")
+
+
+def _apply(node, head, args, defs):
+    if head in NAMED_APPLICATIONS:
+        return sympy.Symbol(NAMED_APPLICATIONS[head])
+    if head in FUNCTIONS:
+        arity, fn = FUNCTIONS[head]
+        if len(args) != arity:
+            _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} takes {arity}")
+        return fn(*args)
+    if head not in defs:
+        _unsupported(node, f"application of {head!r}")
+    d = defs[head]
+    if len(args) != len(d.params):
+        _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} expects {len(d.params)}")
+    return d.body.xreplace({sym(p): a for p, a in zip(d.params, args)})
 
 
 def parse_expression(text: str, defs: dict | None = None) -> sympy.Expr:
-    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs).
-
-    Leading ``let x := value`` bindings (one per line, or ended by ``;``) are parsed and their
-    value substituted for ``x`` in the rest of the term.
-    """
-    m = _LET_RE.match(text)
-    if m:
-        value = parse_expression(m.group("value"), defs)
-        rest = parse_expression(m.group("rest"), defs)
-        return rest.xreplace({sym(m.group("name")): value})
-    return _Parser(tokenize(text), defs or {}).parse()
+    """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs);
+    leading ``let x := value`` bindings are substituted. Raises ValueError (a
+    :class:`~pyfed.lean.terms.LeanSyntaxError` naming line and column) outside the subset."""
+    return to_sympy(terms.parse_term(terms.strip_comments(text)), defs or {})
 
 
 _DEF_RE = re.compile(r"^(?:noncomputable\s+)?def\s+(?P<name>\w+)\b(?P<sig>.*?):=\s*\n?(?P<body>.*?)(?=\n\s*\n|\n/--|\n(?:theorem|def|end|section|structure|abbrev)\b|\Z)",
@@ -499,13 +428,15 @@ MIRRORS = {"effectiveStep": "effectiveStepQ", "weight": "weightQ", "weightSum": 
 
 
 def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory=None,
-                sources: dict | None = None, progress=None) -> list:
+                sources: dict | None = None, fedavg: bool = True, fedavg_theory=None, progress=None) -> list:
     """Compare every parsed Lean definition with ``pyfed.theory``; return the mismatches.
 
     ``theory`` defaults to :mod:`pyfed.theory.bounds` (tests pass a patched module);
-    ``sources`` overrides Lean file texts (``{"Pyfed/Exact.lean": text, ...}``);
-    ``progress``: optional callable(label) called before each comparison (the check reads the
-    Lean files and writes nothing).
+    ``sources`` overrides Lean file texts (``{"Pyfed/Exact.lean": text, ...}``). With ``fedavg``
+    (default) the FedAvg definitions are checked too (:func:`check_fedavg_drift`, against
+    ``fedavg_theory``, default :mod:`pyfed.theory.fedavg`). ``progress``: optional
+    callable(label) called before each comparison (the check reads the Lean files and writes
+    nothing).
     Raises ValueError if the Lean text cannot be parsed (that is drift too).
     """
     tick = progress or (lambda label: None)
@@ -593,6 +524,153 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
             gap = abs(mpmath.mpf(str(lean_nc)) - mpmath.mpf(py_nc))
         if py_nc is None or gap > mpmath.mpf(10) ** -30:
             out.append(Mismatch("hypothesis h <= (S/N)^(2/3)/(24 beta)", pt, lean_nc, py_nc))
+    if fedavg:
+        tick("FedAvg definitions vs pyfed.theory.fedavg")
+        out.extend(check_fedavg_drift(lean_dir, points=points, seed=seed, theory=fedavg_theory, sources=sources))
+    return out
+
+
+# --------------------------------------------------------------------------- FedAvg
+
+_FEDAVG_SYMBOLS = ("D", "L", "M", "T", "tau", "eta", "sigma", "zeta", "dist_sq", "sigma_sq", "zeta_sq")
+
+
+def _positive(expr):
+    """``expr`` with its symbols declared positive (the FedAvg parameters are), so that sympy
+    simplifies rational powers of products (``(D**2)**(1/3) = D**(2/3)``)."""
+    return expr.xreplace({s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols})
+
+
+def _fedavg_python(th):
+    """name -> callable(values dict) for each FedAvg Lean definition (real ones in D, σ, ζ; the
+    ℚ mirrors in their squares)."""
+    def common(p):
+        return dict(M=p["M"], tau=p["tau"], T=p["T"], L=p["L"])
+    return {
+        "driftRHS": lambda p: th.drift_rhs(p["tau"], p["eta"], sigma=p["sigma"], zeta=p["zeta"]),
+        "driftRHSQ": lambda p: th.drift_rhs(p["tau"], p["eta"], sigma_sq=p["sigma_sq"], zeta_sq=p["zeta_sq"]),
+        "convergenceRHS": lambda p: th.convergence_rhs(dist_sq=p["D"] ** 2, eta=p["eta"], sigma=p["sigma"],
+                                                       zeta=p["zeta"], **common(p)),
+        "convergenceRHSQ": lambda p: th.convergence_rhs(dist_sq=p["dist_sq"], eta=p["eta"], sigma_sq=p["sigma_sq"],
+                                                        zeta_sq=p["zeta_sq"], **common(p)),
+        "optimizedStep": lambda p: th.optimized_step(dist_sq=p["D"] ** 2, sigma=p["sigma"], zeta=p["zeta"],
+                                                     **common(p)),
+        "optimizedRHS": lambda p: th.optimized_rhs(dist_sq=p["D"] ** 2, sigma=p["sigma"], zeta=p["zeta"],
+                                                   **common(p)),
+    }
+
+
+def _fedavg_point(rng: random.Random) -> dict:
+    pt = {"D": _rand_q(rng, 1, 30, 7), "L": _rand_q(rng, 1, 30, 7), "M": rng.randint(1, 12),
+          "T": rng.randint(1, 40), "tau": rng.randint(1, 8), "eta": _rand_q(rng, 1, 9, 400),
+          "sigma": _rand_q(rng, 1, 20, 9), "zeta": _rand_q(rng, 1, 20, 9)}
+    pt.update(dist_sq=pt["D"] ** 2, sigma_sq=pt["sigma"] ** 2, zeta_sq=pt["zeta"] ** 2)
+    return pt
+
+
+def _sympy_value(v):
+    return sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sympy.sympify(v)
+
+
+def check_fedavg_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory=None,
+                       sources: dict | None = None) -> list:
+    """The FedAvg half of the drift check: ``driftRHS``, ``convergenceRHS``, ``optimizedStep``,
+    ``optimizedRHS`` (``lean/Pyfed/FedAvg/Model.lean``) and the ℚ mirrors ``driftRHSQ``,
+    ``convergenceRHSQ`` (``lean/Pyfed/Exact.lean``) against :mod:`pyfed.theory.fedavg`.
+
+    1. each real definition vs its mirror, symbolically (``distSq = D²``, ``σSq = σ²``, ``ζSq = ζ²``);
+    2. each definition vs the Python function called with positive sympy symbols: the difference
+       simplifies to 0 (``optimizedStep`` is a ``Min`` of four terms: compared term by term);
+    3. at seeded random rational points: exactly for the polynomial ones, to 40 digits for the
+       two with roots (the Python side decides the minimising term of eq. (16) exactly, the Lean
+       ``min`` is evaluated numerically: the values must agree);
+    4. the step-size hypothesis ``η ≤ 1 / (4 * P.L)`` of the three constant-step statements
+       (``lean/Pyfed/FedAvg/Theorems.lean``) against the margin of
+       :func:`pyfed.theory.fedavg.fedavg_hypotheses`, and the tuned statement's hypotheses
+       ``0 < τ``, ``0 < T``, ``0 < distance P``, ``0 < P.σ``, ``0 < P.ζ`` against
+       :func:`pyfed.theory.fedavg.tuned_hypotheses` (the same keys, strict).
+
+    ``theory`` defaults to :mod:`pyfed.theory.fedavg` (tests pass a patched module). Returns the
+    list of :class:`Mismatch` (empty: in sync); raises ValueError if the Lean text cannot be parsed.
+    """
+    if theory is None:
+        from ..theory import fedavg as theory
+    catalog = dict(FEDAVG_ARITHMETIC_DEFS, **FEDAVG_MIRROR_DEFS)
+    defs = parse_definitions(lean_dir, sources=sources, catalog=catalog)
+    py = _fedavg_python(theory)
+    rng = random.Random(seed + 12)
+    out: list = []
+    pos = {k: sympy.Symbol(k, positive=True) for k in _FEDAVG_SYMBOLS}
+    squares = {pos["dist_sq"]: pos["D"] ** 2, pos["sigma_sq"]: pos["sigma"] ** 2, pos["zeta_sq"]: pos["zeta"] ** 2}
+
+    # (1) real definitions vs their mirrors
+    for real, mirror in FEDAVG_MIRRORS.items():
+        a = _positive(defs[real].body)
+        b_ = _positive(defs[mirror].body).xreplace(squares)
+        if sympy.simplify(a - b_) != 0:
+            out.append(Mismatch(f"{real} vs {mirror}", {"symbolic": True}, str(a), str(b_)))
+
+    # (2) symbolic identity with pyfed.theory.fedavg
+    for name, d in defs.items():
+        lean = _positive(d.body)
+        try:
+            pexpr = sympy.sympify(py[name](pos))
+        except Exception as exc:  # the theory cannot build the expression: drift too
+            out.append(Mismatch(name, {"symbolic": True}, str(lean), f"pyfed.theory.fedavg failed symbolically: {exc}"))
+            continue
+        if isinstance(lean, sympy.Min) and isinstance(pexpr, sympy.Min):
+            la, pa = list(lean.args), list(pexpr.args)
+            same = len(la) == len(pa) and all(any(sympy.simplify(x - y) == 0 for y in pa) for x in la)
+        else:
+            same = sympy.simplify(lean - pexpr) == 0
+        if not same:
+            out.append(Mismatch(name, {"symbolic": True}, str(lean), str(pexpr)))
+
+    # (3) random rational points
+    for name, d in defs.items():
+        for _ in range(points):
+            pt = _fedavg_point(rng)
+            vals = {sympy.Symbol(k): _sympy_value(v) for k, v in pt.items()}
+            pv = py[name](pt)
+            lv = d.body.xreplace(vals)
+            if name in ("optimizedStep", "optimizedRHS"):
+                gap = abs(sympy.N(lv - _sympy_value(pv), 50))
+                if not gap <= sympy.Float("1e-40") * (1 + abs(sympy.N(lv, 20))):
+                    out.append(Mismatch(name, pt, sympy.N(lv, 30), sympy.N(_sympy_value(pv), 30)))
+                    break
+            else:
+                lv = sympy.simplify(lv)
+                if not lv.is_Rational or Fraction(int(lv.p), int(lv.q)) != Fraction(pv):
+                    out.append(Mismatch(name, pt, lv, pv))
+                    break
+
+    # (4) hypotheses of the four statements
+    thm_path = "Pyfed/FedAvg/Theorems.lean"
+    lean_dir_p = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    thm_text = sources[thm_path] if sources and thm_path in sources else (lean_dir_p / thm_path).read_text(encoding="utf-8")
+    from .inventory import strip_comments
+    code = strip_comments(thm_text)
+    for theorem in ("PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence"):
+        bound = parse_expression(_hypothesis_text(code, theorem, r"η"), defs)
+        for _ in range(max(3, points // 3)):
+            pt = _fedavg_point(rng)
+            hs = {h.key: h for h in theory.fedavg_hypotheses(M=pt["M"], tau=pt["tau"], T=pt["T"], eta=pt["eta"],
+                                                              L=pt["L"])}
+            lean_margin = _lean_value(bound - sympy.Symbol("eta"), pt)
+            if lean_margin != hs["step_size"].margin:
+                out.append(Mismatch(f"{theorem} hypothesis eta <= 1/(4L)", pt, lean_margin, hs["step_size"].margin))
+                break
+    m = re.search(r"theorem\s+TunedConvexFedAvgConvergence\b(.*?):= by", code, re.S)
+    stmt = re.sub(r"\s+", " ", m.group(1)) if m else ""
+    want = {"local_steps": "0 < τ", "rounds": "0 < T", "distance": "0 < distance P", "sigma": "0 < P.σ",
+            "zeta": "0 < P.ζ"}
+    keys = {h.key: h for h in theory.tuned_hypotheses(M=1, tau=0, T=0, L=1, dist_sq=0, sigma=0, zeta=0)}
+    for key, text in want.items():
+        if f"{text} →" not in stmt:
+            out.append(Mismatch(f"TunedConvexFedAvgConvergence hypothesis {text}", {"lean": "missing"}, None, key))
+        elif key not in keys or keys[key].holds:   # at 0 the strict hypothesis must fail
+            out.append(Mismatch(f"TunedConvexFedAvgConvergence hypothesis {text}", {"at": 0}, "strict",
+                                None if key not in keys else keys[key].statement))
     return out
 
 

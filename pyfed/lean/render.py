@@ -414,6 +414,8 @@ def render_counterexample(record: dict) -> str:
         for hy in hyps:
             facts.append({"statement": "hypothesis: " + hy["statement"], "prop": hy["prop"],
                           "unfold": hy["unfold"], "norm_num": True, "guard": None})
+    elif lean_namespace == "FedAvg" and lean_name in FEDAVG_STATEMENTS:
+        facts.extend(_fedavg_counterexample_facts(lean_name, inst, rhs))
     facts.append({"statement": "the witness: the left side exceeds the right side",
                   "prop": f"{rat(rhs)} < {rat(lhs)}", "unfold": "", "norm_num": True,
                   "guard": f"{rat(rhs)} < {rat(lhs)}"})
@@ -439,8 +441,181 @@ def render_root(modules) -> str:
     return tpl.render(header=HEADER, modules=sorted(set(modules)))
 
 
+# --------------------------------------------------------------------------- FedAvg (Field Guide)
+
+#: The four FedAvg statements (namespace ``FedAvg``); the ones whose right side has a ℚ mirror.
+FEDAVG_STATEMENTS = ("PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence",
+                     "TunedConvexFedAvgConvergence")
+FEDAVG_MIRROR_OF = {"BoundedClientDrift": "driftRHSQ", "ConvexFedAvgConvergence": "convergenceRHSQ"}
+
+#: Default FedAvg instances (exact scalars of the Lean right sides: M, tau, T, eta, L, sigma_sq =
+#: σ², zeta_sq = ζ², dist_sq = D²); hypotheses met. ``pyfed lean`` adds the exact quadratic
+#: instance of ``pyfed check`` (:func:`fedavg_instances`).
+FEDAVG_DEFAULT_INSTANCES = [
+    {"name": "fedavg-boundary-step-M2", "M": 2, "tau": 3, "T": 4, "eta": "1/4", "L": "1", "sigma_sq": "1",
+     "zeta_sq": "1", "dist_sq": "1"},
+    {"name": "fedavg-noiseless-M5", "M": 5, "tau": 5, "T": 2, "eta": "1/40", "L": "2", "sigma_sq": "0",
+     "zeta_sq": "9/4", "dist_sq": "7/2"},
+]
+
+
+def _fedavg_scalars(inst: dict) -> dict:
+    """The exact scalars of a FedAvg instance dict (``sigma`` accepted for ``sigma_sq``)."""
+    out = {k: int(_exact(inst, k)) for k in ("M", "tau", "T")}
+    for k in ("eta", "L", "zeta_sq", "dist_sq"):
+        if k in inst:
+            out[k] = _exact(inst, k)
+    out["sigma_sq"] = _exact(inst, "sigma_sq") if "sigma_sq" in inst else _exact(inst, "sigma") ** 2
+    return out
+
+
+def fedavg_instances(seed: int = 0) -> list:
+    """:data:`FEDAVG_DEFAULT_INSTANCES` and the exact quadratic instance of ``pyfed check``
+    (:func:`pyfed.check_fedavg.fedavg_suite`, full size) as dicts of exact scalars."""
+    from ..check_fedavg import fedavg_suite
+
+    out = [dict(_fedavg_scalars(i), name=i["name"]) for i in FEDAVG_DEFAULT_INSTANCES]
+    for inst in fedavg_suite(quick=False, seed=seed):
+        if not inst.exact:
+            continue
+        d = {"name": inst.name, "M": inst.problem.N, "tau": inst.tau, "T": inst.T, "eta": inst.eta, "L": inst.L,
+             "sigma_sq": inst.sigma ** 2, "zeta_sq": inst.heterogeneity.zeta_sq, "dist_sq": inst.dist_sq,
+             "note": "the exact quadratic instance of pyfed check (shared Hessian, zeta exact)"}
+        out.append(d)
+    return out
+
+
+def fedavg_value_facts(inst: dict) -> list:
+    """Exact values of the FedAvg ℚ mirrors (``driftRHSQ``, ``convergenceRHSQ``) at ``inst``, from
+    :mod:`pyfed.theory.fedavg`: dicts ``name``, ``lhs`` (Lean term), ``exact``, ``value``, ``unfold``,
+    ``norm_num``."""
+    from ..theory import fedavg as fth
+
+    c = _fedavg_scalars(inst)
+    facts = [{"name": "driftRHSQ",
+              "lhs": f"driftRHSQ {nat(c['tau'])} {rat(c['eta'])} {rat(c['sigma_sq'])} {rat(c['zeta_sq'])}",
+              "exact": fth.drift_rhs(c["tau"], c["eta"], sigma_sq=c["sigma_sq"], zeta_sq=c["zeta_sq"], exact=True),
+              "unfold": "driftRHSQ", "norm_num": True}]
+    if "dist_sq" in c:
+        facts.append({"name": "convergenceRHSQ",
+                      "lhs": (f"convergenceRHSQ {rat(c['dist_sq'])} {nat(c['M'])} {nat(c['tau'])} {nat(c['T'])} "
+                              f"{rat(c['eta'])} {rat(c['L'])} {rat(c['sigma_sq'])} {rat(c['zeta_sq'])}"),
+                      "exact": fth.convergence_rhs(dist_sq=c["dist_sq"], M=c["M"], tau=c["tau"], T=c["T"],
+                                                   eta=c["eta"], L=c["L"], sigma_sq=c["sigma_sq"],
+                                                   zeta_sq=c["zeta_sq"], exact=True),
+                      "unfold": "convergenceRHSQ", "norm_num": True})
+    for f in facts:
+        f["value"] = rat(f["exact"])
+    return facts
+
+
+def fedavg_hypothesis_facts(inst: dict, tuned: bool = False) -> list:
+    """The statements' hypotheses at ``inst`` as ℚ facts (decided by :mod:`pyfed.theory.fedavg`;
+    a failing one is stated negated): ``0 < τ``, ``0 < T``, ``1 ≤ M``, ``0 < L``, and either
+    ``0 < η ≤ 1/(4L)`` (constant step) or ``0 < D², σ², ζ²`` (tuned statement)."""
+    from ..theory import fedavg as fth
+
+    c = _fedavg_scalars(inst)
+    if tuned:
+        hyps = fth.tuned_hypotheses(M=c["M"], tau=c["tau"], T=c["T"], L=c["L"], dist_sq=c["dist_sq"],
+                                    sigma_sq=c["sigma_sq"], zeta_sq=c["zeta_sq"], exact=True)
+    else:
+        hyps = fth.fedavg_hypotheses(M=c["M"], tau=c["tau"], T=c["T"], eta=c["eta"], L=c["L"],
+                                     sigma_sq=c["sigma_sq"], zeta_sq=c["zeta_sq"], exact=True)
+    props = {
+        "clients": f"1 ≤ {nat(c['M'])}", "local_steps": f"0 < {nat(c['tau'])}", "rounds": f"0 < {nat(c['T'])}",
+        "smoothness": f"(0 : ℚ) < {rat(c['L'])}",
+        "eta": f"(0 : ℚ) < {rat(c.get('eta', 0))}" if "eta" in c else None,
+        "step_size": f"{rat(c['eta'])} ≤ 1 / (4 * {rat(c['L'])})" if "eta" in c else None,
+        "sigma": f"(0 : ℚ) {'<' if tuned else '≤'} {rat(c['sigma_sq'])}",
+        "zeta": f"(0 : ℚ) {'<' if tuned else '≤'} {rat(c['zeta_sq'])}",
+        "distance": f"(0 : ℚ) < {rat(c['dist_sq'])}" if "dist_sq" in c else None,
+    }
+    out = []
+    for hy in hyps:
+        prop = props.get(hy.key)
+        if prop is None:
+            continue
+        out.append({"statement": _doc_safe(("" if hy.holds else "fails: ") + hy.statement),
+                    "prop": prop if hy.holds else f"¬ ({prop})", "holds": hy.holds, "unfold": ""})
+    return out
+
+
+def fedavg_step_facts(inst: dict) -> list:
+    """Which term of the tuned step (eq. (16)) attains the minimum, as exact ℚ facts: the
+    candidates are r_j^(1/n_j), and r_j*^(6/n_j*) <= r_i^(6/n_i) for every i (pyfed decides the
+    minimiser this way, :func:`pyfed.theory.fedavg.optimized_step_choice`)."""
+    from ..theory import fedavg as fth
+
+    c = _fedavg_scalars(inst)
+    kw = dict(dist_sq=c["dist_sq"], M=c["M"], tau=c["tau"], T=c["T"], L=c["L"], sigma_sq=c["sigma_sq"],
+              zeta_sq=c["zeta_sq"], exact=True)
+    cands = fth.optimized_step_candidates(**kw)
+    j = fth.optimized_step_choice(**kw)
+    out = []
+    best = f"{rat(cands[j].radicand)} ^ {6 // cands[j].root}"
+    for i, cand in enumerate(cands):
+        if i == j:
+            continue
+        out.append({"statement": _doc_safe(f"tuned step: {cands[j].statement} <= {cand.statement} (sixth powers)"),
+                    "prop": f"{best} ≤ {rat(cand.radicand)} ^ {6 // cand.root}", "holds": True, "unfold": ""})
+    return out
+
+
+def _fedavg_context(instances):
+    out = []
+    for inst in instances:
+        facts = fedavg_hypothesis_facts(inst)
+        if all(k in inst for k in ("dist_sq", "sigma_sq", "zeta_sq")) and to_fraction(inst["sigma_sq"]) and \
+                to_fraction(inst["zeta_sq"]) and to_fraction(inst["dist_sq"]):
+            facts = facts + fedavg_step_facts(inst)
+        out.append({"name": _doc_safe(inst["name"]), "theorem": "FedAvg statements",
+                    "note": _doc_safe(inst.get("note", "")), "value_facts": fedavg_value_facts(inst),
+                    "hypothesis_facts": facts})
+    return out
+
+
+FEDAVG_INTRO = ("FedAvg instances (Field Guide, Section 6.1.2): the statements' hypotheses decided over ℚ with\n"
+                "`norm_num`, the exact values of the ℚ mirrors `driftRHSQ` and `convergenceRHSQ`\n"
+                "(`lean/Pyfed/Exact.lean`), and, where every scalar is positive, which term of the tuned step\n"
+                "(eq. (16)) is the smallest, compared through sixth powers. Every number is `pyfed.theory.fedavg`'s\n"
+                "exact value.")
+
+
+def render_fedavg_instances(instances=None) -> str:
+    """``PyfedTest/Generated/FedAvgInstances.lean`` from the shared instance template
+    (``check_instances.lean.j2`` in namespace FedAvg)."""
+    tpl = environment().get_template("check_instances.lean.j2")
+    return tpl.render(header=HEADER, namespace="PyfedTest.Generated.FedAvgInstances", lean_namespace="FedAvg",
+                      intro=FEDAVG_INTRO, instances=_fedavg_context(instances or fedavg_instances()))
+
+
+def _fedavg_counterexample_facts(lean_name: str, inst: dict, rhs) -> list:
+    """Facts of a FedAvg counterexample file: the right side re-derived from its ℚ mirror (Lemma 2,
+    eq. (15); must equal ``rhs``, else InputError ``rhs``) and the hypotheses at the instance."""
+    try:
+        c = _fedavg_scalars(inst)
+    except KeyError:
+        return []           # not the scalars of a FedAvg instance: the witness alone
+    facts = []
+    mirror = FEDAVG_MIRROR_OF.get(lean_name)
+    if mirror is not None and (mirror == "driftRHSQ" or "dist_sq" in c) and "eta" in c and "zeta_sq" in c:
+        fact = next(f for f in fedavg_value_facts(inst) if f["name"] == mirror)
+        if fact["exact"] != rhs:
+            raise InputError("rhs", f"{rhs} differs from pyfed.theory's right side {fact['exact']}")
+        facts.append({"statement": "the statement's right side at this instance (ℚ mirror, pyfed.theory)",
+                      "prop": f"{fact['lhs']} = {fact['value']}", "unfold": fact["unfold"], "norm_num": True,
+                      "guard": f"{fact['lhs']} == {fact['value']}"})
+    tuned = lean_name == "TunedConvexFedAvgConvergence"
+    if tuned or "eta" in c:
+        for hy in fedavg_hypothesis_facts(inst, tuned=tuned):
+            facts.append({"statement": "hypothesis: " + hy["statement"], "prop": hy["prop"], "unfold": "",
+                          "norm_num": True, "guard": None})
+    return facts
+
+
 DEFAULT_FILES = {"ExactValues.lean": render_exact_values, "Hypotheses.lean": render_hypotheses,
-                 "CheckInstances.lean": render_check_instances}
+                 "CheckInstances.lean": render_check_instances, "FedAvgInstances.lean": render_fedavg_instances}
 
 
 #: Hand-written modules of the test library, imported by the root next to the generated ones:

@@ -200,16 +200,19 @@ def squared_distance(x, y, *, exact=None, dps=DEFAULT_DPS):
     return zero + sum_squares(np.array([a - b for a, b in zip(flat[:n], flat[n:])], dtype=object))
 
 
-def initial_potential(dist_sq, C0, N, S, h, *, exact=None, dps=DEFAULT_DPS):
+def initial_potential(dist_sq, C0, N, S, h, *, constant=9, exact=None, dps=DEFAULT_DPS):
     """V_0 = ||x0 - x*||^2 + 9 N h^2 / S * C_0 (Lean ``SCAFFOLD.initialPotential P S h c0 xstar``).
 
     dist_sq: ||x0 - x*||^2 (Lean ``‖P.x0 - xstar‖ ^ 2``); C0: initial control error (Lean
     ``initialControlError P c0 xstar``); N: number of clients of ``P``; S clients per round; h
-    effective step. N and S are natural numbers (InputError otherwise).
+    effective step. N and S are natural numbers (InputError otherwise). ``constant`` replaces the
+    9 (the statement reader's constant profile varies it; the Lean definition has 9).
     """
     N, S = _naturals(N=N, S=S)
-    (dist_sq, C0, N, S, h), _ = coerce([dist_sq, C0, N, S, h], exact=exact, dps=dps)
-    return dist_sq + 9 * N * h**2 / S * C0
+    (dist_sq, C0, N, S, h, c), _ = coerce([dist_sq, C0, N, S, h, constant], exact=exact, dps=dps)
+    if constant == 9 and not isinstance(c, sympy.Basic):
+        return dist_sq + 9 * N * h**2 / S * C0
+    return dist_sq + c * N * h**2 / S * C0
 
 
 def noise_term(constant, sigma=None, S=None, K=None, eta_g=None, h=None, *, sigma_sq=None, exact=None,
@@ -226,8 +229,8 @@ def noise_term(constant, sigma=None, S=None, K=None, eta_g=None, h=None, *, sigm
     return c * h * var / (K * S) * (1 + S / eta_g**2)
 
 
-def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_sq=None, exact=None,
-               dps=DEFAULT_DPS):
+def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_sq=None, potential_constant=9,
+               noise_constant=12, exact=None, dps=DEFAULT_DPS):
     """Right side of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Lean
     ``SCAFFOLD.convexRHS P S K T ηl ηg μ c0 xstar``):
 
@@ -242,6 +245,9 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
     standard deviation, or ``sigma_sq`` = sigma^2 instead (exactly one of the two; sigma_sq = 2
     gives an exact rational right side although sigma = sqrt 2 is irrational). N, S, K, T are
     natural numbers. Source: seed 000 (Lemma 15 consequence), PDF p. 31.
+
+    ``potential_constant`` and ``noise_constant`` replace the constants 9 and 12 (the statement
+    reader's constant profile varies them; the Lean definition has 9 and 12).
 
     Raises InputError for NaN/inf inputs, for a non-integer or negative N, S, K, T (never
     truncated: T = 2.5 is an error, not T = 2), for sigma and sigma_sq both or neither given, and
@@ -260,14 +266,14 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, noise = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
-    V0 = initial_potential(dist_sq, C0, N0, S0, h, exact=ex, dps=dps)
+    V0 = initial_potential(dist_sq, C0, N0, S0, h, constant=potential_constant, exact=ex, dps=dps)
     W = weight_sum(rounds, mu, h, exact=ex, dps=dps)
     nkw = {"sigma_sq": noise} if squared else {"sigma": noise}
-    return V0 / (h * W) + noise_term(12, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **nkw)
+    return V0 / (h * W) + noise_term(noise_constant, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **nkw)
 
 
-def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=None, exact=None,
-                  dps=DEFAULT_DPS):
+def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=None, gap_constant=14,
+                  noise_constant=70, exact=None, dps=DEFAULT_DPS):
     """Right side of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (Lean
     ``SCAFFOLD.nonconvexRHS P S K T ηl ηg fLower``):
 
@@ -275,7 +281,9 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=No
 
     f_gap = f(x0) - f_low (Lean ``objective P.f P.x0 - fLower``; >= 0 under the hypotheses);
     beta = ``P.β``, sigma = ``P.σ`` -- or ``sigma_sq`` = sigma^2 instead (exactly one of them);
-    S, K, T natural numbers. Errors as in :func:`convex_rhs`. Source: SCAFFOLD Appendix E.2,
+    S, K, T natural numbers; errors as in :func:`convex_rhs`. ``gap_constant`` and
+    ``noise_constant`` replace 14 and 70 (the statement reader's constant profile varies them).
+    Source: SCAFFOLD Appendix E.2,
     Lemma 19 (PDF p. 34), the source of the constants 14 and 70, summed over the rounds as in
     equations (26)-(27) (PDF p. 31), with the warm-start controls of PDF p. 35.
     """
@@ -290,4 +298,8 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=No
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
     nkw = {"sigma_sq": noise} if squared else {"sigma": noise}
-    return 14 * f_gap / (h * T) + noise_term(70 * beta, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **nkw)
+    if gap_constant == 14 and noise_constant == 70:
+        return 14 * f_gap / (h * T) + noise_term(70 * beta, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **nkw)
+    (c_gap, c_noise), _ = coerce([gap_constant, noise_constant], exact=ex, dps=dps)
+    return c_gap * f_gap / (h * T) + noise_term(c_noise * beta, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps,
+                                                **nkw)

@@ -5,9 +5,8 @@ import Pyfed.FedAvg.Model
 
 The four FedAvg statements of the published formalization (`prove2me/formalpedia`,
 `envs/c5ea003/Theorems/Thm_FedAvg_*.lean`), each with the same name and the same statement over
-the model of `Pyfed.FedAvg.Model`. Proofs are `sorry`, as in the statement files. Their Python
-checkers are not written yet: `pyfed.lean.inventory.PENDING_CHECKERS` lists them, and the
-registry test requires that list to be exactly the FedAvg theorems without a checker.
+the model of `Pyfed.FedAvg.Model`. Proofs are `sorry`, as in the statement files. Each has a
+Python checker of the same name (`checkers/fedavg.py`, registry namespace `FedAvg`).
 
 Source: Wang et al., *A Field Guide to Federated Optimization*, arXiv:2107.06917v1,
 Section 6.1.2 (PDF p. 41): Lemma 1 (`PerRoundProgress`; proof in Appendix D.1, PDF pp. 86–87,

@@ -206,15 +206,18 @@ def _rational_vec(v):
     return [_dyadic(t) for t in v]
 
 
-def _reverify_scaffold(problem, handles, pq, N, K, T):
-    """Fit a quadratic instance of F_{mu,beta} to the PEP's worst-case data, round it to rationals,
-    simulate it exactly and compare weightedGap with convex_rhs exactly."""
+def fit_quadratic(handles, beta, mu):
+    """Fit a quadratic instance of F_{mu,beta} to a solved PEP's worst-case data (the leaf
+    points and gradients of every client, x^0 and the initial controls), round it to dyadic
+    rationals and certify class membership exactly.
+
+    Returns ``(qp, A_list, b_list, x0q, c0q, r)``: the :class:`QuadraticProblem`, its exact
+    data, the start and controls in the worst case's r-dimensional span, and r.
+    Raises InputError if rounding left the class."""
     import cvxpy as cp
 
     from ...problems.quadratic import QuadraticProblem
-    from ...theory import initial_control_error, squared_distance
 
-    beta, mu = pq["beta"], pq["mu"]
     fs = handles["functions"]
     # all leaf data of every client, in the coordinates of the Gram factorisation
     pts = [[(p.eval(), g.eval()) for (p, g, _f) in f.list_of_points] for f in fs]
@@ -253,6 +256,16 @@ def _reverify_scaffold(problem, handles, pq, N, K, T):
     # class membership certified exactly (raises InputError if rounding left the class)
     qp = QuadraticProblem(np.array(A_list, dtype=object), np.array(b_list, dtype=object),
                           name="pep-worst-case-quadratic", beta=beta, mu=mu)
+    return qp, A_list, b_list, x0q, c0q, r
+
+
+def _reverify_scaffold(problem, handles, pq, N, K, T):
+    """Fit a quadratic instance of F_{mu,beta} to the PEP's worst-case data, round it to rationals,
+    simulate it exactly and compare weightedGap with convex_rhs exactly."""
+    from ...theory import initial_control_error, squared_distance
+
+    beta, mu = pq["beta"], pq["mu"]
+    qp, A_list, b_list, x0q, c0q, r = fit_quadratic(handles, beta, mu)
     # the run itself, exactly: sigma = 0 and S = N make the Run model deterministic, so the
     # exact-moment engine's E[f(x^r)] - f* is the run's own gap (no second SCAFFOLD simulator)
     from ..exact import scaffold_run_moments

@@ -1,0 +1,264 @@
+"""PEP engine, statements: the worst case of a :class:`~pyfed.statements.Statement` over the whole
+function class, where its hypotheses admit the deterministic regime (σ = 0, S = N).
+
+The row exists when the statement
+
+* assumes ``Convexity P μ`` and ``IsMinimizer P xstar`` (the class: β-smooth μ-strongly convex
+  clients, x⋆ a minimiser of F) and deterministic controls ``some c0``;
+* has hypotheses that hold at σ = 0, S = N and depend on the parameters only (not on the
+  instance's data, which the PEP leaves free);
+* has a left side c + Σ_r a_r (F(x_r) - F⋆) + Σ_r b_r ‖∇F(x_r)‖² with c = 0, and a right side
+  that at σ = 0 is α ‖x0 - x⋆‖² + γ C₀ + κ with α > 0, γ ≥ 0, κ ≥ 0 -- checked symbolically
+  (the statement's terms evaluated with ‖x0 - x⋆‖² and C₀ as symbols).
+
+Then, by homogeneity, the statement holds on the whole class at these parameters iff
+sup { LHS : ‖x0 - x⋆‖² + (γ/α) C₀ ≤ 1 } ≤ α, an SDP (PEPit). Otherwise :func:`pep_plan`
+raises :class:`NoPEP` saying why there is no row. A claimed violation is re-verified exactly
+on a quadratic instance fitted to the worst case (:func:`pyfed.engines.pep.scaffold.fit_quadratic`)
+with the statement's own exact engine (:func:`pyfed.engines.statement.decide_exact`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ...exact import as_float
+from ...statements.evaluate import EvaluationError, evaluate, to_exact
+from ...verdicts import Holds, Inconclusive, Verdict, Violated
+from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _certificate, _check_solver,
+                     _fmt_frac, _gram_size, _mean, _new_function, _solve)
+
+__all__ = ["NoPEP", "pep_plan", "pep_row"]
+
+
+class NoPEP(Exception):
+    """The statement has no PEP row; the message says why."""
+
+
+_DATA = {"objective", "initialControlError", "initialPotential", "convexRHS", "nonconvexRHS"}
+
+
+def _uses_data(node, st, seen=None) -> bool:
+    seen = set() if seen is None else seen
+    data_names = {st.role_of("xstar"), st.controls} - {None}
+    for n in node.walk():
+        if n.kind == "norm":
+            return True
+        if n.kind == "ident" and (n.value.endswith(".x0") or n.value in data_names):
+            return True
+        h = n.head_name()
+        if n.kind == "app" and h in _DATA:
+            return True
+        if n.kind == "app" and h in st.definitions and h not in seen:
+            seen.add(h)
+            if _uses_data(st.definitions[h].body, st, seen):
+                return True
+    return False
+
+
+def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -> dict:
+    """Parameters and metric of the statement's PEP row (see the module docstring).
+
+    Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, gap_coefs {r: Fraction}, grad_coefs,
+    alpha, gamma, kappa, rounds, hypotheses, note). Raises :class:`NoPEP` with the reason."""
+    from ...problems.quadratic import QuadraticProblem
+    from ..statement import ExactAccess, RunInstance, SymbolicAccess, bind, evaluate_hypotheses, fits
+    from ..statement_search import max_eta_l
+
+    if st.hypothesis("convexity") is None:
+        raise NoPEP("the statement does not assume `Convexity P μ`: the PEP engine ranges over smooth "
+                    "(strongly) convex clients")
+    if st.hypothesis("minimizer") is None:
+        raise NoPEP("the statement does not assume `IsMinimizer P xstar`")
+    if st.init != "some":
+        raise NoPEP("the warm start (`none`) is not a deterministic initial condition the PEP row covers; "
+                    "it needs `some c0`")
+    for p in st.parameters:
+        if p.role == "free":
+            raise NoPEP(f"the parameter `{p.name}` has no role the PEP row can fix")
+    for h in st.hypotheses:
+        if h.kind == "compare" and _uses_data(h.node, st):
+            raise NoPEP(f"the hypothesis `{h.text}` depends on the instance's data, which the PEP leaves free")
+    beta, mu, eta_g = Fraction(beta), Fraction(mu), Fraction(eta_g)
+    problem = QuadraticProblem(np.array([[[beta]]] * N, dtype=object), np.array([[Fraction(0)]] * N, dtype=object),
+                               name="pep-class", beta=beta)
+    inst = RunInstance(name="pep", problem=problem, sigma=Fraction(0), S=N, K=K, T=T, eta_l=Fraction(1, 1000),
+                       eta_g=eta_g, x0=np.array([Fraction(0)], dtype=object),
+                       c0=np.array([[Fraction(0)]] * N, dtype=object), mu=mu)
+    why = fits(st, inst)
+    if why:
+        raise NoPEP(f"the PEP instance (σ = 0, S = N = {N}, K = {K}, T = {T}) does not fit: {why}")
+    eta_l, bounded = max_eta_l(st, inst)
+    note = ""
+    if eta_l is None and bounded:
+        raise NoPEP("no step size is admitted with σ = 0 and S = N")
+    if eta_l is None:
+        eta_l = Fraction(1) / (81 * K * eta_g * beta)
+        note = "the hypotheses do not bound the step: h = 1/(81 beta) is used"
+    inst.eta_l = eta_l
+    hyps = evaluate_hypotheses(st, inst)
+    bad = [h for h in hyps if not h.holds and h.key not in ("convexity", "minimizer")]
+    if bad:
+        raise NoPEP("the hypotheses exclude σ = 0, S = N: " + "; ".join(h.statement for h in bad))
+    from ..statement import linear_form, NotLinear
+    try:
+        const, coefs = linear_form(st, inst, access=ExactAccess(inst), pep=True)
+    except (NotLinear, EvaluationError) as exc:
+        raise NoPEP(str(exc)) from None
+    if const != 0:
+        raise NoPEP(f"the left side has the constant term {const} (the PEP's homogeneity needs none)")
+    sa = SymbolicAccess(ExactAccess(inst), pep=True)
+    try:
+        rhs = sympy.expand(sympy.sympify(evaluate(st.rhs, bind(st, inst, sa))))
+    except (NotLinear, EvaluationError) as exc:
+        raise NoPEP(str(exc)) from None
+    D, C = sa.D, sa.C
+    try:
+        poly = sympy.Poly(rhs, D, C)
+    except sympy.PolynomialError:
+        raise NoPEP("the right side at σ = 0 is not a polynomial in ‖x0 - x⋆‖² and C₀") from None
+    if poly.total_degree() > 1 or rhs.free_symbols - {D, C}:
+        raise NoPEP("the right side at σ = 0 is not a linear combination of ‖x0 - x⋆‖² and C₀")
+    alpha, gamma = to_exact(rhs.coeff(D)), to_exact(rhs.coeff(C))
+    kappa = to_exact(sympy.simplify(rhs - rhs.coeff(D) * D - rhs.coeff(C) * C))
+    for name, v in (("‖x0 - x⋆‖²", alpha), ("C₀", gamma), ("the constant", kappa)):
+        if not isinstance(v, Fraction):
+            raise NoPEP(f"the coefficient of {name} at σ = 0 is not rational ({v})")
+    if alpha <= 0:
+        raise NoPEP("the right side at σ = 0 has no positive multiple of ‖x0 - x⋆‖²: it is not a nonnegative "
+                    f"combination α ‖x0 - x⋆‖² + γ C₀ with α > 0 (α = {alpha})")
+    if gamma < 0 or kappa < 0:
+        raise NoPEP(f"the right side at σ = 0 is α ‖x0 - x⋆‖² + γ C₀ + κ with γ = {gamma}, κ = {kappa}: "
+                    "a negative coefficient")
+    gap = {r: to_exact(c) for (k, r), c in coefs.items() if k == "gap"}
+    grad = {r: to_exact(c) for (k, r), c in coefs.items() if k == "gradsq"}
+    rounds = max(list(gap) + list(grad) + [0])
+    return {"eta_l": eta_l, "S": N, "N": N, "K": K, "T": T, "beta": beta, "mu": mu, "eta_g": eta_g,
+            "gap_coefs": gap, "grad_coefs": grad, "alpha": alpha, "gamma": gamma, "kappa": kappa,
+            "rounds": rounds, "hypotheses": hyps, "note": note, "instance": inst}
+
+
+def _build(plan, pot_coef):
+    """The PEP of deterministic SCAFFOLD (S = N) with the statement's metric (same calls, in the
+    same order, as :func:`pyfed.engines.pep.scaffold._build_scaffold` for weightedGap)."""
+    from PEPit import PEP
+
+    N, K = plan["N"], plan["K"]
+    beta, mu = float(plan["beta"]), float(plan["mu"])
+    eta_l, eta_g = float(plan["eta_l"]), float(plan["eta_g"])
+    gap = {r: as_float(c) for r, c in plan["gap_coefs"].items()}
+    grad = {r: as_float(c) for r, c in plan["grad_coefs"].items()}
+    problem = PEP()
+    fs = [_new_function(problem, beta, mu) for _ in range(N)]
+    F = _mean(fs)
+    xs = F.stationary_point()
+    F_star = F(xs)
+    gstar = [f.gradient(xs) for f in fs]
+    x0 = problem.set_initial_point()
+    c = [problem.set_initial_point() for _ in range(N)]
+    c_init = list(c)
+    C0 = _mean([(c[i] - gstar[i]) ** 2 for i in range(N)])
+    problem.set_initial_condition((x0 - xs) ** 2 + pot_coef * C0 <= 1)
+    x = x0
+    metric = None
+    R = plan["rounds"]
+    for r in range(R + 1):
+        if r in gap:
+            term = gap[r] * (F(x) - F_star)
+            metric = term if metric is None else metric + term
+        if r in grad:
+            g = F.gradient(x)
+            term = grad[r] * g ** 2
+            metric = term if metric is None else metric + term
+        if r == R:
+            break
+        cbar = _mean(c)
+        new_c, y_last = [], []
+        for i in range(N):
+            y = x
+            grads = []
+            for _ in range(K):
+                gi = fs[i].gradient(y)
+                grads.append(gi)
+                y = y - eta_l * (gi - c[i] + cbar)
+            y_last.append(y)
+            new_c.append(_mean(grads))
+        x = x + eta_g * (_mean(y_last) - x)
+        c = new_c
+    problem.set_performance_metric(metric)
+    return problem, {"functions": fs, "xs": xs, "x0": x0, "c0_points": c_init}
+
+
+def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, solver=None,
+            solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL, solver_options=None,
+            verify: bool = True) -> Verdict:
+    """The statement's PEP row: worst case over the class at σ = 0, S = N (defaults: N = 2,
+    K = 2, T = 2, β = 1, μ = 0, ηg = 1, ηl the largest step the hypotheses admit). Returns the
+    verdict (Holds: numerical SDP certificate; Violated: only after exact re-verification;
+    Inconclusive otherwise). Raises :class:`NoPEP` when the statement has no PEP row."""
+    plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g)
+    solver = _check_solver(solver)
+    alpha, gamma = plan["alpha"], plan["gamma"]
+    pot_coef = gamma / alpha
+    problem, handles = _build(plan, float(pot_coef))
+    dual, primal, status, name, secs, tol_used = _solve(problem, solver, solver_tol, solver_options)
+    ratio = dual / as_float(alpha) if dual is not None else None
+    from ..statement import effective_step
+    h = effective_step(plan["K"], plan["eta_l"], plan["eta_g"])
+    params = {"N": N, "S": N, "K": K, "T": T, "eta_l": _fmt_frac(plan["eta_l"]), "eta_g": _fmt_frac(plan["eta_g"]),
+              "beta": _fmt_frac(plan["beta"]), "mu": _fmt_frac(plan["mu"]), "sigma": "0", "h": _fmt_frac(h)}
+    res = WorstCaseResult("statement", dual, primal, alpha, ratio, name, status, secs, gram_size=_gram_size(problem),
+                          parameters=params)
+    hb = h * plan["beta"]
+    hdesc = "1/(81 beta)" if hb == Fraction(1, 81) else f"{_fmt_frac(hb)}/beta"
+    res.details = {
+        "instance": f"PEP worst case N={N} K={K} T={T} h={hdesc} mu={_fmt_frac(plan['mu'])}",
+        "parameters": params,
+        "hypotheses": [{"key": hy.key, "statement": hy.statement, "holds": hy.holds} for hy in plan["hypotheses"]],
+        "solver_tol": tol_used, "ratio_tol": ratio_tol,
+        "metric": "left side / (‖x0 - x*‖² + (γ/α) C0) (sup over the class), compared with α",
+        "engine": "PEP worst case over the class (sigma = 0, S = N)",
+        "solver": name, "status": status, "solve_time_s": round(secs, 4), "pep_ratio": ratio,
+        "rhs_at_sigma0": {"alpha": _fmt_frac(alpha), "gamma": _fmt_frac(gamma), "kappa": _fmt_frac(plan["kappa"])},
+    }
+    if plan["note"]:
+        res.details["note"] = plan["note"]
+    common = dict(statement=st.name, lhs=res.worst, rhs=res.bound, exact=False, details=res.details)
+    if not res.optimal:
+        v = Inconclusive(**common, reason=f"PEP solver status {res.status!r} is not optimal (solver {res.solver}); "
+                                          "the worst case is not certified")
+    elif res.ratio <= 1 - ratio_tol:
+        v = Holds(**common, certificate=_certificate(res))
+    elif res.ratio <= 1 + ratio_tol:
+        v = Inconclusive(**common, reason=f"worst/bound = {res.ratio:.8g} is within the tolerance {ratio_tol} of 1")
+    elif not verify:
+        v = Inconclusive(**common, reason=f"PEP claims worst/bound = {res.ratio:.6g} > 1 but re-verification was "
+                                          "disabled")
+    else:
+        v = _reverify(st, plan, handles, res, common)
+    v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
+    return v
+
+
+def _reverify(st, plan, handles, res, common):
+    from ..statement import RunInstance, decide_exact
+    from .scaffold import fit_quadratic
+    try:
+        qp, _A, _b, x0q, c0q, r = fit_quadratic(handles, plan["beta"], plan["mu"])
+        inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["N"], K=plan["K"],
+                           T=plan["T"], eta_l=plan["eta_l"], eta_g=plan["eta_g"],
+                           x0=np.array(x0q, dtype=object), c0=np.array(c0q, dtype=object), mu=plan["mu"])
+        v = decide_exact(st, inst, arithmetic="exact")
+    except Exception as exc:  # fit or exact evaluation failed
+        res.details["reverification"] = {"reproduced": False, "reason": f"{type(exc).__name__}: {exc}"}
+        return Inconclusive(**common, reason=f"PEP claims worst/bound = {res.ratio:.6g} > 1 but the exact "
+                                             f"re-verification failed ({exc})")
+    res.details["reverification"] = {"reproduced": v.status == "violated", "dimension": r,
+                                     "exact_status": v.status}
+    if isinstance(v, Violated):
+        return Violated(st.name, v.lhs, v.rhs, True, res.details, witness=v.witness)
+    return Inconclusive(**common, reason=f"PEP claims worst/bound = {res.ratio:.6g} > 1 but the exact "
+                                         f"re-verification on the fitted quadratic gives {v.status}")

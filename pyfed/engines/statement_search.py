@@ -1,0 +1,710 @@
+"""Adversarial search and constant profile of a :class:`~pyfed.statements.Statement`.
+
+Candidates are rational quadratic instances drawn *inside the statement's own hypotheses* and
+decided exactly (exact moments, exact rationals). Every candidate is a pure function of
+``(seed, index)`` (:func:`candidate`; random ones use ``numpy.random.default_rng([seed, index])``)
+and :func:`evaluate_candidate` decides it, so a parallel back end can map the indices and merge
+the records in index order with byte-identical results.
+
+The first candidates are structured edge cases: x0 = x⋆ with c0 = ∇fᵢ(x⋆) and σ > 0 (only the
+noise is left), the same with σ = 0, full participation S = N and S = 1 of N = 3, a client that
+is not strongly convex (μ = 0), T = 1 and a long horizon, ηg > 1. The step ``ηl`` of each
+candidate is the largest one the hypotheses admit (found exactly) or a fraction of it; when the
+statement puts no upper bound on the step (it dropped the seed's step-size hypothesis) the search
+goes where that hypothesis used to fence it off: steps from the seed's bound 1/(81 β) up to
+3/β, beyond divergence.
+
+:func:`constant_profile` varies each numeric constant of the right side (the model's 9, 12, 14,
+70 inside ``convexRHS`` / ``nonconvexRHS``, and the file's own literals) and of each step-size
+hypothesis (81, 15, 24, …), others fixed, and reports the smallest value at which none of the
+decided instances violates the statement, with the instance that pins it. On a finite set of
+instances this is evidence, not a proof, and the report says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ..errors import InputError
+from ..exact import as_float, rational_str
+from ..statements.evaluate import EvaluationError, Undecided, decide, decide_sign, evaluate, to_exact
+from ..verdicts import Inconclusive, Violated
+from .statement import (ExactAccess, RunInstance, bind, evaluate_hypotheses, instance_to_json, sides_exact)
+
+__all__ = ["candidate", "evaluate_candidate", "search", "constant_profile", "max_eta_l", "literals",
+           "structured_count", "SearchResult", "Literal"]
+
+#: Multiples of the step boundary tried when a hypothesis is relaxed (up to divergence).
+LADDER = (1, 2, 4, 8, 16, 32, 81, 162, 243)
+
+
+# --------------------------------------------------------------------------- small helpers
+
+def _q(v) -> str:
+    return rational_str(Fraction(v))
+
+
+def _mat(rows):
+    return [[Fraction(v) for v in r] for r in rows]
+
+
+def _problem(A, b, name="candidate"):
+    from ..problems.quadratic import QuadraticProblem
+    return QuadraticProblem(np.array([_mat(a) for a in A], dtype=object),
+                            np.array([[Fraction(v) for v in bi] for bi in b], dtype=object), name=name)
+
+
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational with the smallest denominator in [lo, hi] (lo <= hi, both > 0)."""
+    if lo.denominator == 1 or math.floor(lo) < math.floor(hi) or hi.denominator == 1 and hi == math.floor(hi):
+        c = Fraction(math.ceil(lo))
+        if c <= hi:
+            return c
+    fl = math.floor(lo)
+    if fl == lo:
+        return lo
+    # lo, hi in (fl, fl + 1): recurse on the reciprocals of the fractional parts
+    a, b = lo - fl, hi - fl
+    inner = _simplest_between(1 / b, 1 / a)
+    return fl + 1 / inner
+
+
+def _step_relevant(st):
+    """The statement's comparison hypotheses that involve the run's step ηl."""
+    name = st.run["eta_l"].text
+    out = []
+    for h in st.hypotheses:
+        if h.kind == "compare" and any(n.kind == "ident" and n.value == name for n in h.node.walk()):
+            out.append(h)
+    return out
+
+
+def _admissible(st, inst, hyps, ignore=()) -> bool:
+    access = ExactAccess(inst)
+    val = bind(st, inst, access)
+    for h in hyps:
+        if h.key in ignore:
+            continue
+        try:
+            a, b = evaluate(h.node.args[0], val), evaluate(h.node.args[1], val)
+            if not decide(h.op, a, b):
+                return False
+        except (EvaluationError, Undecided, ZeroDivisionError):
+            return False
+    return True
+
+
+def max_eta_l(st, inst: RunInstance, *, ignore=()) -> tuple:
+    """(largest admissible ηl, bounded) for ``inst`` with the other parameters fixed: the
+    statement's step hypotheses (those mentioning ηl, minus ``ignore``) decided exactly. Returns
+    (None, True) when no positive ηl is admissible and (None, False) when the hypotheses put no
+    upper bound on ηl below h = 64/β."""
+    hyps = _step_relevant(st)
+    unit = Fraction(1) / (inst.K * Fraction(inst.eta_g) * Fraction(inst.problem.beta))   # h = 1/beta
+
+    def ok(e):
+        inst.eta_l = e
+        return _admissible(st, inst, hyps, ignore)
+
+    saved = inst.eta_l
+    try:
+        if not [h for h in hyps if h.key not in ignore]:
+            return None, False
+        lo = None
+        for k in range(-20, 7):
+            e = unit * Fraction(2) ** k
+            if ok(e):
+                lo = e
+            elif lo is not None:
+                hi = e
+                break
+        else:
+            return (None, False) if lo is not None else (None, True)
+        if lo is None:
+            return None, True
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if ok(mid):
+                lo = mid
+            else:
+                hi = mid
+        s = _simplest_between(lo, hi)
+        if s > lo and ok(s):
+            lo = s
+        return lo, True
+    finally:
+        inst.eta_l = saved
+
+
+# --------------------------------------------------------------------------- candidates
+
+@dataclass
+class _Base:
+    name: str
+    A: list
+    b: list
+    sigma: Fraction
+    S: int
+    K: int
+    T: int
+    eta_g: Fraction
+    x0: list
+    c0: str                   # "grad_star" | "grad_x0" | "zero" | explicit list
+    mu: str = "problem"       # "problem" | "zero"
+
+
+_STRUCTURED = [
+    _Base("x0 = x*, c0 = grad f_i(x*), sigma > 0 (only the noise remains)", [[[1]], [[2]]], [[1], [-1]],
+          Fraction(1), 1, 2, 4, Fraction(1), [0], "grad_star"),
+    _Base("x0 = x*, c0 = grad f_i(x*), sigma = 0 (nothing moves)", [[[1]], [[2]]], [[1], [-1]],
+          Fraction(0), 1, 2, 4, Fraction(1), [0], "grad_star"),
+    _Base("S = N = 2, d = 2, mu > 0, zero controls", [[[1, 0], [0, 2]], [[3, 1], [1, 2]]], [[1, 0], [0, 1]],
+          Fraction(1, 2), 2, 3, 5, Fraction(1), [1, -1], "zero"),
+    _Base("S = 1 of N = 3, controls grad f_i(x0)", [[[1]], [[2]], [[4]]], [[1], [0], [-2]],
+          Fraction(1, 2), 1, 2, 6, Fraction(1), [2], "grad_x0"),
+    _Base("mu = 0 (a client that is not strongly convex), sigma = 0", [[[0]], [[2]]], [[0], [1]],
+          Fraction(0), 2, 1, 5, Fraction(1), [3], "zero", mu="zero"),
+    _Base("T = 1, one client, sigma = 0", [[[1]]], [[0]], Fraction(0), 1, 1, 1, Fraction(1), [1], "zero"),
+    _Base("long horizon T = 40, sigma > 0", [[[1]], [[3]]], [[1], [-1]], Fraction(1, 2), 1, 1, 40, Fraction(1),
+          [3], "zero"),
+    _Base("eta_g = 2 > 1, S = N = 2, mu = 0", [[[1]], [[1]]], [[2], [-2]], Fraction(1, 4), 2, 2, 5, Fraction(2),
+          [1], "grad_x0", mu="zero"),
+    _Base("one client x^2/2, K = 1, mu = 0, sigma = 0 (gradient descent; diverges for h > 2/beta)", [[[1]]], [[0]],
+          Fraction(0), 1, 1, 5, Fraction(1), [1], "grad_star", mu="zero"),
+]
+
+
+def _build(st, base: _Base, eta_l=None, rng=None) -> RunInstance:
+    p = _problem(base.A, base.b, base.name)
+    d = p.d
+    x0 = np.array([Fraction(v) for v in base.x0], dtype=object)
+    if st.init == "none":
+        c0 = None
+    elif base.c0 == "grad_star":
+        c0 = p.grads_exact(p.x_star_exact)
+    elif base.c0 == "grad_x0":
+        c0 = p.grads_exact(x0)
+    elif base.c0 == "zero":
+        c0 = np.array([[Fraction(0)] * d for _ in range(p.N)], dtype=object)
+    else:
+        c0 = np.array([[Fraction(v) for v in r] for r in base.c0], dtype=object)
+    inst = RunInstance(name=base.name, problem=p, sigma=base.sigma, S=base.S, K=base.K, T=base.T,
+                       eta_l=eta_l if eta_l is not None else Fraction(1, 1000), eta_g=base.eta_g, x0=x0, c0=c0)
+    inst.mu = Fraction(0) if base.mu == "zero" else None
+    _fill_roles(st, inst, rng)
+    return inst
+
+
+def _fill_roles(st, inst, rng):
+    """Values of the run's numerals and of free names (deterministic from ``rng``; structured
+    candidates use the first choice)."""
+    p = inst.problem
+    for role in ("S", "K", "T", "eta_l", "eta_g"):
+        node = st.run[role]
+        if node.kind == "num":
+            setattr(inst, role, int(node.value) if role in ("S", "K", "T") else Fraction(node.value))
+    for prm in st.parameters:
+        if prm.role == "free" and prm.name not in inst.free:
+            if prm.kind == "nat":
+                inst.free[prm.name] = 1 if rng is None else int(rng.integers(1, 5))
+            elif prm.kind == "real":
+                choices = [Fraction(1), Fraction(0), Fraction(1, 2), Fraction(2), Fraction(-1)]
+                inst.free[prm.name] = choices[0] if rng is None else choices[int(rng.integers(0, len(choices)))]
+            elif prm.kind == "vector":
+                opts = [p.x_star_exact, np.asarray(inst.x0, dtype=object),
+                        np.array([Fraction(1)] * p.d, dtype=object)]
+                inst.free[prm.name] = opts[0] if rng is None else opts[int(rng.integers(0, len(opts)))]
+            elif prm.kind == "controls":
+                inst.free[prm.name] = p.grads_exact(p.x_star_exact)
+    fl = st.role_of("f_low")
+    if fl is not None and st.hypothesis("f_low") is None and inst.f_low is None:
+        # the statement no longer assumes f_low <= F: try a lower "bound" above the minimum
+        inst.f_low = p.f_star + (1 if rng is None else Fraction(int(rng.integers(0, 3))))
+    if st.role_of("xstar") is not None and st.hypothesis("minimizer") is None and inst.xstar is None and rng is not None:
+        opts = [None, np.asarray(inst.x0, dtype=object)]
+        inst.xstar = opts[int(rng.integers(0, 2))]
+
+
+def _rand_psd(rng, d, lo):
+    M = [[Fraction(int(rng.integers(-2, 3)), 2) for _ in range(d)] for _ in range(d)]
+    return [[sum(M[i][k] * M[j][k] for k in range(d)) + (lo if i == j else 0) for j in range(d)] for i in range(d)]
+
+
+def _rand_rat(rng, lo, hi, den):
+    a, b = math.ceil(Fraction(lo) * den), math.floor(Fraction(hi) * den)
+    return Fraction(int(rng.integers(a, b + 1)), den)
+
+
+def _random_base(st, rng) -> tuple:
+    N = int(rng.integers(1, 4))
+    S = int(rng.integers(1, N + 1))
+    d = int(rng.integers(1, 3))
+    K = int(rng.integers(1, 4))
+    T = int(rng.integers(1, 7)) if rng.random() < 0.85 else int(rng.integers(10, 21))
+    lo = Fraction(int(rng.integers(0, 3)), 4)
+    A = [_rand_psd(rng, d, lo) for _ in range(N)]
+    A[0] = [[A[0][i][j] + (Fraction(1, 4) if i == j else 0) for j in range(d)] for i in range(d)]
+    b = [[_rand_rat(rng, -2, 2, 4) for _ in range(d)] for _ in range(N)]
+    sigma = Fraction(0) if rng.random() < 0.3 else _rand_rat(rng, 0, 2, 4)
+    eta_g = Fraction(1) if rng.random() < 0.5 else _rand_rat(rng, 1, 3, 4)
+    if st.hypothesis("eta_g") is None and rng.random() < 0.3:
+        eta_g = _rand_rat(rng, Fraction(1, 4), 1, 4)
+    x0 = [_rand_rat(rng, -3, 3, 4) for _ in range(d)]
+    u = rng.random()
+    c0 = "grad_star" if u < 0.2 else "grad_x0" if u < 0.4 else "zero" if u < 0.55 else \
+        [[_rand_rat(rng, -2, 2, 4) for _ in range(d)] for _ in range(N)]
+    mu = "zero" if rng.random() < 0.3 else "problem"
+    frac = Fraction(1) if rng.random() < 0.5 else _rand_rat(rng, Fraction(1, 8), 1, 8)
+    mult = LADDER[int(rng.integers(0, len(LADDER)))]
+    return _Base("random", A, b, sigma, S, K, T, eta_g, x0, c0, mu), frac, mult
+
+
+def structured_count(st) -> int:
+    """Number of structured candidates (indices 0 .. structured_count - 1)."""
+    return len(_STRUCTURED) * len(LADDER)
+
+
+def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
+    """Candidate ``index`` for ``st``: ``(RunInstance, description)``, a pure function of
+    ``(seed, index)`` (random candidates use ``default_rng([seed, index])``); hypotheses in
+    ``relax`` are ignored when the step is chosen (the constant profile's relaxed draws).
+
+    Structured candidate ``index < structured_count(st)`` is edge case ``index // len(LADDER)``
+    at step multiple ``LADDER[index % len(LADDER)]`` of the largest admissible step (multiples
+    above 1 only when the statement (or ``relax``) leaves the step unbounded or relaxed)."""
+    n = structured_count(st)
+    if index < n:
+        base = _STRUCTURED[index // len(LADDER)]
+        mult = LADDER[index % len(LADDER)]
+        frac = Fraction(1)
+        rng = None
+    else:
+        rng = np.random.default_rng([int(seed), int(index)])
+        base, frac, mult = _random_base(st, rng)
+    inst = _build(st, base, rng=rng)
+    top, bounded = max_eta_l(st, inst)
+    if relax:
+        rest, rest_bounded = max_eta_l(st, inst, ignore=relax)
+    else:
+        rest, rest_bounded = top, bounded
+    free_step = not rest_bounded or bool(relax)
+    if top is None and bounded and not relax:
+        return None, "no admissible step"
+    if not free_step:
+        if mult != 1 and rng is None:
+            return None, "step bounded by the hypotheses: one multiple only"
+        inst.eta_l = top * frac
+        how = "largest admissible step" if frac == 1 else f"{frac} x largest admissible step"
+    else:
+        if top is None:     # unbounded: measure from the seed's bound h = 1/(81 beta)
+            top = Fraction(1) / (81 * inst.K * Fraction(inst.eta_g) * Fraction(inst.problem.beta))
+            what = "the seed's bound 1/(81 beta)"
+        else:
+            what = "the largest admissible step"
+        eta = top * mult * (frac if mult == 1 else 1)
+        if rest is not None and rest_bounded and eta > rest:
+            # the other hypotheses cap the step: keep the first multiple that reaches the cap
+            prev = top * LADDER[LADDER.index(mult) - 1] if mult in LADDER and LADDER.index(mult) > 0 else None
+            if prev is not None and prev >= rest and rng is None:
+                return None, "the other hypotheses cap the step below this multiple"
+            eta, what = rest, "the largest step the other hypotheses admit"
+            mult = 1
+        inst.eta_l = eta
+        how = f"{mult} x {what}"
+    return inst, f"{base.name}; eta_l = {how}"
+
+
+@dataclass
+class Record:
+    """One decided (or rejected) candidate: ``status`` is ``holds``, ``violated``, ``outside``
+    (a hypothesis fails), ``skipped`` or ``undecided``; exact ``lhs``/``rhs``; ``extra``
+    carries constant-profile data."""
+
+    index: int
+    status: str
+    description: str = ""
+    instance: dict | None = None
+    lhs: object = None
+    rhs: object = None
+    failing: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self):
+        if self.lhs is None or self.rhs is None:
+            return None
+        try:
+            if decide_sign(self.rhs) > 0:
+                return as_float(to_exact(self.lhs)) / as_float(to_exact(self.rhs)) \
+                    if not isinstance(self.rhs, sympy.Basic) else float(self.lhs / self.rhs)
+        except Exception:
+            return None
+        return None
+
+
+def evaluate_candidate(st, seed: int, index: int, *, relax=(), profile=None) -> Record:
+    """Draw candidate ``index`` and decide it exactly (a pure function of its arguments).
+
+    ``profile``: list of :class:`Literal` whose per-instance data to compute (thresholds)."""
+    try:
+        inst, desc = candidate(st, seed, index, relax=relax)
+    except InputError as exc:
+        return Record(index, "skipped", str(exc))
+    if inst is None:
+        return Record(index, "skipped", desc)
+    hyps = evaluate_hypotheses(st, inst)
+    failing = [h.key for h in hyps if not h.holds and h.key not in relax]
+    rec = Record(index, "outside" if failing else "pending", desc, instance_to_json(inst), failing=failing)
+    if failing:
+        return rec
+    try:
+        lhs, rhs, val = sides_exact(st, inst)
+        s = decide_sign(rhs - lhs)
+    except (EvaluationError, Undecided) as exc:
+        rec.status = "undecided"
+        rec.description += f" ({exc})"
+        return rec
+    holds = s >= 0 if st.relation == "≤" else s > 0
+    rec.lhs, rec.rhs = lhs, rhs
+    rec.status = "holds" if holds else "violated"
+    for lit in profile or ():
+        try:
+            rec.extra[lit.key] = lit.instance_data(st, inst, val, lhs, rhs, holds)
+        except (EvaluationError, Undecided, ZeroDivisionError, InputError) as exc:
+            rec.extra[lit.key] = {"error": str(exc)}
+    return rec
+
+
+@dataclass
+class SearchResult:
+    """Records of a search, in index order, and its verdict."""
+
+    records: list
+    verdict: object
+    seed: int
+    budget: int
+
+
+def search(st, *, seed: int = 0, budget: int = 24, relax=(), profile=None, progress=None,
+           indices=None) -> SearchResult:
+    """Adversarial search: every structured candidate, then ``budget`` random ones, each decided
+    exactly; returns the records and a verdict (Violated with the first violation in index
+    order as an exactly re-checkable witness; otherwise Inconclusive: no counterexample among
+    the decided instances, with the tightest one)."""
+    n = structured_count(st)
+    idx = list(indices) if indices is not None else list(range(n + int(budget)))
+    records = []
+    for i in idx:
+        records.append(evaluate_candidate(st, seed, i, relax=relax, profile=profile))
+        if progress:
+            progress(1)
+    return SearchResult(records, _verdict(st, records, seed, budget, relax), seed, budget)
+
+
+def _verdict(st, records, seed, budget, relax):
+    decided = [r for r in records if r.status in ("holds", "violated")]
+    viol = [r for r in decided if r.status == "violated"]
+    details = {"engine": "adversarial search (exact moments, exact rationals)", "seed": seed, "budget": budget,
+               "candidates": len(records), "decided": len(decided), "holds": len(decided) - len(viol),
+               "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
+               "undecided": sum(r.status == "undecided" for r in records),
+               "instance": f"adversarial search ({len(decided)} exactly decided instances)",
+               "relax": list(relax)}
+    if viol:
+        r = viol[0]
+        details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(r.rhs - r.lhs), index=r.index,
+                       description=r.description, search_result=f"counterexample (candidate {r.index})")
+        return Violated(st.name, _num(r.lhs), _num(r.rhs), True, details,
+                        witness={"instance": r.instance, "statement": st.name, "source": st.source,
+                                 "index": r.index, "seed": seed})
+    tight = [r for r in decided if r.ratio is not None]
+    if tight:
+        t = max(tight, key=lambda r: (r.ratio, -r.index))
+        details.update(tightest_index=t.index, tightest=t.description, tightest_instance=t.instance,
+                       lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs), tightest_exact=True)
+        lhs, rhs = _num(t.lhs), _num(t.rhs)
+    else:
+        lhs = rhs = None
+    details["search_result"] = f"no counterexample among {len(decided)} decided"
+    return Inconclusive(st.name, lhs, rhs, True, details,
+                        reason=(f"no counterexample among {len(decided)} exactly decided instances "
+                                "(a finite search proves nothing)"))
+
+
+def _s(v):
+    v = to_exact(v)
+    return rational_str(v) if isinstance(v, Fraction) else str(v)
+
+
+def _num(v):
+    v = to_exact(v)
+    if isinstance(v, sympy.Basic):
+        import mpmath
+        return mpmath.mpf(str(sympy.N(v, 50)))
+    return v
+
+
+# --------------------------------------------------------------------------- constant profile
+
+@dataclass
+class Literal:
+    """A numeric constant the profile varies.
+
+    key : stable name (``"convexRHS.noise=12"``, ``"step_size:81@12:33"``); value : its value;
+    where : ``"rhs"`` (model constant or literal of the right side) or ``"hypothesis"``;
+    description; location (``file:line:col`` for literals of the file); ``node`` (the literal's
+    syntax node) or ``model`` (``(definition, key)`` of a model constant); ``hyp`` (the
+    hypothesis key).
+    """
+
+    key: str
+    value: Fraction
+    where: str
+    description: str
+    location: str = ""
+    node: object = None
+    model: tuple | None = None
+    hyp: str | None = None
+
+    def _with(self, val, c):
+        if self.model is not None:
+            val.constants[self.model] = c
+        else:
+            val.literal_overrides[id(self.node)] = c
+
+    def _reset(self, val):
+        if self.model is not None:
+            val.constants.pop(self.model, None)
+        else:
+            val.literal_overrides.pop(id(self.node), None)
+
+    def instance_data(self, st, inst, val, lhs, rhs, holds) -> dict:
+        """Per-instance data: for a right-side constant the threshold t with rhs(c) = lhs
+        (violated for c on the unsafe side of t); for a hypothesis constant the boundary b of
+        the hypothesis in c (admitted on one side) and whether the inequality holds."""
+        c = sympy.Symbol("c")
+        if self.where == "rhs":
+            self._with(val, Fraction(0))
+            r0 = to_exact(evaluate(st.rhs, val))
+            self._with(val, Fraction(1))
+            r1 = to_exact(evaluate(st.rhs, val))
+            self._reset(val)
+            slope = r1 - r0
+            if isinstance(r0, Fraction) and isinstance(r1, Fraction) and r0 + self.value * slope == to_exact(rhs):
+                if slope == 0:
+                    return {"slope": "0"}
+                t = (to_exact(lhs) - r0) / slope
+                return {"threshold": t, "slope_sign": 1 if slope > 0 else -1}
+            self._with(val, c)
+            expr = sympy.sympify(evaluate(st.rhs, val)) - sympy.sympify(lhs)
+            self._reset(val)
+            return _solve_side(expr, c, self.value, "rhs")
+        h = st.hypothesis(self.hyp)
+        self._with(val, c)
+        try:
+            g = sympy.sympify(evaluate(h.node.args[1], val)) - sympy.sympify(evaluate(h.node.args[0], val))
+        finally:
+            self._reset(val)
+        out = _solve_side(g, c, self.value, "hyp")
+        out["holds"] = holds
+        return out
+
+
+def _solve_side(expr, c, current, kind) -> dict:
+    """Root of ``expr(c) = 0`` nearest to the current value and the side where ``expr >= 0``."""
+    expr = sympy.together(sympy.sympify(expr))
+    if not expr.has(c):
+        return {"constant": bool(decide_sign(expr) >= 0)}
+    roots = [r for r in sympy.solve(sympy.Eq(expr, 0), c) if r.is_real]
+    roots = [r for r in roots if decide_sign(r) > 0] or roots
+    if not roots:
+        v = expr.subs(c, sympy.Rational(current.numerator, current.denominator))
+        return {"constant": bool(decide_sign(v) >= 0)}
+    r = roots[0]
+    probe = r * 2 if decide_sign(r) != 0 else sympy.Integer(1)
+    up = decide_sign(sympy.simplify(expr.subs(c, probe)))
+    return {"threshold": to_exact(r), "positive_above": up > 0}
+
+
+def literals(st) -> list:
+    """The constants the profile varies: the model's constants inside the right side
+    (``convexRHS``: 9, 12; ``nonconvexRHS``: 14, 70), the file's numerals of the right side
+    (other than 0, 1, exponents and natural-number ones), and the numerals of each step-size
+    hypothesis (other than 0, 1 and exponents)."""
+    from ..statements import model
+    out = []
+    seen_models = set()
+
+    def walk_rhs(node, seen_defs):
+        for n in node.walk():
+            if n.kind == "app" and n.head_name() in ("convexRHS", "nonconvexRHS", "initialPotential"):
+                for (defn, key), (value, what, _kw) in model.MODEL_CONSTANTS.items():
+                    if defn == n.head_name() and (defn, key) not in seen_models:
+                        if defn == "initialPotential" and ("convexRHS", "potential") in seen_models:
+                            continue
+                        seen_models.add((defn, key))
+                        out.append(Literal(f"{defn}.{key}={value}", Fraction(value), "rhs",
+                                           f"{value} in {defn}: {what}", model=(defn, key)))
+            if n.kind == "app" and n.head_name() in st.definitions and n.head_name() not in seen_defs:
+                d = st.definitions[n.head_name()]
+                seen_defs.add(d.name)
+                walk_rhs(d.body, seen_defs)
+        for n in _numerals(node):
+            out.append(Literal(f"rhs:{n.text}@{n.line}:{n.col}", Fraction(n.value_fraction), "rhs",
+                               f"the numeral {n.text} of the right side", f"{st.location.path}:{n.line}:{n.col}",
+                               node=n))
+
+    walk_rhs(st.rhs, set())
+    for h in st.hypotheses:
+        if not h.step:
+            continue
+        for n in _numerals(h.node):
+            out.append(Literal(f"{h.key}:{n.text}@{n.line}:{n.col}", Fraction(n.value_fraction), "hypothesis",
+                               f"the numeral {n.text} of the hypothesis `{h.text}`",
+                               f"{st.location.path}:{n.line}:{n.col}", node=n, hyp=h.key))
+    return out
+
+
+def _numerals(node):
+    """Real-typed numerals other than 0 and 1, outside exponents and Real.rpow exponents; a
+    quotient of two numerals (``1 / 2``) is one constant."""
+    skip = set()
+    for n in node.walk():
+        if n.kind == "binop" and n.value in ("^", "^r"):
+            skip |= {id(x) for x in n.args[1].walk()}
+        if n.kind == "app" and n.head_name() == "Real.rpow" and len(n.args) == 3:
+            skip |= {id(x) for x in n.args[2].walk()}
+    for n in node.walk():
+        if id(n) in skip or n.ty != "real":
+            continue
+        if n.kind == "binop" and n.value == "/" and all(a.kind == "num" for a in n.args):
+            skip |= {id(a) for a in n.args}
+            v = n.args[0].value / n.args[1].value if n.args[1].value else None
+            if v is not None and v not in (0, 1):
+                n.value_fraction = v
+                yield n
+        elif n.kind == "num" and n.value not in (0, 1):
+            n.value_fraction = n.value
+            yield n
+
+
+def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None) -> dict:
+    """The constant profile of ``st`` (see the module docstring).
+
+    Right-side constants are profiled on the search's decided instances; each step-hypothesis
+    constant on instances drawn with that hypothesis relaxed (steps up to 243 times the
+    admissible one), decided exactly. Returns ``{"instances": N, "seed", "budget",
+    "constants": [...]}``; each constant has ``value`` (current), ``needed`` (exact string and
+    float: the smallest safe value on these instances, or the largest for a constant where
+    smaller is safer), ``strict`` (the safe region excludes ``needed``), ``pinned_by`` (the
+    instance's index, description and exact JSON), ``decided`` and a ``statement`` sentence.
+    Same seed and budget give identical output."""
+    lits = literals(st)
+    rhs_lits = [lit for lit in lits if lit.where == "rhs"]
+    out = {"statement": st.name, "source": st.source, "seed": seed, "budget": budget, "constants": []}
+    base = search(st, seed=seed, budget=budget, profile=rhs_lits, progress=progress)
+    decided = [r for r in base.records if r.status in ("holds", "violated")]
+    out["instances"] = len(decided)
+    for lit in rhs_lits:
+        out["constants"].append(_profile_rhs(lit, decided))
+    for lit in [lit for lit in lits if lit.where == "hypothesis"]:
+        res = search(st, seed=seed, budget=budget, relax=(lit.hyp,), profile=[lit], progress=progress)
+        dec = [r for r in res.records if r.status in ("holds", "violated")]
+        out["constants"].append(_profile_hyp(lit, dec))
+    return out
+
+
+def _fmt(v):
+    v = to_exact(v)
+    if isinstance(v, Fraction):
+        return rational_str(v)
+    return str(v)
+
+
+def _float(v):
+    v = to_exact(v)
+    return as_float(v) if isinstance(v, Fraction) else float(sympy.N(v, 30))
+
+
+def _entry(lit, n, needed, strict, pin, direction, note):
+    e = {"key": lit.key, "constant": _fmt(lit.value), "description": lit.description, "location": lit.location,
+         "decided": n, "direction": direction, "needed": None if needed is None else _fmt(needed),
+         "needed_float": None if needed is None else _float(needed), "strict": strict, "note": note}
+    if pin is not None:
+        e["pinned_by"] = {"index": pin.index, "description": pin.description, "instance": pin.instance,
+                          "lhs": _s(pin.lhs), "rhs": _s(pin.rhs)}
+    cmp = (">" if strict else ">=") if direction == "at least" else ("<" if strict else "<=")
+    if needed is None:
+        e["statement"] = f"{lit.description}: {note} (on {n} exactly decided instances)"
+    else:
+        e["statement"] = (f"{lit.description}: no violation on {n} exactly decided instances iff the constant is "
+                          f"{cmp} {_fmt(needed)} (~{_float(needed):.6g}); the statement has {_fmt(lit.value)}")
+    return e
+
+
+def _profile_rhs(lit, records):
+    best, pin, strict, direction = None, None, False, "at least"
+    for r in records:
+        d = r.extra.get(lit.key) or {}
+        if "threshold" not in d:
+            continue
+        t = d["threshold"]
+        if d.get("slope_sign", 1) > 0 or d.get("positive_above", True):
+            if best is None or decide_sign(t - best) > 0:
+                best, pin = t, r
+        else:
+            direction = "at most"
+            if best is None or decide_sign(best - t) > 0:
+                best, pin = t, r
+    note = "" if best is not None else "no decided instance depends on it"
+    return _entry(lit, len(records), best, strict, pin, direction, note)
+
+
+def _profile_hyp(lit, records):
+    """Violating instances constrain the constant: the hypothesis admits the instance on one
+    side of its boundary b; the constant is safe iff every violating instance is excluded."""
+    best, pin = None, None
+    direction = "at least"
+    admitted_all = []
+    for r in records:
+        d = r.extra.get(lit.key) or {}
+        if d.get("holds", True) or "threshold" not in d:
+            if "constant" in d and not d.get("holds", True) and d["constant"]:
+                admitted_all.append(r)
+            continue
+        b = d["threshold"]
+        # the hypothesis holds (instance admitted) where g(c) >= 0: below b if g decreases
+        admitted_below = not d.get("positive_above", False)
+        if admitted_below:
+            if best is None or decide_sign(b - best) > 0:
+                best, pin = b, r
+        else:
+            direction = "at most"
+            if best is None or decide_sign(best - b) > 0:
+                best, pin = b, r
+    if admitted_all:
+        pin = admitted_all[0]
+        return _entry(lit, len(records), None, False, pin, direction,
+                      "a violating instance satisfies the hypothesis for every value of this constant")
+    if best is None:
+        bs = [(r.extra.get(lit.key) or {}).get("threshold") for r in records]
+        bs = [b for b in bs if b is not None and decide_sign(b) > 0]
+        note = "no decided instance violates the statement with this hypothesis relaxed"
+        if bs:
+            lo = min(bs, key=_float)
+            note += f" (explored down to {_fmt(lo)} ~ {_float(lo):.6g})"
+        return _entry(lit, len(records), None, True, None, direction, note)
+    note = ""
+    if (direction == "at least" and decide_sign(best - lit.value) >= 0) or \
+            (direction == "at most" and decide_sign(lit.value - best) >= 0):
+        note = ("the statement is already violated at its own value of this constant (inside its hypotheses): "
+                "changing this constant alone only moves the bound of the violations drawn")
+    e = _entry(lit, len(records), best, True, pin, direction, note)
+    if note:
+        e["statement"] += f"; {note}"
+    return e

@@ -1,0 +1,591 @@
+"""The one Lean term grammar of pyfed: tokenizer and parser with source positions.
+
+Both readers of Lean text use it: the drift check (:mod:`pyfed.lean.drift`, bodies of the
+model's arithmetic definitions -> sympy) and the statement reader (:mod:`pyfed.statements`,
+theorem statements -> :class:`pyfed.statements.Statement`). It reads the subset of Lean 4 term
+syntax those texts use and builds a small syntax tree (:class:`Node`) whose every node knows its
+line and column, so that anything outside the subset is reported as ``file:line:col`` with the
+construct named, never skipped.
+
+Grammar (Lean 4 precedences; application binds tightest)::
+
+    term   := ∀ binders, term | ∃ binders, term | let x := term ; term | fun … (rejected)
+            | term → term (25, right) | term ↔ term (20) | term ∨ term (30, right)
+            | term ∧ term (35, right) | ¬ term (40)
+            | term (= ≠ ≤ < ≥ > ∈) term (50) | term (+ -) term (65) | term (* / %) term (70)
+            | term • term (73) | term ^ term (75, right) | - term (75) | application
+    app    := atom atom* | ∑ x ∈ s, term:67 | ∑ x, term:67
+    atom   := numeral | identifier | (term) | (term : type) | ↑atom | ‖term‖ | atom⁻¹
+            | ⟨…⟩ / ∫ / |…| / λ (rejected with their names)
+    binder := (x y : T) | {x : T} | ⦃x : T⦄ | [C x] | [h : C x] | x | x : T (last ∀ binder)
+
+Numerals are exact (:class:`fractions.Fraction`; ``0.5`` and ``1e-3`` are Lean scientific
+literals, exact rationals). Columns are 1-based, lines 1-based.
+
+Public API: :func:`tokenize`, :func:`parse_term`, :class:`Node`, :class:`Token`,
+:class:`LeanSyntaxError`, :func:`strip_comments`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..errors import InputError
+
+__all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "tokenize", "parse_term", "parse_binders",
+           "strip_comments", "Parser", "position_of", "TYPES"]
+
+#: Names of the number types the grammar knows (casts ``(x : ℝ)``).
+TYPES = {"ℝ", "ℚ", "ℕ", "ℤ"}
+
+
+class LeanSyntaxError(InputError):
+    """A Lean text outside the supported subset, with its position.
+
+    Attributes: ``path`` (file name or ``"<text>"``), ``line``, ``col`` (1-based), ``construct``
+    (what was found), ``supported`` (what would be accepted there). ``str(err)`` is
+    ``path:line:col: unsupported <construct>: <detail>; supported: <supported>``.
+    """
+
+    def __init__(self, construct: str, detail: str = "", *, line: int = 0, col: int = 0, path: str = "<text>",
+                 supported: str = ""):
+        self.construct, self.detail, self.line, self.col, self.path = construct, detail, line, col, path
+        self.supported = supported
+        msg = f"{path}:{line}:{col}: unsupported {construct}"
+        if detail:
+            msg += f": {detail}"
+        if supported:
+            msg += f"; supported: {supported}"
+        self.message = msg
+        ValueError.__init__(self, msg)
+        self.argument = path
+        self.reason = msg
+
+    def __str__(self):
+        return self.message
+
+    def located(self, path: str, line_offset: int = 0, col_offset: int = 0) -> "LeanSyntaxError":
+        """The same error re-anchored in ``path`` (positions shifted for a text cut from a file)."""
+        col = self.col + (col_offset if self.line == 1 else 0)
+        return LeanSyntaxError(self.construct, self.detail, line=self.line + line_offset, col=col, path=path,
+                               supported=self.supported)
+
+
+# --------------------------------------------------------------------------- comments
+
+def strip_comments(text: str) -> str:
+    """``text`` with Lean comments (``-- …``, nested ``/- … -/``, doc comments) replaced by
+    spaces, keeping every newline, so positions in the result equal positions in ``text``."""
+    out = list(text)
+    i, n, depth = 0, len(text), 0
+    in_string = False
+    while i < n:
+        if depth == 0 and not in_string and text.startswith("--", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+            continue
+        if not in_string and text.startswith("/-", i):
+            depth += 1
+            out[i] = out[i + 1] = " "
+            i += 2
+            continue
+        if depth > 0:
+            if text.startswith("-/", i):
+                depth -= 1
+                out[i] = out[i + 1] = " "
+                i += 2
+                continue
+            if text[i] != "\n":
+                out[i] = " "
+            i += 1
+            continue
+        if text[i] == '"':
+            in_string = not in_string
+        i += 1
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- tokens
+
+@dataclass(frozen=True)
+class Token:
+    """One token: ``kind`` (``num``, ``ident``, ``op``), its text and 1-based line/column."""
+
+    kind: str
+    text: str
+    line: int
+    col: int
+    start: int = 0      # offset of the token in the tokenized text
+    end: int = 0
+
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)
+  | (?P<ident>[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*(?:\.[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*)*(?:\.\d+)?)
+  | (?P<op>⁻¹|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
+""", re.VERBOSE | re.UNICODE)
+
+#: ASCII spellings Lean also accepts, mapped to the Unicode token.
+_ASCII = {"<=": "≤", ">=": "≥", "!=": "≠", "->": "→"}
+
+
+def position_of(text: str, offset: int) -> tuple[int, int]:
+    """(line, col), 1-based, of character ``offset`` of ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+def tokenize(text: str, *, line: int = 1, col: int = 1, path: str = "<text>") -> list[Token]:
+    """Tokens of a Lean term (comments must already be stripped). ``line``/``col``: the position
+    of ``text[0]`` in its file. Raises :class:`LeanSyntaxError` at an unknown character."""
+    out, pos = [], 0
+    cur_line, line_start = line, -col + 1   # column of offset k on the first line: k - line_start + 1
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            c = pos - line_start + 1
+            raise LeanSyntaxError(f"character {text[pos]!r}", line=cur_line, col=c, path=path,
+                                  supported="Lean terms of the arithmetic subset (see pyfed.lean.terms)")
+        if m.lastgroup != "ws":
+            tok = m.group()
+            out.append(Token(m.lastgroup, _ASCII.get(tok, tok), cur_line, pos - line_start + 1, m.start(), m.end()))
+        else:
+            nl = m.group().count("\n")
+            if nl:
+                cur_line += nl
+                line_start = m.start() + m.group().rfind("\n") + 1
+        pos = m.end()
+    return out
+
+
+# --------------------------------------------------------------------------- syntax tree
+
+@dataclass
+class Node:
+    """A node of the syntax tree.
+
+    kind : ``num`` (value: Fraction), ``ident`` (value: name), ``app`` (args: head, arguments…),
+        ``binop`` (value: operator; args: left, right), ``neg``, ``inv``, ``not`` (args: operand),
+        ``cast`` (value: type name; args: operand), ``coe`` (↑x), ``norm`` (‖x‖),
+        ``sum`` (value: bound variable; args: range or None, body), ``forall`` / ``exists``
+        (value: list of :class:`Binder`; args: body), ``let`` (value: name; args: value, body),
+        ``paren`` is not kept (parentheses only group).
+    line, col : 1-based position of the node's first token.
+    text : the node's source text (tokens joined by single spaces), for messages and keys.
+    """
+
+    kind: str
+    value: object = None
+    args: list = field(default_factory=list)
+    line: int = 0
+    col: int = 0
+    text: str = ""
+    ty: str | None = None      # kind assigned by the statement reader's elaboration (nat, real, …)
+
+    @property
+    def pos(self) -> tuple[int, int]:
+        return (self.line, self.col)
+
+    def head_name(self) -> str | None:
+        """Name of the head identifier of an application or identifier, else None."""
+        if self.kind == "ident":
+            return self.value
+        if self.kind == "app" and self.args and self.args[0].kind == "ident":
+            return self.args[0].value
+        return None
+
+    def walk(self):
+        """Every node of the tree, pre-order."""
+        yield self
+        if self.kind in ("forall", "exists"):
+            for b in self.value:
+                if b.type is not None:
+                    yield from b.type.walk()
+        for a in self.args:
+            if isinstance(a, Node):
+                yield from a.walk()
+
+    def __repr__(self):  # compact, for debugging and tests
+        if self.kind == "num":
+            return f"{self.value}"
+        if self.kind == "ident":
+            return str(self.value)
+        if self.kind == "binop":
+            return f"({self.args[0]!r} {self.value} {self.args[1]!r})"
+        if self.kind == "app":
+            return "(" + " ".join(repr(a) for a in self.args) + ")"
+        return f"{self.kind}[{self.value}]({', '.join(repr(a) for a in self.args)})"
+
+
+@dataclass
+class Binder:
+    """One bound name: ``name`` (``"_"`` for an anonymous instance binder), ``type`` (Node or None
+    for ``∀ x,``), ``style`` (``explicit`` ``()``, ``implicit`` ``{}``, ``strict`` ``⦃⦄``,
+    ``instance`` ``[]``, ``bare``), position."""
+
+    name: str
+    type: Node | None
+    style: str
+    line: int
+    col: int
+
+
+#: Binary operators: token -> (left binding power, right binding power for the operand).
+_BINARY = {
+    "→": (25, 25), "↔": (20, 21), "∨": (30, 30), "∧": (35, 35),
+    "=": (50, 51), "≠": (50, 51), "≤": (50, 51), "<": (50, 51), "≥": (50, 51), ">": (50, 51),
+    "∈": (50, 51), "∉": (50, 51),
+    "+": (65, 66), "-": (65, 66), "*": (70, 71), "/": (70, 71), "%": (70, 71),
+    "•": (73, 73), "^": (75, 75), "∘": (90, 90),
+}
+
+_RIGHT_ASSOC = {"→", "∧", "∨", "^", "•"}
+
+#: What the grammar reads (named in syntax errors).
+SUPPORTED_SYNTAX = ("numerals, names, applications, + - * / ^ ⁻¹, comparisons, ∧ → ∀, (x : ℝ) casts, ↑x, ‖…‖, "
+                    "∑ r ∈ Finset.range T, …, let")
+
+#: Tokens that are recognisably Lean but outside the subset, with their names.
+_REJECTED_ATOMS = {
+    "∫": "integral `∫ … ∂ν` (write the model's statistic, e.g. `expectedGap A xstar r`)",
+    "⟨": "anonymous constructor `⟨…⟩`", "|": "absolute value `|…|`", "λ": "lambda `λ x => …`",
+    "fun": "lambda `fun x => …`", "∏": "product `∏`", "⟪": "inner product `⟪…⟫`",
+    "if": "`if … then … else …`", "match": "`match`", "·": "`·` placeholder", "∂": "`∂`",
+    "√": "`√` (write `Real.sqrt`)", "by": "a tactic block inside a term", "∃": None,
+}
+
+
+class Parser:
+    """Pratt parser over a token list (see the module docstring for the grammar).
+
+    ``path`` names the file in errors. ``stop`` is a set of token texts that end a term at
+    bracket depth 0 (e.g. ``":="`` for a declaration's type).
+    """
+
+    def __init__(self, tokens: list[Token], *, path: str = "<text>", stop=(), src: str | None = None):
+        self.toks = tokens
+        self.i = 0
+        self.path = path
+        self.stop = set(stop)
+        self.src = src          # the tokenized text: node texts are its slices
+
+    # ---- token access
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def at(self, *texts) -> bool:
+        t = self.peek()
+        return t is not None and t.text in texts
+
+    def take(self, expected: str | None = None) -> Token:
+        tok = self.peek()
+        if tok is None:
+            last = self.toks[-1] if self.toks else Token("op", "", 1, 1)
+            self.error("end of term", f"expected {expected!r}" if expected else "the term ends too early",
+                       last, supported=f"{expected!r}" if expected else "")
+        if expected is not None and tok.text != expected:
+            self.error(f"token {tok.text!r}", f"expected {expected!r}", tok, supported=repr(expected))
+        self.i += 1
+        return tok
+
+    def error(self, construct, detail="", tok: Token | Node | None = None, supported=""):
+        line, col = (tok.line, tok.col) if tok is not None else (0, 0)
+        raise LeanSyntaxError(construct, detail, line=line, col=col, path=self.path,
+                              supported=supported or SUPPORTED_SYNTAX)
+
+    def _text(self, start: int) -> str:
+        toks = self.toks[start:self.i]
+        if not toks:
+            return ""
+        if self.src is not None:
+            return " ".join(self.src[toks[0].start:toks[-1].end].split())
+        return " ".join(t.text for t in toks)
+
+    def node(self, kind, start, value=None, args=None) -> Node:
+        t = self.toks[start] if start < len(self.toks) else self.toks[-1]
+        return Node(kind, value, list(args or []), t.line, t.col, self._text(start))
+
+    # ---- entry points
+    def parse_all(self) -> Node:
+        """Parse the whole token list as one term (trailing tokens are an error)."""
+        e = self.term(0)
+        tok = self.peek()
+        if tok is not None:
+            self.error(f"token {tok.text!r}", "unexpected after a complete term", tok,
+                       supported="a single Lean term of the arithmetic subset")
+        return e
+
+    def ends(self, tok: Token | None) -> bool:
+        return tok is None or tok.text in self.stop or tok.text in (")", "}", "]", "⦄", ",", "‖", ":=", ";", "⟩")
+
+    # ---- Pratt loop
+    def term(self, rbp: int = 0) -> Node:
+        start = self.i
+        left = self.prefix()
+        while True:
+            tok = self.peek()
+            if self.ends(tok):
+                break
+            if tok.text == ":":
+                break
+            if tok.text in _BINARY:
+                lbp, _ = _BINARY[tok.text]
+                if lbp <= rbp:
+                    break
+                self.take()
+                # right-associative operators parse their right operand at lbp - 1
+                right = self.term(lbp - 1 if tok.text in _RIGHT_ASSOC else lbp)
+                left = self.node("binop", start, tok.text, [left, right])
+                continue
+            break
+        return left
+
+    def prefix(self) -> Node:
+        start = self.i
+        tok = self.peek()
+        if tok is None:
+            self.take()           # raises "end of term"
+        t = tok.text
+        if t == "∀" or t == "∃":
+            self.take()
+            binders = self.binders(until=",")
+            self.take(",")
+            body = self.term(0)
+            return self.node("forall" if t == "∀" else "exists", start, binders, [body])
+        if t == "let":
+            return self.let_term()
+        if t == "¬":
+            self.take()
+            return self.node("not", start, None, [self.term(40)])
+        if t == "-":
+            self.take()
+            return self.node("neg", start, None, [self.term(74)])     # -x^2 = -(x^2), -a*b = (-a)*b
+        if t == "∑":
+            return self.big_sum()
+        return self.application()
+
+    def let_term(self) -> Node:
+        start = self.i
+        let_tok = self.take("let")
+        name = self.take()
+        if name.kind != "ident":
+            self.error(f"token {name.text!r}", "expected a name after `let`", name, supported="let x := value")
+        if self.at(":"):
+            self.error("typed `let`", "write `let x := value`", self.peek(), supported="let x := value")
+        self.take(":=")
+        # the value ends at `;` or at the end of its line (outside brackets), as Lean's layout does
+        j, depth = self.i, 0
+        first = self.peek()
+        if first is None:
+            self.take()
+        line = let_tok.line
+        while j < len(self.toks):
+            tk = self.toks[j]
+            if depth == 0 and (tk.text == ";" or (tk.line > line and j > self.i)):
+                break
+            if tk.text in ("(", "[", "{", "⦃", "⟨"):
+                depth += 1
+            elif tk.text in (")", "]", "}", "⦄", "⟩"):
+                depth -= 1
+                if depth < 0:
+                    break
+            if depth > 0 and tk.line > line:
+                line = tk.line
+            j += 1
+        sub = Parser(self.toks[self.i:j], path=self.path, src=self.src)
+        value = sub.parse_all()
+        self.i = j
+        if self.at(";"):
+            self.take(";")
+        body = self.term(0)
+        return self.node("let", start, name.text, [value, body])
+
+    def big_sum(self) -> Node:
+        start = self.i
+        self.take("∑")
+        var = self.take()
+        if var.kind != "ident":
+            self.error(f"token {var.text!r}", "expected the bound variable of ∑", var,
+                       supported="∑ r ∈ Finset.range T, body  or  ∑ i, body")
+        rng = None
+        if self.at(":"):
+            self.take(":")
+            self.term(51)       # the bound variable's type is not needed
+        if self.at("∈"):
+            self.take("∈")
+            rng = self.term(51)
+        elif self.at("<"):
+            self.error("∑ with a bound `<`", "", self.peek(), supported="∑ r ∈ Finset.range T, body  or  ∑ i, body")
+        self.take(",")
+        body = self.term(66)     # Lean: the body of ∑ is a term at precedence 67
+        return self.node("sum", start, var.text, [rng, body])
+
+    def starts_atom(self, tok: Token | None) -> bool:
+        if tok is None or self.ends(tok):
+            return False
+        if tok.kind in ("num", "ident"):
+            return tok.text not in ("let", "fun", "then", "else", "with", "at", "from", "by", "do")
+        return tok.text in ("(", "↑", "‖", "⟨", "∫", "|", "λ", "⟪", "√", "·")
+
+    def application(self) -> Node:
+        start = self.i
+        head = self.atom()
+        if head.kind == "ident" and head.value in ("Type", "Sort"):
+            # universe annotations: Type u, Type*, Type _
+            if self.at("*"):
+                self.take()
+            elif self.peek() is not None and self.peek().kind in ("ident", "num") and not self.ends(self.peek()):
+                self.take()
+            return self.node("ident", start, "Type")
+        args = []
+        while self.starts_atom(self.peek()):
+            args.append(self.atom())
+        if not args:
+            return head
+        return self.node("app", start, None, [head] + args)
+
+    def atom(self) -> Node:
+        start = self.i
+        tok = self.take()
+        t = tok.text
+        if tok.kind == "num":
+            node = self.node("num", start, _numeral(t))
+        elif tok.kind == "ident":
+            if t in _REJECTED_ATOMS and _REJECTED_ATOMS[t]:
+                self.error(_REJECTED_ATOMS[t], "", tok)
+            node = self.node("ident", start, t)
+        elif t == "↑":
+            inner = self.atom()
+            node = self.node("coe", start, None, [inner])
+        elif t == "‖":
+            inner = self.term(0)
+            self.take("‖")
+            node = self.node("norm", start, None, [inner])
+        elif t == "(":
+            if self.at(")"):
+                self.error("unit `()`", "", tok)
+            inner = self.term(0)
+            if self.at(":"):
+                self.take(":")
+                ty = self.term(0)
+                self.take(")")
+                node = self.node("cast", start, ty.text, [inner, ty])
+            else:
+                self.take(")")
+                node = inner
+                # keep the parenthesised span's position and text
+                node = Node(inner.kind, inner.value, inner.args, tok.line, tok.col, self._text(start))
+        elif t == "[":
+            items = []
+            while not self.at("]"):
+                items.append(self.term(0))
+                if not self.at("]"):
+                    self.take(",")
+            self.take("]")
+            node = self.node("list", start, None, items)
+        elif t in _REJECTED_ATOMS and _REJECTED_ATOMS[t]:
+            self.error(_REJECTED_ATOMS[t], "", tok)
+        else:
+            self.error(f"token {t!r}", "expected a number, a name or a parenthesised term", tok,
+                       supported="numerals, names, ( … ), (x : ℝ), ↑x, ‖…‖, ∑")
+        while self.at("⁻¹"):
+            self.take()
+            node = self.node("inv", start, None, [node])
+        return node
+
+    # ---- binders
+    def binders(self, until: str | None = None) -> list[Binder]:
+        """Binder groups up to ``until`` (not consumed) or up to a token that cannot start one.
+        A bare ``x : T`` (no brackets) binds the names before ``:`` with the type up to ``until``."""
+        out: list[Binder] = []
+        while True:
+            tok = self.peek()
+            if tok is None or (until is not None and tok.text == until) or tok.text in (":", ":="):
+                if tok is not None and tok.text == ":" and until == ",":
+                    # ∀ x y : T, body
+                    self.take(":")
+                    ty = self.term(0)
+                    names = [b for b in out if b.style == "bare" and b.type is None]
+                    if not names:
+                        self.error("binder", "`:` without a name", tok)
+                    for b in names:
+                        b.type = ty
+                    continue
+                return out
+            if tok.text in ("(", "{", "⦃", "["):
+                out.extend(self.binder_group())
+            elif tok.kind == "ident":
+                self.take()
+                out.append(Binder(tok.text, None, "bare", tok.line, tok.col))
+            elif tok.text in ("<", "≤", ">", "≥", "∈"):
+                self.error(f"binder predicate `∀ x {tok.text} …`", "", tok,
+                           supported="∀ (x : T), …  with the condition as a hypothesis `x < n → …`")
+            else:
+                return out
+
+    def binder_group(self) -> list[Binder]:
+        open_tok = self.take()
+        close = {"(": ")", "{": "}", "⦃": "⦄", "[": "]"}[open_tok.text]
+        style = {"(": "explicit", "{": "implicit", "⦃": "strict", "[": "instance"}[open_tok.text]
+        if style == "instance":
+            # [C x] or [name : C x]
+            if self.peek(1) is not None and self.peek(1).text == ":" and self.peek().kind == "ident":
+                name = self.take().text
+                self.take(":")
+            else:
+                name = "_"
+            ty = self.term(0)
+            self.take(close)
+            return [Binder(name, ty, style, open_tok.line, open_tok.col)]
+        names = []
+        while self.peek() is not None and self.peek().kind == "ident" and self.peek().text not in (":",):
+            t = self.take()
+            names.append(t)
+        if not names:
+            self.error("binder", "expected names in a binder group", self.peek() or open_tok,
+                       supported="(x y : T), {x : T}, [C x]")
+        if self.at(close):
+            self.take(close)
+            return [Binder(t.text, None, style, t.line, t.col) for t in names]
+        self.take(":")
+        ty = self.term(0)
+        if self.at(":="):
+            self.error("default argument `(x : T := v)`", "", self.peek())
+        self.take(close)
+        return [Binder(t.text, ty, style, t.line, t.col) for t in names]
+
+
+def _numeral(text: str) -> Fraction:
+    """Exact value of a Lean numeral (``3``, ``0.5``, ``1e-3``, ``2.5e2``)."""
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?", text)
+    whole, frac, exp = m.group(1), m.group(2) or "", int(m.group(3) or 0)
+    v = Fraction(int(whole + frac), 10 ** len(frac))
+    return v * Fraction(10) ** exp
+
+
+def parse_term(text: str, *, path: str = "<text>", line: int = 1, col: int = 1) -> Node:
+    """Parse one Lean term (comments already stripped or absent). Positions are reported
+    relative to ``line``/``col`` (the position of ``text[0]`` in ``path``)."""
+    toks = tokenize(text, line=line, col=col, path=path)
+    if not toks:
+        raise LeanSyntaxError("empty term", line=line, col=col, path=path)
+    return Parser(toks, path=path, src=text).parse_all()
+
+
+def parse_binders(text: str, *, path: str = "<text>", line: int = 1, col: int = 1) -> list[Binder]:
+    """Parse a binder list such as ``{d N : ℕ} (P : Problem d N) (h : 0 < ηl)``."""
+    toks = tokenize(text, line=line, col=col, path=path)
+    p = Parser(toks, path=path, src=text)
+    out = p.binders()
+    if p.peek() is not None:
+        tok = p.peek()
+        p.error(f"token {tok.text!r}", "in a binder list", tok, supported="(x y : T), {x : T}, [C x]")
+    return out

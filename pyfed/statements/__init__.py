@@ -1,0 +1,49 @@
+"""Lean statements as data: the reader (:mod:`.reader`), the statement object
+(:mod:`.statement`), the model's vocabulary (:mod:`.model`) and evaluation (:mod:`.evaluate`).
+
+``read_file(path)`` turns every theorem about SCAFFOLD runs in a ``.lean`` file into a
+:class:`Statement`; :func:`our_statements` reads pyfed's own ``lean/Pyfed/Scaffold/Theorems.lean``
+(what ``pyfed check`` checks is literally what that file states).
+"""
+
+from .reader import ReaderError, read_file, read_text
+from .statement import HypothesisSpec, Location, Parameter, Statement, UserDef
+
+__all__ = ["read_file", "read_text", "ReaderError", "Statement", "HypothesisSpec", "Parameter", "Location",
+           "UserDef", "our_statements", "theorems_path"]
+
+
+def theorems_path(lean_dir=None):
+    """Path of ``lean/Pyfed/Scaffold/Theorems.lean`` (``lean_dir``: the ``lean/`` directory; default:
+    the repository's, located next to the nearest ``lakefile.lean`` or, failing that, next to
+    the installed package)."""
+    from pathlib import Path
+    if lean_dir is None:
+        here = Path(__file__).resolve().parents[2] / "lean"
+        if (here / "Pyfed" / "Scaffold" / "Theorems.lean").is_file():
+            lean_dir = here
+        else:
+            from ..lean.render import default_lean_dir
+            lean_dir = default_lean_dir()
+    return Path(lean_dir) / "Pyfed" / "Scaffold" / "Theorems.lean"
+
+
+def our_statements(lean_dir=None) -> dict:
+    """``{name: Statement}`` of the run statements in pyfed's ``Theorems.lean`` (a conjunction of
+    two run statements gives ``Name.1`` and ``Name.2``; theorems that are not about a run, e.g.
+    ``GradientGrowth``, have their own checkers and are skipped here)."""
+    from .reader import read_declarations, _statements_from
+    from ..lean import terms
+    path = theorems_path(lean_dir)
+    text = path.read_text(encoding="utf-8")
+    rel = "lean/Pyfed/Scaffold/Theorems.lean"
+    decls = read_declarations(text, rel)
+    clean = terms.strip_comments(text)
+    out = {}
+    for name in decls.order:
+        namespace, cmd, variables = decls.theorems[name]
+        if "Run" not in cmd.text:
+            continue
+        for st in _statements_from(name, namespace, cmd, variables, decls, clean, rel):
+            out[st.name] = st
+    return out

@@ -1,0 +1,513 @@
+"""Evaluation of a statement's terms on one instance, in one arithmetic.
+
+A :class:`Valuation` binds the statement's names to values and says how to compute the model's
+quantities (``‖P.x0 - xstar‖²``, ``C₀``, ``F(x)``, the run's statistics) in its arithmetic:
+
+* ``exact`` -- :class:`fractions.Fraction`; an irrational value (``Real.sqrt``, ``Real.rpow``
+  with a non-integer exponent) becomes an exact sympy number (perfect powers simplify back to
+  rationals);
+* ``ball`` -- python-flint ``arb`` balls (the exact-moment engine's certified mode);
+* ``float`` -- the problem's floating data (real-data instances): mpmath results, as
+  :mod:`pyfed.theory` gives them;
+* ``symbolic`` -- sympy, with the run's per-round statistics (and, for the PEP, ``‖x0 - x⋆‖²``
+  and ``C₀``) as symbols: linear forms for Monte Carlo and the PEP, thresholds for the
+  constant profile.
+
+The model's arithmetic definitions are evaluated by their :mod:`pyfed.theory` functions (one
+place per formula). Lean semantics are kept: ``x / 0 = 0``, ``x⁻¹`` of 0 is 0, natural-number
+subtraction truncates at 0 and division floors, ``Real.sqrt`` of a negative number is 0.
+
+:func:`evaluate` returns a value; :func:`decide` decides a comparison exactly (Fractions;
+certified balls with escalating precision for irrational values, and an exact sympy test when
+the two sides are equal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import sympy
+
+from ..errors import InputError
+from ..exact import fraction_of, to_arb, to_fraction
+from ..lean.terms import Node
+from . import model
+
+__all__ = ["Valuation", "VecRef", "RunRef", "evaluate", "decide", "EvaluationError", "Undecided", "sign",
+           "to_exact", "ATOM_PREFIX"]
+
+ATOM_PREFIX = "stat"
+
+
+class EvaluationError(InputError):
+    """A term cannot be evaluated on an instance (e.g. ``Real.rpow`` of a negative base, a
+    statistic at a round the run does not have); ``node`` locates it."""
+
+    def __init__(self, node: Node | None, reason: str):
+        self.node = node
+        where = f"{node.line}:{node.col} `{node.text[:50]}`: " if node is not None else ""
+        super().__init__("statement", where + reason)
+
+
+class Undecided(Exception):
+    """A comparison whose sign could not be certified (ball containing 0 at the highest precision)."""
+
+
+@dataclass(frozen=True)
+class VecRef:
+    """A point of the model space: ``key`` is ``"x0"``, ``"xstar"`` (the problem's minimiser) or a
+    bound name; ``value`` its coordinates (in the valuation's arithmetic)."""
+
+    key: str
+    value: object = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """The run ``A``: its parameters (S, K, T ints; eta_l, eta_g in the valuation's arithmetic)."""
+
+    S: int
+    K: int
+    T: int
+    eta_l: object
+    eta_g: object
+
+
+class Valuation:
+    """Names -> values and the model's quantities, for one instance in one arithmetic.
+
+    Parameters
+    ----------
+    arithmetic : ``"exact"``, ``"ball"``, ``"float"`` or ``"symbolic"``.
+    env : dict
+        Bound name -> value (ints for ℕ, numbers for ℝ, :class:`VecRef`, controls arrays
+        ``(N, d)``, :class:`RunRef`, anything for the problem/measure).
+    access : object
+        The model quantities (see :class:`pyfed.engines.statement` adapters): ``N``, ``d``,
+        ``beta``, ``sigma``, ``x0`` (VecRef), ``dist_sq(u, v)``, ``control_error(c0, xs)``,
+        ``objective(x)``, ``gap(r, xs)``, ``grad_sq(r)``, ``weighted_gap(run, xs, mu)``,
+        ``average_grad_sq(run)``.
+    constants : dict, optional
+        Overrides of the model's constants ``{(definition, key): value}`` (the constant profile).
+    """
+
+    def __init__(self, arithmetic: str, env: dict, access, constants: dict | None = None):
+        self.arithmetic = arithmetic
+        self.env = dict(env)
+        self.access = access
+        self.constants = dict(constants or {})
+        self.literal_overrides: dict = {}     # id(Node) -> value (constant profile of user literals)
+
+    def num(self, v):
+        """An exact rational (Fraction/int) in this arithmetic."""
+        a = self.arithmetic
+        if a == "ball":
+            return to_arb(v)
+        if a == "symbolic":
+            f = to_fraction(v)
+            return sympy.Rational(f.numerator, f.denominator) if f is not None else sympy.sympify(v)
+        if a == "float":
+            return Fraction(v) if isinstance(v, int) else v
+        return Fraction(v) if isinstance(v, int) else v
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _is_zero(x) -> bool:
+    """True iff x is certainly 0 (exact zero, or a ball that is exactly 0)."""
+    from flint import arb
+    if isinstance(x, arb):
+        return x.is_exact() and x == 0
+    if isinstance(x, sympy.Basic):
+        return x.is_zero is True
+    return x == 0
+
+
+def _maybe_zero(x) -> bool:
+    from flint import arb
+    if isinstance(x, arb):
+        return x.contains(0)
+    return _is_zero(x)
+
+
+def to_exact(x):
+    """sympy rational -> Fraction; other values unchanged."""
+    if isinstance(x, sympy.Basic) and x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    return x
+
+
+def _div(a, b, node):
+    if _is_zero(b):
+        return b * 0          # Lean: x / 0 = 0
+    if _maybe_zero(b):
+        raise Undecided(f"division by a ball containing 0 at {node.line}:{node.col}")
+    return a / b
+
+
+def _rpow(x, y, val, node):
+    """Real.rpow x y (x >= 0); y integral -> exact power."""
+    fy = to_fraction(y) if not isinstance(y, sympy.Basic) or y.is_Rational else None
+    if fy is not None and fy.denominator == 1:
+        n = int(fy)
+        if n >= 0:
+            return x ** n
+        return _div(val.num(1), x ** (-n), node)
+    a = val.arithmetic
+    if a == "ball":
+        if x < 0:
+            raise EvaluationError(node, "Real.rpow of a negative base is not supported")
+        if not (x > 0):
+            if _is_zero(x):
+                return x * 0
+            raise Undecided("Real.rpow of a ball containing 0")
+        return x ** to_arb(y)
+    if a == "float":
+        xf = mpmath.mpf(x) if not isinstance(x, Fraction) else mpmath.mpf(x.numerator) / x.denominator
+        yf = mpmath.mpf(y) if not isinstance(y, Fraction) else mpmath.mpf(y.numerator) / y.denominator
+        if xf < 0:
+            raise EvaluationError(node, "Real.rpow of a negative base is not supported")
+        return mpmath.power(xf, yf)
+    sx, sy = sympy.sympify(_sym(x)), sympy.sympify(_sym(y))
+    if sx.is_number and sx.is_negative:
+        raise EvaluationError(node, "Real.rpow of a negative base is not supported")
+    if sx == 0:
+        return val.num(0) if sy != 0 else val.num(1)
+    return to_exact(sympy.Pow(sx, sy))
+
+
+def _sym(x):
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    if isinstance(x, int):
+        return sympy.Integer(x)
+    return x
+
+
+def _sqrt(x, val, node):
+    a = val.arithmetic
+    if a == "ball":
+        if x < 0:
+            return x * 0
+        if not (x >= 0):
+            raise Undecided("Real.sqrt of a ball containing 0")
+        return x.sqrt()
+    if a == "float":
+        xf = mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
+        return mpmath.sqrt(xf) if xf > 0 else mpmath.mpf(0)
+    sx = sympy.sympify(_sym(x))
+    if sx.is_number and sx.is_negative:
+        return val.num(0)
+    return to_exact(sympy.sqrt(sx))
+
+
+def _theory(fn, *args, **kw):
+    """Call a pyfed.theory function; exact-but-irrational (sympy) inputs go through its symbolic
+    mode and the result is evaluated exactly."""
+    vals = list(args) + list(kw.values())
+    if any(isinstance(v, sympy.Basic) and not v.is_Rational for v in vals):
+        args = [_sym(a) for a in args]
+        kw = {k: _sym(v) for k, v in kw.items()}
+        out = fn(*args, exact="symbolic", **kw)
+        out = sympy.sympify(out).doit()
+        return to_exact(sympy.nsimplify(out) if out.is_number and out.is_Rational else out)
+    args = [to_exact(a) for a in args]
+    kw = {k: to_exact(v) for k, v in kw.items()}
+    return fn(*args, **kw)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def evaluate(node: Node, val: Valuation, env: dict | None = None):
+    """Value of an elaborated term (see :mod:`pyfed.statements.reader`) in ``val``."""
+    env = val.env if env is None else env
+    k = node.kind
+    if val.literal_overrides and id(node) in val.literal_overrides:
+        v = val.literal_overrides[id(node)]
+        return int(v) if node.ty == "nat" else val.num(v)
+    if k == "num":
+        if node.ty == "nat":
+            return int(node.value)
+        return val.num(node.value)
+    if k == "ident":
+        out = _ident(node, val, env)
+        if getattr(node, "coerce", False) and isinstance(out, int):
+            return val.num(out)
+        return out
+    if k == "app":
+        out = _app(node, val, env)
+        if getattr(node, "coerce", False) and isinstance(out, int):
+            return val.num(out)
+        return out
+    if k == "binop":
+        return _binop(node, val, env)
+    if k == "neg":
+        x = evaluate(node.args[0], val, env)
+        if node.ty == "nat":
+            return 0             # Lean: -n = 0 in ℕ
+        return -x
+    if k == "inv":
+        x = evaluate(node.args[0], val, env)
+        return _div(val.num(1), x, node)
+    if k == "cast":
+        x = evaluate(node.args[0], val, env)
+        if node.ty == "real" and isinstance(x, int):
+            return val.num(x)
+        if getattr(node, "coerce", False) and isinstance(x, int):
+            return val.num(x)
+        return x
+    if k == "coe":
+        x = evaluate(node.args[0], val, env)
+        return val.num(x) if isinstance(x, int) else x
+    if k == "norm":
+        return _norm(node, val, env)
+    if k == "sum":
+        rng, body = node.args
+        upper = evaluate(rng.args[1], val, env)
+        total = 0 if node.ty == "nat" else val.num(0)
+        for r in range(int(upper)):
+            total = total + evaluate(body, val, {**env, node.value: r})
+        return total
+    if k == "let":
+        value = evaluate(node.args[0], val, env)
+        return evaluate(node.args[1], val, {**env, node.value: value})
+    raise EvaluationError(node, f"cannot evaluate `{k}`")
+
+
+def _ident(node, val, env):
+    name = node.value.removeprefix(model.NAMESPACE + ".")
+    if name in env:
+        v = env[name]
+        if isinstance(v, int) and node.ty == "real":
+            return val.num(v)
+        return v
+    if "." in name:
+        head, _, fld = name.partition(".")
+        if fld == "β":
+            return val.access.beta
+        if fld == "σ":
+            return val.access.sigma
+        if fld == "x0":
+            return val.access.x0
+        if fld == "f":
+            return "P.f"
+    if name in model.FUNCTIONS or name in model.STATISTICS:
+        return _apply(node, name, [], val, env)
+    defs = getattr(val, "definitions", {})
+    if name in defs:
+        return _apply_def(node, defs[name], [], val, env)
+    raise EvaluationError(node, f"name `{name}` has no value")
+
+
+def _app(node, val, env):
+    head = node.args[0].value.removeprefix(model.NAMESPACE + ".")
+    if head in ("min", "max"):
+        a, b = (evaluate(x, val, env) for x in node.args[1:])
+        return _minmax(head, a, b, node)
+    if head == "Real.rpow":
+        a, b = (evaluate(x, val, env) for x in node.args[1:])
+        return _rpow(a, b, val, node)
+    if head == "Real.sqrt":
+        return _sqrt(evaluate(node.args[1], val, env), val, node)
+    args = [evaluate(a, val, env) for a in node.args[1:]]
+    defs = getattr(val, "definitions", {})
+    if head in defs:
+        return _apply_def(node, defs[head], args, val, env)
+    return _apply(node, head, args, val, env)
+
+
+def _minmax(head, a, b, node):
+    d = decide_sign(b - a) if not (isinstance(a, int) and isinstance(b, int)) else (1 if b > a else (-1 if b < a else 0))
+    if head == "min":
+        return a if d >= 0 else b
+    return b if d >= 0 else a
+
+
+def _const(val, defn, key):
+    return val.constants.get((defn, key), model.MODEL_CONSTANTS[(defn, key)][0])
+
+
+def _apply(node, name, args, val, env):
+    from .. import theory
+
+    acc = val.access
+    if name == "effectiveStep":
+        K, el, eg = args
+        return _theory(theory.effective_step, K, el, eg)
+    if name == "roundTime":
+        return theory.round_time(int(args[0]), int(args[1]))
+    if name == "weight":
+        mu, h, r = args
+        return _theory(theory.weight, int(r), mu, h)
+    if name == "weightSum":
+        mu, h, T = args
+        return _theory(theory.weight_sum, int(T), mu, h)
+    if name == "initialControlError":
+        _P, c0, xs = args
+        return acc.control_error(c0, xs)
+    if name == "initialPotential":
+        _P, S, h, c0, xs = args
+        return _theory(theory.initial_potential, acc.dist_sq(acc.x0, xs), acc.control_error(c0, xs), acc.N, S, h,
+                       **({} if (c := _const(val, "initialPotential", "potential")) == 9 else {"constant": c}))
+    if name == "convexRHS":
+        _P, S, K, T, el, eg, mu, c0, xs = args
+        kw = {}
+        for key, kwname in (("potential", "potential_constant"), ("noise", "noise_constant")):
+            c = _const(val, "convexRHS", key)
+            if c != model.MODEL_CONSTANTS[("convexRHS", key)][0]:
+                kw[kwname] = c
+        return _theory(theory.convex_rhs, dist_sq=acc.dist_sq(acc.x0, xs), C0=acc.control_error(c0, xs), N=acc.N,
+                       S=S, K=K, T=T, eta_l=el, eta_g=eg, mu=mu, sigma=acc.sigma, **kw)
+    if name == "nonconvexRHS":
+        _P, S, K, T, el, eg, flow = args
+        kw = {}
+        for key, kwname in (("gap", "gap_constant"), ("noise", "noise_constant")):
+            c = _const(val, "nonconvexRHS", key)
+            if c != model.MODEL_CONSTANTS[("nonconvexRHS", key)][0]:
+                kw[kwname] = c
+        return _theory(theory.nonconvex_rhs, f_gap=acc.objective(acc.x0) - flow, beta=acc.beta, S=S, K=K, T=T,
+                       eta_l=el, eta_g=eg, sigma=acc.sigma, **kw)
+    if name == "objective":
+        _f, x = args
+        return acc.objective(x)
+    if name == "expectedGap":
+        run, xs, r = args
+        if int(r) > run.T:
+            raise EvaluationError(node, f"round {int(r)} > T = {run.T}: the Run model leaves x_r unconstrained "
+                                        "after its T rounds")
+        return acc.gap(int(r), xs)
+    if name == "weightedGap":
+        run, xs, mu = args
+        return acc.weighted_gap(run, xs, mu)
+    if name == "averageGradientSq":
+        (run,) = args
+        return acc.average_grad_sq(run)
+    raise EvaluationError(node, f"no evaluation for `{name}`")
+
+
+def _apply_def(node, d, args, val, env):
+    """Apply a user def: explicit parameters from ``args``, implicit ones from the arguments'
+    own parameters (a run's P S K T ηl ηg, a problem's d N)."""
+    local = {}
+    for (pname, _kind), a in zip(d.params, args):
+        local[pname] = a
+    # implicit parameters: unify the declared types of explicit run/vector parameters
+    for pname, (kind, info, tnode) in d.binders.items():
+        if kind == "run" and pname in local:
+            run = local[pname]
+            names = [a.value if a.kind == "ident" else None for a in tnode.args[1:]]
+            vals = [None, None, run.S, run.K, run.T, run.eta_l, run.eta_g, None]
+            for nm, v in zip(names, vals):
+                if nm is not None and v is not None and nm not in local:
+                    local[nm] = v
+        if kind == "problem":
+            local.setdefault(pname, "P")
+            for nm, v in zip([a.value if a.kind == "ident" else None for a in tnode.args[1:]],
+                             (val.access.d, val.access.N)):
+                if nm is not None:
+                    local.setdefault(nm, v)
+    for pname, (kind, info, tnode) in d.binders.items():
+        if kind in ("nat", "real") and pname not in local:
+            raise EvaluationError(node, f"cannot infer the implicit argument `{pname}` of `{d.name}`")
+    return evaluate(d.body, val, {**local})
+
+
+def _binop(node, val, env):
+    op = node.value
+    base = node.args[0]
+    if op == "^" and base.kind == "norm" and node.args[1].kind == "num" and node.args[1].value.denominator == 1 \
+            and int(node.args[1].value) % 2 == 0:
+        # ‖u - v‖ ^ (2k) = (‖u - v‖²)^k, without a square root
+        return _norm(base, val, env, squared=True) ** (int(node.args[1].value) // 2)
+    a = evaluate(base, val, env)
+    if op in ("^", "^r"):
+        b = evaluate(node.args[1], val, env)
+        if op == "^":
+            return a ** int(b)
+        return _rpow(a, b, val, node)
+    b = evaluate(node.args[1], val, env)
+    if node.ty == "nat":
+        a, b = int(a), int(b)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return max(a - b, 0)
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a // b if b else 0
+        if op == "%":
+            return a % b if b else a
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return _div(a, b, node)
+    raise EvaluationError(node, f"operator `{op}` on real numbers")
+
+
+def _norm(node, val, env, squared=False):
+    inner = node.args[0]
+    acc = val.access
+    if inner.kind == "binop" and inner.value == "-":
+        u, v = evaluate(inner.args[0], val, env), evaluate(inner.args[1], val, env)
+        sq = acc.dist_sq(u, v)
+    else:
+        u = evaluate(inner, val, env)
+        sq = acc.norm_sq(u)
+    return sq if squared else _sqrt(sq, val, node)
+
+
+# --------------------------------------------------------------------------- decisions
+
+_PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def decide_sign(x) -> int:
+    """Exact sign (-1, 0, +1) of a Fraction, int, certified arb ball, mpf/float (taken at its
+    exact binary value) or exact sympy number. Raises :class:`Undecided` for a ball containing 0
+    and for an irrational sympy number whose sign no precision up to 4096 bits certifies."""
+    from flint import arb
+    if isinstance(x, (int, Fraction)):
+        return (x > 0) - (x < 0)
+    if isinstance(x, (float, mpmath.mpf)):
+        f = fraction_of(x)
+        return (f > 0) - (f < 0)
+    if isinstance(x, arb):
+        if x > 0:
+            return 1
+        if x < 0:
+            return -1
+        if x.is_exact() and x == 0:
+            return 0
+        raise Undecided(f"ball {x.str(10, radius=True)} contains 0")
+    if isinstance(x, sympy.Basic):
+        if x.is_Rational:
+            return int(bool(x > 0)) - int(bool(x < 0))
+        from ..exact import _sympy_to_arb, precision
+        for bits in _PRECISIONS:
+            with precision(bits):
+                b = _sympy_to_arb(x)
+                if b > 0:
+                    return 1
+                if b < 0:
+                    return -1
+        if sympy.simplify(x) == 0 or x.equals(0):
+            return 0
+        raise Undecided(f"sign of {x} not certified at 4096 bits")
+    raise TypeError(f"cannot decide the sign of {x!r}")
+
+
+sign = decide_sign
+
+
+def decide(op: str, lhs, rhs) -> bool:
+    """``lhs op rhs`` decided exactly (see :func:`decide_sign`); ``op`` in ``≤ < = ≠``."""
+    s = decide_sign(rhs - lhs) if not (isinstance(lhs, int) and isinstance(rhs, int)) else \
+        ((rhs > lhs) - (rhs < lhs))
+    return {"≤": s >= 0, "<": s > 0, "=": s == 0, "≠": s != 0}[op]
