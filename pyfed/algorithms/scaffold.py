@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..sampling import sample_clients
-from .common import (Trajectory, as_global_step_run, as_step, call_oracle, check_c0,
+from .common import (Trajectory, as_global_step_run, as_step, call_oracle, check_c0, check_divergence,
                      check_oracle, check_problem, check_rounds, check_x0, replicate_blocks,
                      seed_of, split_streams)
 
@@ -93,6 +93,10 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
     InputError
         Invalid S, K, T, R, eta_l, eta_g, option, x0, c0, problem, oracle or rng (the error
         names the argument).
+    pyfed.errors.Diverged
+        The iterate or the controls produced by round r became NaN/inf or exceeded
+        :data:`pyfed.algorithms.common.DIVERGENCE_THRESHOLD` (typically a step size far beyond the
+        hypotheses); ``exc.round``, ``exc.magnitude`` say where. Nothing is returned then.
     """
     problem = check_problem(problem)
     oracle = check_oracle(oracle, problem)
@@ -151,6 +155,8 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
             C = c_plus
         else:
             C[rows, sel] = c_plus
+        check_divergence(r, x[:, r + 1])
+        check_divergence(r, C, quantity="controls")
         if record_controls:
             c_hist[:, r + 1] = C
             cs_hist[:, r + 1] = c
@@ -207,6 +213,8 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
     ------
     InputError
         As :func:`scaffold`, and eta_g < 1.
+    pyfed.errors.Diverged
+        As :func:`scaffold` (checked on x^{r+1} and the controls after every round).
     """
     problem = check_problem(problem)
     oracle = check_oracle(oracle, problem)
@@ -256,6 +264,8 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
         samples[:, r] = sel
         C[rows, sel] = gsum[rows, sel] / K
         x[:, r + 1] = xr + step_g * (y[rows, sel] - xr[:, None, :]).sum(axis=1)
+        check_divergence(r, x[:, r + 1])
+        check_divergence(r, C, quantity="controls")
         if record_controls:
             c_hist[:, r + 1] = C
 
