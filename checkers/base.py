@@ -27,7 +27,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from pyfed.errors import InputError, check_rng
+from pyfed.errors import Diverged, InputError, check_rng
 from pyfed.exact import number_json, rational_str
 from pyfed.theory.hypotheses import Hypothesis
 from pyfed.verdicts import Holds, Inconclusive, Verdict, Violated
@@ -116,8 +116,9 @@ def hyp(key: str, statement: str, margin, strict: bool = False) -> Hypothesis:
 
 def num_json(v):
     """Number -> JSON (see :func:`pyfed.exact.number_json`): exact rationals as
-    {"exact": "p/q", "float": x}; mpf as {"float", "mpmath"}."""
-    return number_json(v)
+    {"exact": "p/q", "float": x} in full, whatever their length (counterexample records must
+    re-check exactly); mpf as {"float", "mpmath"}."""
+    return number_json(v, max_chars=None)
 
 
 #: True while :meth:`Checker._candidate_items` generates candidates for an indexed search: then
@@ -220,6 +221,14 @@ def _mpf(x):
     return mpmath.mpf(x)
 
 
+def _margin_float(record) -> float:
+    """The margin of a counterexample record as a float for ordering (+-inf beyond the float range)."""
+    m = record["margin"] or {}
+    if m.get("float") is not None:
+        return m["float"]
+    return float(m.get("decimal", "nan"))
+
+
 def _tightness(v):
     """Ordering key of a verdict: lhs/rhs when rhs > 0, else -inf (for 'tightest instance')."""
     try:
@@ -247,7 +256,11 @@ class Checker:
     mutations : dict[str, Mutation]
         Wrong variants (see module docstring).
     default_budget : int
-        Search budget used by ``run_all`` / ``pyfed check``.
+        Search budget used by ``run_all`` / ``pyfed check``: the number of *random draws* of the
+        search (see :meth:`search` for what else is tried).
+    quick_budget : int
+        The budget of ``pyfed check --quick``: 0, the structured edge cases only (a smoke run;
+        random draws are where the time goes, many of them start a local optimisation).
     identity : bool
         True when the statement is an equality (violated iff lhs != rhs).
     """
@@ -259,6 +272,8 @@ class Checker:
     mutations: dict = {}
     default_budget = 20
     identity = False
+
+    quick_budget = 0
 
     @property
     def qualified_name(self) -> str:
@@ -371,6 +386,9 @@ class Checker:
             rhs = self.rhs(instance, mutate=mutate)
         except ZeroDivisionError:
             return Inconclusive(self.verdict_name, exact=True, reason="a side is undefined (division by zero)")
+        except Diverged as exc:  # a side simulated by a run that diverged (pyfed.algorithms)
+            return Inconclusive(self.verdict_name, exact=False, details={"diverged": exc.to_json()},
+                                reason=f"a side could not be evaluated: the simulated run {exc}")
         exact = isinstance(lhs, (int, Fraction)) and isinstance(rhs, (int, Fraction))
         details = {"mutate": mutate} if mutate else {}
         if exact:
@@ -435,14 +453,22 @@ class Checker:
                seed=None, mapper=None) -> list:
         """Adversarial search: counterexample records (see :func:`record_of`), worst first.
 
-        rng: numpy Generator or int seed; budget: number of random/optimised candidates
-        (the structured edge cases are always tried in addition); relax: hypothesis keys to
+        The unit of ``budget`` is one *random draw*: the search generates, in this order, the
+        checker's structured edge cases (always, whatever the budget), then ``budget`` random
+        instances, each possibly followed by candidates refined from it (a local optimisation,
+        an LP worst case, ...; how many depends on the checker). So ``budget`` = 1 can decide
+        (and find) several candidates; ``report["drawn"]`` counts every generated candidate,
+        ``report["structured"]`` the edge cases among them. ``budget`` = 0 tries the edge
+        cases only.
+
+        rng: numpy Generator or int seed; budget: random draws (>= 0); relax: hypothesis keys to
         search beyond; mutate: mutation name; progress: optional callable(advance) called
         once per candidate; report: optional dict filled with the search statistics
-        ``{"candidates", "holds", "violated", "inconclusive", "vacuous", "tightest"}`` where
-        ``tightest`` is the record of the holding instance with the largest lhs/rhs.
-        Records are deduplicated by instance. Raises InputError for a negative budget or an
-        unknown mutation / relax key.
+        ``{"drawn", "structured", "random_draws", "candidates", "holds", "violated",
+        "inconclusive", "vacuous", "tightest"}`` where ``candidates`` counts the distinct
+        candidates decided and ``tightest`` is the record of the holding instance with the
+        largest lhs/rhs. Records are deduplicated by instance. Raises InputError for a negative
+        budget or an unknown mutation / relax key.
 
         Indexed search (``pyfed search``, :func:`pyfed.search.search_to_dir`): with ``seed`` (an
         int; ``rng`` is then ignored) candidate j's randomness is ``default_rng([seed, j])``;
@@ -469,9 +495,11 @@ class Checker:
             else:
                 pairs = mapper(task, items, progress)
         out, seen = [], set()
-        stats = {"candidates": 0, "holds": 0, "violated": 0, "inconclusive": 0, "vacuous": 0}
+        stats = {"drawn": 0, "structured": len(self.structured()), "random_draws": budget,
+                 "candidates": 0, "holds": 0, "violated": 0, "inconclusive": 0, "vacuous": 0}
         best, best_key = None, float("-inf")
         for inst, v in pairs:
+            stats["drawn"] += 1
             if inst is None:
                 continue
             key = repr(sorted(inst.items()))
@@ -487,14 +515,14 @@ class Checker:
                 t = _tightness(v)
                 if best is None or t > best_key:
                     best, best_key = (inst, v), t
-            elif v.lhs is None:
+            elif v.lhs is None and "diverged" not in (v.details or {}):
                 stats["vacuous"] += 1
             else:
                 stats["inconclusive"] += 1
         if self.identity:
-            out.sort(key=lambda r: -abs(r["margin"]["float"]))
+            out.sort(key=lambda r: -abs(_margin_float(r)))
         else:
-            out.sort(key=lambda r: r["margin"]["float"])
+            out.sort(key=lambda r: _margin_float(r))
         if report is not None:
             report.update(stats)
             report["tightest"] = None if best is None else record_of(self, best[0], best[1], relax, mutate)
@@ -511,6 +539,7 @@ class Checker:
             if isinstance(inst, Deferred):
                 inst = inst()
             if inst is None:
+                yield None, None
                 continue
             key = repr(sorted(inst.items()))
             if key in seen:
@@ -532,7 +561,8 @@ class Checker:
         budget = self.default_budget if budget is None else budget
         rep = {}
         recs = self.search(rng, budget, report=rep)
-        details = {k: rep[k] for k in ("candidates", "holds", "violated", "inconclusive", "vacuous")}
+        details = {k: rep[k] for k in ("drawn", "structured", "random_draws", "candidates", "holds", "violated",
+                                       "inconclusive", "vacuous")}
         details["search_budget"] = budget
         if recs:
             r = recs[0]
@@ -548,5 +578,7 @@ class Checker:
         how = "exactly" if tv.exact else "in high precision"
         return Inconclusive(self.verdict_name, tv.lhs, tv.rhs, False, details,
                             reason=(f"no counterexample among {details['holds']} candidates decided {how} "
-                                    f"({details['candidates']} drawn, budget {budget}); a finite search does not "
+                                    f"({details['drawn']} drawn: {details['structured']} structured edge cases, "
+                                    f"budget {budget} random draws and the candidates refined from them); a finite "
+                                    "search does not "
                                     "prove the statement; lhs/rhs are the tightest instance found"))

@@ -110,19 +110,24 @@ def all_checkers() -> dict:
     return {n: get(n) for n in names()}
 
 
-def run_all(budget=None, seed: int = 0) -> list:
+def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
     """[(name, Verdict)] for every registered checker (name as :func:`display_name`: bare in
     namespace SCAFFOLD, ``FedAvg.X`` otherwise).
 
-    budget: search budget per checker (None: each checker's ``default_budget``); seed: base
-    seed; checker i uses ``numpy.random.default_rng([seed, i])`` so results do not depend on
-    which other checkers ran.
+    budget: search budget per checker, the number of random draws of its search (None: each
+    checker's ``default_budget``, or its ``quick_budget`` when ``quick``); seed: base seed;
+    checker i uses ``numpy.random.default_rng([seed, i])`` so results do not depend on which
+    other checkers ran; progress: optional callable(name) called before each checker (the
+    registry name, as :func:`names` lists it).
     """
     import numpy as np
 
     out = []
     for i, name in enumerate(names()):
         chk = get(name)
+        if progress is not None:
+            progress(name)
         rng = np.random.default_rng([int(seed), i])
-        out.append((display_name(name), chk.verdict(rng, budget)))
+        b = budget if budget is not None else (chk.quick_budget if quick else None)
+        out.append((display_name(name), chk.verdict(rng, b)))
     return out

@@ -34,12 +34,13 @@ import numpy as np
 import sympy
 
 from pyfed.errors import InputError, check_rng
+from pyfed.exact import number_json
 from pyfed.problems.quadratic import is_psd_exact
 from pyfed.theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
                           nonconvex_hypotheses, nonconvex_rhs, squared_distance, weights)
 from pyfed.verdicts import Inconclusive, Violated
 
-from .base import (Checker, Deferred, F, Mutation, _tightness, fmat, fvec, hyp, later, num_json, q, qmat, qvec,
+from .base import (Checker, Deferred, F, Mutation, _tightness, fmat, fvec, hyp, later, q, qmat, qvec,
                    rand_rat, rand_vec, rat, record_of)
 
 
@@ -115,7 +116,14 @@ class _Theorem(Checker):
         if bad:
             return Inconclusive(self.lean_name, reason="hypotheses fail: " + ", ".join(h.statement for h in bad))
         P = _problem(instance)
-        est = self.mc_estimate(instance, P)
+        from pyfed.errors import Diverged
+        try:
+            est = self.mc_estimate(instance, P)
+        except Diverged as exc:  # "diverged at round r": inconclusive (an anomaly inside the hypotheses)
+            from pyfed.engines.montecarlo import diverged
+            inside = not any(not h.holds for h in self.hypotheses(instance, mutate))
+            return diverged(self.lean_name, exc, self.rhs(instance, mutate), inside_hypotheses=inside,
+                            details={"method": "montecarlo"}, witness={"instance": instance})
         return decide(self.lean_name, est, self.rhs(instance, mutate), details={"method": "montecarlo"},
                       witness={"instance": instance})
 
@@ -516,14 +524,14 @@ class FiniteRoundConvergence(Checker):
         rng = check_rng(rng)
         budget = self.default_budget if budget is None else int(budget)
         per, found, best, best_key = {}, [], None, float("-inf")
-        keys = ("candidates", "holds", "violated", "inconclusive", "vacuous")
+        keys = ("drawn", "structured", "random_draws", "candidates", "holds", "violated", "inconclusive", "vacuous")
         for conj in self.CONJUNCTS:
             rep = {}
             recs = self._conjunct_checker(conj).search(rng, budget, report=rep)
             per[conj] = {k: rep[k] for k in keys}
             tv = rep.get("tightest_verdict")
             if tv is not None:
-                per[conj]["tightest_ratio"] = num_json(tv.ratio)
+                per[conj]["tightest_ratio"] = number_json(tv.ratio)   # a report: long "p/q" capped
                 key = _tightness(tv)
                 if best is None or key > best_key:
                     best, best_key = (self._wrap(conj, rep["tightest"]["instance"]), tv), key
@@ -543,5 +551,5 @@ class FiniteRoundConvergence(Checker):
                        tightest_exact=bool(tv.exact))
         return Inconclusive(self.lean_name, tv.lhs, tv.rhs, False, details,
                             reason=(f"no counterexample to either conjunct among {details['holds']} candidates "
-                                    f"decided ({details['candidates']} drawn, budget {budget} per conjunct); a "
+                                    f"decided ({details['drawn']} drawn, budget {budget} random draws per conjunct); a "
                                     "finite search does not prove the statement; lhs/rhs are the tightest instance found"))

@@ -35,7 +35,7 @@ import numpy as np
 
 from . import __version__
 from .errors import InputError, check_int
-from .exact import as_float, number_json, rational_str, to_fraction
+from .exact import as_float, number_json, to_fraction
 from .theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
 from .verdicts import Inconclusive, Verdict
@@ -144,7 +144,7 @@ def _sigma(oracle):
 def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
     """The built-in instances of ``pyfed check`` (see module docstring).
 
-    ``quick`` shortens horizons (T) for use inside the test suite.
+    ``quick`` shortens the horizon to T = 8 rounds (40 otherwise).
     """
     from .oracles import GaussianOracle, MinibatchOracle
     from .problems import random_quadratic
@@ -275,7 +275,10 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
     ``replicates`` replicates (Monte Carlo with a ``confidence`` interval).
 
     Returns a Verdict whose ``details`` hold the parameters, hypotheses, estimate and seed.
-    If a hypothesis fails the verdict is Inconclusive (the theorem says nothing there).
+    If a hypothesis fails the verdict is Inconclusive (the theorem says nothing there). If the
+    simulated run diverges (:class:`pyfed.errors.Diverged`) the verdict is Inconclusive with
+    "diverged at round r" and ``details["anomaly"]`` (it happened inside the hypotheses; see
+    :func:`pyfed.engines.montecarlo.diverged`).
     """
     from .engines.statement import decide_exact, decide_montecarlo, evaluate_hypotheses, fits
 
@@ -296,14 +299,14 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
         v.details.update(details)
         rhs = v.rhs
         if isinstance(rhs, Fraction):  # the exact right side, also when the engine used balls
-            v.details["rhs_exact"] = rational_str(rhs)
+            v.details["rhs_exact"] = number_json(rhs)
         elif "rhs_exact" not in v.details:
             try:
                 from .engines.statement import ExactAccess, bind
                 from .statements.evaluate import evaluate
                 exact_rhs = evaluate(st.rhs, bind(st, ri, ExactAccess(ri)))
                 if isinstance(exact_rhs, Fraction):
-                    v.details["rhs_exact"] = rational_str(exact_rhs)
+                    v.details["rhs_exact"] = number_json(exact_rhs)
             except Exception:  # reporting only
                 pass
         v.details["method"] = "exact-moments"

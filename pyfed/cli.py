@@ -1,42 +1,119 @@
 """Command line: ``pyfed check | search | lean | tightness | worst-case``.
 
 A thin dispatcher: each subcommand's front end lives in :mod:`pyfed.commands` and exposes
-``register(subparsers)``; this module builds the parser and maps errors to exit statuses.
+``register(subparsers)``; this module builds the parser and maps outcomes to exit statuses
+(README, "Exit statuses"):
+
+=====  ==============================================================================
+code   meaning
+=====  ==============================================================================
+0      ran; no verdict is violated
+1      some verdict is violated (and nothing else)
+2      bad input or usage error: one line ``pyfed: error: <argument>: <why>`` on stderr
+3      internal error (a bug in pyfed): one line ``pyfed: internal error: <type>: <msg> ...``;
+       ``PYFED_DEBUG=1`` also prints the traceback
+4      a consistency check of pyfed's own artefacts failed (``pyfed lean --check``: stale
+       generated Lean files; ``--drift``: Lean definitions disagree with ``pyfed.theory``)
+130    interrupted (Ctrl-C)
+=====  ==============================================================================
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 
 from . import __version__
 from .commands import SUBCOMMAND_MODULES
-from .errors import InputError
+from .errors import EXIT_INPUT, EXIT_INTERNAL, InputError
+
+__all__ = ["build_parser", "main", "UsageError"]
+
+
+class UsageError(InputError):
+    """A command-line usage error found by argparse, reported like any bad input (exit 2)."""
+
+
+#: The argument list being parsed (to name an option the way the user typed it, e.g. ``-N``
+#: rather than its long alias ``--clients``).
+_ARGV: list = []
+
+
+def _usage_error(message: str) -> UsageError:
+    """argparse's message as InputError(argument, why), naming the argument as typed."""
+    m = re.match(r"argument ([^:]+): (.*)$", message, re.S)
+    if m:
+        names = m.group(1).split("/")
+        typed = [n for n in names if any(a == n or a.startswith(n + "=") for a in _ARGV)]
+        flag = typed[0] if typed else next((n for n in names if n.startswith("--")), names[0])
+        return UsageError(flag, m.group(2).strip())
+    m = re.match(r"unrecognized arguments: (.*)$", message, re.S)
+    if m:
+        return UsageError(m.group(1).split()[0], f"unrecognized argument (got: {m.group(1).strip()}); "
+                                                 "see pyfed --help")
+    m = re.match(r"the following arguments are required: (.*)$", message, re.S)
+    if m:
+        return UsageError(m.group(1).split(",")[0].strip(), "required; see pyfed --help")
+    return UsageError("pyfed", message.strip())
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors raise :class:`UsageError` (one line, exit 2)
+    instead of printing the usage block and exiting."""
+
+    def error(self, message):  # noqa: D401 (argparse API)
+        raise _usage_error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``pyfed`` argument parser with every subcommand of :data:`SUBCOMMAND_MODULES`."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pyfed",
         description="Verification companion for federated optimization theory (SCAFFOLD, FedAvg, Local SGD): "
-                    "honest verdicts (holds / violated / inconclusive) on the Lean statements.")
+                    "honest verdicts (holds / violated / inconclusive) on the Lean statements.",
+        epilog="Exit statuses: 0 ran and nothing is violated; 1 some verdict is violated; 2 bad input "
+               "(one line naming the argument); 3 internal error (please report; PYFED_DEBUG=1 shows the "
+               "traceback); 4 pyfed lean --check/--drift found stale or drifted Lean files.")
     parser.add_argument("--version", action="version", version=f"pyfed {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for mod in SUBCOMMAND_MODULES:
         importlib.import_module(mod).register(sub)
     return parser
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``pyfed`` console script; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Entry point of the ``pyfed`` console script; returns the exit status (see the module
+    docstring): never a raw traceback, and exit 1 only for a violated verdict."""
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"pyfed: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"pyfed: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_INPUT
+    except SystemExit as exc:  # --help / --version (argparse), or a front end's explicit exit
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
+    except KeyboardInterrupt:
+        print("pyfed: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 -- the last line of defence: one line, distinct code
+        if os.environ.get("PYFED_DEBUG", "").strip() not in ("", "0"):
+            import traceback
+
+            traceback.print_exc()
+        print(f"pyfed: internal error: {type(exc).__name__}: {_one_line(exc)} "
+              "(set PYFED_DEBUG=1 for the traceback; please report)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,6 +22,7 @@ user, so a formula fed ``0.1`` reports an mpmath result, not the rational 360287
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 from fractions import Fraction
 from typing import Iterable
@@ -177,10 +178,32 @@ def sum_squares(vectors) -> Scalar:
 
 
 def as_float(value) -> float:
-    """Float for display only (never feed the result back into an exact computation)."""
+    """Float for display and plots only (never feed the result back into an exact computation).
+
+    Exact rationals are correctly rounded (CPython's int/int division); a value beyond the float
+    range gives ``+-inf`` (use :func:`report_float` for reports, which never contain inf/NaN)."""
     if isinstance(value, Fraction):
-        return value.numerator / value.denominator if abs(value.numerator) < 2**1000 else float(mpmath.mpf(value.numerator) / value.denominator)
-    return float(value)
+        try:
+            return value.numerator / value.denominator
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, arb):
+        return float(value.mid()) if value.is_finite() else math.nan
+    f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
+    if f is not None:
+        return as_float(f)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def report_float(value) -> float | None:
+    """The correctly rounded float of ``value`` for a JSON report, or ``None`` when it is not a
+    finite float (beyond the float range, or NaN): reports never contain inf or NaN, and then
+    carry a :func:`decimal_str` beside it."""
+    v = as_float(value)
+    return v if math.isfinite(v) else None
 
 
 def mpf_to_fraction(x) -> Fraction:
@@ -191,41 +214,187 @@ def mpf_to_fraction(x) -> Fraction:
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+def int_str(n: int) -> str:
+    """Decimal digits of any Python int: also beyond CPython's 4300-digit int->str limit
+    (``sys.int_info.str_digits_check_threshold``), through python-flint's fmpz."""
+    n = int(n)
+    if n.bit_length() < 12000:  # < 3600 decimal digits: below the interpreter's limit
+        return str(n)
+    from flint import fmpz
+    return str(fmpz(n))
+
+
 def rational_str(value) -> str:
-    """``"p/q"`` (or ``"p"``) for an exact rational; ``str(value)`` otherwise."""
+    """``"p/q"`` (or ``"p"``) for an exact rational, in full (any length); ``str(value)`` otherwise."""
     f = to_fraction(value) if not isinstance(value, bool) else None
     if f is None:
         return str(value)
-    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+    return f"{int_str(f.numerator)}/{int_str(f.denominator)}" if f.denominator != 1 else int_str(f.numerator)
 
 
-def number_json(value):
-    """A number for JSON reports, never losing exactness.
+def _decimal_exponent(n: int, d: int) -> int:
+    """e with 10^e <= n/d < 10^(e+1), for integers n, d > 0 (exact)."""
+    e = int(math.floor((n.bit_length() - d.bit_length()) * 0.30102999566398120))
+    while True:  # the estimate is within 1 or 2 of e; adjust exactly
+        lo_ok = n >= d * 10 ** e if e >= 0 else n * 10 ** (-e) >= d
+        if not lo_ok:
+            e -= 1
+            continue
+        hi_ok = n < d * 10 ** (e + 1) if e + 1 >= 0 else n * 10 ** (-(e + 1)) < d
+        if not hi_ok:
+            e += 1
+            continue
+        return e
 
-    Exact rationals -> ``{"exact": "p/q", "float": x}`` ("p" for integers, as ``str(Fraction)``); mpmath numbers ->
-    ``{"float": x, "mpmath": "<30 digits>"}``; arb balls -> ``{"float": midpoint, "ball": str}``;
-    floats -> ``{"float": x}``; ``None`` -> ``None``.
+
+def _format_digits(sign: str, digits: str, e: int, sig: int) -> str:
+    """%g-style text of the decimal 0.d1d2... * 10^(e+1) with mantissa ``digits`` (no trailing zeros)."""
+    if -4 <= e < sig:
+        if e >= 0:
+            if len(digits) <= e + 1:
+                text = digits + "0" * (e + 1 - len(digits))
+            else:
+                text = digits[:e + 1] + "." + digits[e + 1:]
+        else:
+            text = "0." + "0" * (-e - 1) + digits
+        return sign + text
+    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mant}e{'-' if e < 0 else '+'}{abs(e):02d}"
+
+
+def exact_decimal(value, digits: int = 17) -> str:
+    """The exact rational ``value`` correctly rounded (half to even) to ``digits`` significant
+    digits, in ``%g`` style (``"0.0239184"``, ``"1.2345e+400"``): every printed digit is right,
+    at any magnitude (no float overflow, no int->str limit)."""
+    f = to_fraction(value)
+    if f is None:
+        raise ValueError(f"exact_decimal needs an exact rational, got {value!r}")
+    if f == 0:
+        return "0"
+    sign = "-" if f < 0 else ""
+    n, d = abs(f.numerator), f.denominator
+    e = _decimal_exponent(n, d)
+    shift = digits - 1 - e
+    num, den = (n * 10 ** shift, d) if shift >= 0 else (n, d * 10 ** (-shift))
+    m, rem = divmod(num, den)
+    if 2 * rem > den or (2 * rem == den and m % 2 == 1):
+        m += 1
+    if m == 10 ** digits:  # rounding carried into a new digit
+        m //= 10
+        e += 1
+    text = int_str(m).rstrip("0") or "0"
+    return _format_digits(sign, text, e, digits)
+
+
+def ball_decimal(ball, digits: int = 17) -> str:
+    """The digits a certified ball (python-flint ``arb``) certifies, at most ``digits`` of them
+    (``arb.str(n, radius=False)``: the midpoint rounded so that the printed digits are correct,
+    up to one unit in the last place). A ball too wide to certify a digit (relative accuracy
+    below 4 bits, e.g. one containing 0) is printed as the enclosure ``"[mid +/- rad]"``."""
+    if ball.rel_accuracy_bits() < 4:  # (almost) no certified digit: show the enclosure itself
+        return ball.str(3, radius=True)
+    return ball.str(digits, radius=False)
+
+
+def decimal_str(value, digits: int = 17) -> str:
+    """Short decimal text of a number in which every digit is meaningful: exact rationals
+    correctly rounded (:func:`exact_decimal`), balls to their certified digits
+    (:func:`ball_decimal`), mpmath numbers and floats to ``min(digits, 15)`` digits."""
+    if isinstance(value, arb):
+        return ball_decimal(value, digits)
+    f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
+    if f is not None:
+        return exact_decimal(f, digits)
+    if isinstance(value, mpmath.mpf):
+        return mpmath.nstr(value, min(digits, 15))
+    return f"{float(value):.{min(digits, 15)}g}"
+
+
+#: Reports (``pyfed check --json``, ``tightness.json``, verdict ``to_json``) print an exact rational
+#: as "p/q" only up to this many characters; longer ones are given by their correctly rounded
+#: decimal, their length and the SHA-256 of the full "p/q" text. The full value stays in the
+#: Python objects (``Verdict.lhs``, ...) and in ``pyfed search`` exports.
+REPORT_EXACT_CHARS = 120
+
+
+def number_json(value, max_chars: int | None = REPORT_EXACT_CHARS):
+    """A number for JSON reports: only certified digits, never NaN or inf.
+
+    * exact rationals -> ``{"exact": "p/q", "float": x}`` ("p" for integers; x correctly rounded,
+      ``None`` beyond the float range, then with ``"decimal"``). When "p/q" is longer than
+      ``max_chars`` (``None``: no limit) ``"exact"`` is replaced by ``"decimal"`` (17 correctly
+      rounded digits), ``"exact_chars"`` and ``"exact_sha256"`` (of the full "p/q" text);
+    * arb balls -> ``{"decimal": certified digits, "ball": "[mid +/- rad]", "float": midpoint}``;
+    * mpmath numbers -> ``{"float": x, "mpmath": 15 significant digits}``;
+    * floats -> ``{"float": x}`` (``{"float": None, "nonfinite": "inf"}`` for inf/NaN);
+    * ``None`` -> ``None``.
     """
     if value is None:
         return None
     if isinstance(value, arb):
-        return {"float": float(value.mid()), "ball": value.str(radius=True)}
+        return {"decimal": ball_decimal(value, 17), "ball": value.str(radius=True),
+                "float": report_float(value.mid()) if value.mid().is_finite() else None}
     f = to_fraction(value) if not isinstance(value, (float, np.floating)) else None
     if f is not None:
-        return {"exact": rational_str(f), "float": as_float(f)}
+        out = {"float": report_float(f)}
+        text = rational_str(f)
+        if max_chars is None or len(text) <= max_chars:
+            out["exact"] = text
+            if out["float"] is None:
+                out["decimal"] = exact_decimal(f, 17)
+        else:
+            import hashlib
+            out.update(decimal=exact_decimal(f, 17), exact_chars=len(text),
+                       exact_sha256=hashlib.sha256(text.encode("ascii")).hexdigest())
+        return out
     if isinstance(value, mpmath.mpf):
-        return {"float": float(value), "mpmath": mpmath.nstr(value, 30)}
-    return {"float": float(value)}
+        if not mpmath.isfinite(value):
+            return {"float": None, "nonfinite": str(value)}
+        return {"float": report_float(value), "mpmath": mpmath.nstr(value, 15)}
+    v = float(value)
+    if not math.isfinite(v):
+        return {"float": None, "nonfinite": "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")}
+    return {"float": v}
+
+
+_RATIONAL_TEXT = None
+
+
+def cap_report(obj, max_chars: int | None = REPORT_EXACT_CHARS):
+    """A JSON-ready report with every exact rational written as text ("p/q" or "p") longer than
+    ``max_chars`` replaced by its :func:`number_json` form (17 correctly rounded digits, a float,
+    its length and SHA-256): whichever engine put it there, a report never dumps a giant
+    fraction. Other values (and short rationals) are returned unchanged; dicts and lists are
+    copied. ``max_chars=None`` returns ``obj`` itself."""
+    global _RATIONAL_TEXT
+    if max_chars is None:
+        return obj
+    if _RATIONAL_TEXT is None:
+        import re
+        _RATIONAL_TEXT = re.compile(r"-?[0-9]+(/[0-9]+)?")
+    if isinstance(obj, dict):
+        return {k: cap_report(v, max_chars) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [cap_report(v, max_chars) for v in obj]
+    if isinstance(obj, str) and len(obj) > max_chars and _RATIONAL_TEXT.fullmatch(obj):
+        return number_json(Fraction(obj), max_chars)
+    return obj
 
 
 def format_number(value, digits: int = 6) -> str:
-    """Short display form (``"-"`` for None); never used in a computation."""
+    """Short display form (``"-"`` for None); never used in a computation. Exact rationals are
+    correctly rounded at any magnitude, balls show only their certified digits."""
     if value is None:
         return "-"
     try:
         if isinstance(value, arb):
-            return f"{float(value.mid()):.{digits}g}"
-        return f"{as_float(value):.{digits}g}"
+            return ball_decimal(value, digits)
+        f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
+        if f is not None:
+            return exact_decimal(f, digits)
+        if isinstance(value, mpmath.mpf):
+            return mpmath.nstr(value, digits)
+        return f"{float(value):.{digits}g}"
     except (TypeError, ValueError, OverflowError):
         return str(value)
 

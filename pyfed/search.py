@@ -13,6 +13,16 @@ byte-identical files. When :func:`pyfed.lean.render.render_counterexample` exist
 file stating the instance is written next to each exact JSON file (not for ``--mutate``
 runs: a counterexample to a mutated statement says nothing about the Lean statement).
 
+Every run also writes ``DIR/<stem>-summary.json`` -- what was searched, even when nothing
+was found: the statement, seed, budget (its unit: random draws, see below), relax/mutate, the
+search statistics (candidates drawn, structured edge cases, decided, holding, violated, ...),
+the counterexample files, and the tightest holding instance with its exact lhs and rhs.
+
+Budget: one unit is one *random draw* of the checker's search; the checker's structured edge
+cases are always tried in addition, and some checkers refine each draw into further candidates
+(a local optimisation, an LP worst case), so ``--budget 1`` can decide, and find, several
+candidates. The summary's ``drawn`` counts them all.
+
 ``--relax KEY`` searches beyond a hypothesis (e.g. ``--relax step_size`` for
 ConvexFiniteRoundConvergence samples h > 1/(81 beta)) to show what the hypothesis protects;
 ``--mutate NAME`` checks a deliberately wrong variant (see each checker's ``mutations``).
@@ -29,7 +39,7 @@ import re
 from . import __version__
 from .errors import InputError
 
-__all__ = ["search_to_dir", "statement_options", "load_counterexample", "load_record", "recheck", "run_all",
+__all__ = ["search_to_dir", "summary_path", "statement_options", "load_counterexample", "load_record", "recheck", "run_all",
            "file_stem", "statement_verdicts_json", "prepare_out"]
 
 
@@ -51,43 +61,60 @@ def _dumps(obj) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, default=str, ensure_ascii=True) + "\n"
 
 
+def summary_path(out: str, lean_name: str, seed: int, budget: int, relax=(), mutate=None) -> str:
+    """Path of the summary JSON that :func:`search_to_dir` writes for these arguments."""
+    from checkers.registry import get
+
+    stem = file_stem(get(lean_name).lean_name, seed, budget, tuple(sorted(set(relax or ()))), mutate)
+    return os.path.join(out, f"{stem}-summary.json")
+
+
 def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(), mutate=None,
                   progress=None, workers=None, scheduler=None) -> list:
-    """Run the search and write the files; returns the list of written JSON paths.
+    """Run the search and write the files; returns the list of written counterexample JSON paths.
 
-    Parameters: lean_name (bare or ``SCAFFOLD.``-prefixed); seed (int: candidate j's
-    randomness is ``numpy.random.default_rng([seed, j])``); budget (int >= 0, candidates per the
-    checker's search); out (directory, created); relax (hypothesis keys); mutate (mutation name
-    or None); progress (callable(advance) or None, advanced as candidates are evaluated);
-    workers (int >= 1: evaluate the candidates on a Dask LocalCluster of that many processes)
-    or scheduler (address of an existing Dask cluster), see :mod:`pyfed.parallel`.
+    Parameters: lean_name (bare or namespace-qualified); seed (int >= 0: candidate j's randomness
+    is ``numpy.random.default_rng([seed, j])``); budget (int >= 0, random draws of the checker's
+    search: its structured edge cases are tried in addition, 0 tries only those); out
+    (directory, created); relax (hypothesis keys); mutate (mutation name or None); progress
+    (callable(advance) or None, advanced as candidates are evaluated); workers (int >= 1:
+    evaluate the candidates on a Dask LocalCluster of that many processes) or scheduler
+    (address of an existing Dask cluster), see :mod:`pyfed.parallel`.
 
     The candidates are generated in order (cheap), then evaluated -- derived candidates such as
     Nelder-Mead climbs computed and every candidate checked -- through
     :func:`pyfed.parallel.Pool.map`, and merged in candidate order: the files are byte-identical
     for any number of workers, serial included (:meth:`checkers.base.Checker.search`, indexed path).
 
-    Raises InputError for an unknown name/mutation/relax key, a negative budget, an ``out``
-    that cannot be created (argument ``--out``, with the OS reason), or invalid
+    Also writes ``<out>/<stem>-summary.json`` (:func:`summary_path`): what was searched and the
+    tightest instance found, also when there is no counterexample.
+
+    Raises InputError for an unknown name/mutation/relax key, a negative seed or budget, an
+    ``out`` that cannot be created (argument ``--out``, with the OS reason), or invalid
     ``--workers``/``--scheduler``.
     """
+    from checkers.base import num_json
     from checkers.registry import get
 
     from .parallel import Pool, check_workers
 
     chk = get(lean_name)
     seed, budget = int(seed), int(budget)
+    if seed < 0:
+        raise InputError("seed", f"must be >= 0, got {seed}")
     if budget < 0:
         raise InputError("budget", "must be >= 0")
     check_workers(workers, scheduler)
     relax = tuple(sorted(set(relax or ())))
+    chk.effective_relax(relax, mutate)  # unknown relax key / mutation: before anything is written
     prepare_out(out)
+    report: dict = {}
     with Pool(workers=workers, scheduler=scheduler) as pool:
         def mapper(fn, items, prog):
             return pool.map(fn, items, seed=seed, progress=prog)
 
-        records = chk.search(None, budget, relax=relax, mutate=mutate, progress=progress, seed=seed,
-                             mapper=mapper)
+        records = chk.search(None, budget, relax=relax, mutate=mutate, progress=progress, report=report,
+                             seed=seed, mapper=mapper)
     stem = file_stem(chk.lean_name, seed, budget, relax, mutate)
     render = None
     if mutate is None:  # a mutated statement is not the Lean statement: no Lean file for it
@@ -116,6 +143,24 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
             text = render(lean_rec)
             with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
+    tight = report.get("tightest")
+    tv = report.get("tightest_verdict")
+    summary = {
+        "kind": "pyfed search summary", "statement": chk.verdict_name, "lean_declaration": chk.qualified_name,
+        "seed": seed, "budget": budget,
+        "budget_unit": ("random draws of the checker's search; its structured edge cases are tried in addition "
+                        "and some checkers refine each draw into further candidates (drawn counts them all)"),
+        "relax": list(relax), "mutate": mutate, "pyfed_version": __version__,
+        "statistics": {k: report.get(k) for k in ("drawn", "structured", "random_draws", "candidates", "holds",
+                                                   "violated", "inconclusive", "vacuous")},
+        "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths],
+        "tightest": None if tight is None else {
+            "instance": tight["instance"], "lhs": tight["lhs"], "rhs": tight["rhs"],
+            "ratio": num_json(tv.ratio) if tv is not None else None, "exact": tight["exact"],
+            "note": "the holding candidate with the largest lhs/rhs (lhs/rhs = 1: the bound is attained)"},
+    }
+    with open(os.path.join(out, f"{stem}-summary.json"), "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(_dumps(summary))
     return paths
 
 
@@ -165,11 +210,12 @@ def recheck(path: str):
                                        mutate=rec.get("mutate"))
 
 
-def run_all(budget=None, seed: int = 0) -> list:
-    """[(lean_name, Verdict)] for every registered checker (see :func:`checkers.run_all`)."""
+def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
+    """[(lean_name, Verdict)] for every registered checker (see :func:`checkers.registry.run_all`:
+    ``budget`` random draws per checker, default each checker's own, its quick one if ``quick``)."""
     from checkers.registry import run_all as _run_all
 
-    return _run_all(budget=budget, seed=seed)
+    return _run_all(budget=budget, seed=seed, quick=quick, progress=progress)
 
 
 def statement_verdicts_json(results) -> list:
@@ -196,10 +242,8 @@ def statement_options() -> list:
 
 
 def prepare_out(out: str) -> None:
-    """Create ``out`` (InputError naming ``--out`` with the OS reason if impossible)."""
-    try:
-        os.makedirs(out, exist_ok=True)
-    except OSError as exc:
-        raise InputError("--out", f"cannot create directory {out!r}: {exc.strerror or exc}") from None
-    if not os.access(out, os.W_OK):
-        raise InputError("--out", f"directory {out!r} is not writable")
+    """Create ``out`` and check that files can be written in it (InputError naming ``--out``
+    with the OS reason if impossible; see :func:`pyfed.errors.prepare_output_dir`)."""
+    from .errors import prepare_output_dir
+
+    prepare_output_dir("--out", out)

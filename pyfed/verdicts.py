@@ -9,13 +9,19 @@
 
 All carry ``lhs``, ``rhs``, ``margin = rhs - lhs`` and ``ratio = lhs / rhs`` (when defined)
 so reports show how tight the statement is, not only a boolean.
+
+Reports (:meth:`Verdict.to_json`) print only certified digits: exact rationals as "p/q" (capped
+at :data:`pyfed.exact.REPORT_EXACT_CHARS` characters) with a correctly rounded float; a verdict
+decided in ball arithmetic (the exact-moment engine sets ``verdict.balls``, python-flint ``arb``
+balls of lhs, rhs, margin, ratio) prints the digits its balls certify; a Monte Carlo left side
+is an estimate, printed as such with its confidence interval.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .exact import as_float, format_number, number_json
+from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_number, number_json
 
 
 @dataclass
@@ -71,26 +77,62 @@ class Verdict:
     def __str__(self) -> str:
         name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
         parts = [f"{self.status}: {name}"]
+        balls = getattr(self, "balls", None) or {}  # ball verdicts: print the certified digits only
         for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
+            v = balls.get(name, v)
             if v is not None:
                 parts.append(f"{name}={format_number(v)}")
         parts.append("exact" if self.exact else "estimate")
         extra = getattr(self, "reason", "") or getattr(self, "certificate", "")
         return " ".join(parts) + (f" ({extra})" if extra else "")
 
-    def to_json(self) -> dict:
-        """JSON-ready dict; exact numbers are given both as a string ``p/q`` and a float."""
-        num = number_json
+    def to_json(self, max_exact_chars: int | None = REPORT_EXACT_CHARS) -> dict:
+        """JSON-ready dict in which every printed digit is certified:
+
+        * exact sides: ``{"exact": "p/q", "float": x}`` (x correctly rounded; "p/q" longer than
+          ``max_exact_chars`` is replaced by 17 correct decimal digits, its length and SHA-256,
+          see :func:`pyfed.exact.number_json`; ``None`` = no cap);
+        * ball verdicts (``self.balls``): ``{"decimal": certified digits, "ball": "[m +/- r]",
+          "float": midpoint}`` for lhs, rhs, margin and ratio;
+        * Monte Carlo left sides (``details["estimate"]``): lhs, margin and ratio are
+          ``{"estimate": x, "interval": [lo, hi], "confidence": c, "replicates": R}``;
+        * ``details``: any exact rational written as text longer than ``max_exact_chars`` is
+          capped the same way (:func:`pyfed.exact.cap_report`), whichever engine wrote it.
+        """
+        def num(v):
+            return number_json(v, max_exact_chars)
+
+        balls = getattr(self, "balls", None)
+        est = (self.details or {}).get("estimate")
+        if balls:
+            sides = {k: num(balls.get(k)) for k in ("lhs", "rhs", "margin", "ratio")}
+        elif est and self.rhs is not None:
+            sides = _estimate_sides(est, self.rhs)
+            sides["rhs"] = num(self.rhs)
+        else:
+            sides = {"lhs": num(self.lhs), "rhs": num(self.rhs), "margin": num(self.margin),
+                     "ratio": num(self.ratio)}
         return {
             "statement": self.statement,
             "status": self.status,
-            "lhs": num(self.lhs),
-            "rhs": num(self.rhs),
-            "margin": num(self.margin),
-            "ratio": num(self.ratio),
+            **sides,
             "exact": self.exact,
-            "details": self.details,
+            "details": cap_report(self.details, max_exact_chars),
         }
+
+
+def _estimate_sides(est: dict, rhs) -> dict:
+    """lhs, margin and ratio of a Monte Carlo verdict, labelled as estimates with their
+    confidence intervals (the left side is a replicate mean, not a certified number)."""
+    r = as_float(rhs)
+    lo, mean, hi = float(est["lower"]), float(est["mean"]), float(est["upper"])
+    meta = {"confidence": est.get("confidence"), "replicates": est.get("replicates"),
+            "kind": "Monte Carlo estimate (Student-t interval)"}
+    out = {"lhs": {"estimate": mean, "interval": [lo, hi], **meta},
+           "margin": {"estimate": r - mean, "interval": [r - hi, r - lo], **meta}, "ratio": None}
+    if r > 0:
+        out["ratio"] = {"estimate": mean / r, "interval": [lo / r, hi / r], **meta}
+    return out
 
 
 @dataclass

@@ -59,7 +59,13 @@ def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
     assert status == 0
     assert "holds" in text
     for v in report["verdicts"]:
-        assert 0 <= v["ratio"]["float"] < 1
+        r = v["ratio"]
+        if "estimate" in r:     # Monte Carlo: an estimate with its interval, labelled as such
+            lo, hi = r["interval"]
+            assert 0 <= lo <= r["estimate"] <= hi < 1 and r["kind"].startswith("Monte Carlo")
+            assert isinstance(v["lhs"]["replicates"], int) and v["lhs"]["replicates"] >= 2
+        else:
+            assert 0 <= r["float"] < 1
     # the statement table has one row per checker, the published SCAFFOLD statements included
     rows = {s["lean_name"]: s for s in report["statements"]}
     assert {"PerturbedStrongConvexity", "FiniteRoundConvergence", "GradientGrowth"} <= set(rows)
@@ -82,7 +88,11 @@ def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite
     assert keys["convexity"].holds            # A_i - mu I PSD, decided exactly
     v = run_instance(q, seed=0)
     assert v.details["method"] == "exact-moments" and "replicates" not in v.details
-    assert Fraction(v.details["rhs_exact"]) == instance_rhs(q)
+    rhs = instance_rhs(q)
+    assert isinstance(v.rhs, Fraction) and v.rhs == rhs
+    assert v.details["rhs_exact"]["float"] == float(rhs)            # correctly rounded
+    j = v.details["rhs_exact"]                                      # exact "p/q" or, if long, its digest
+    assert Fraction(j["exact"]) == rhs if "exact" in j else abs(Fraction(j["decimal"]) - rhs) < rhs * Fraction(1, 10**16)
 
 
 def test_each_verdict_names_its_evidence(capsys):

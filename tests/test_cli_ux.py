@@ -305,7 +305,8 @@ def test_lean_drift_reads_the_out_directory(tmp_path, monkeypatch, capsys):
     (lean / "Pyfed").mkdir()
     code, out, err = _main(["lean", "--drift", "--out", str(lean)], capsys)
     assert code == 0 and seen == [lean]
-    assert (lean / "PyfedTest.lean").is_file()
+    assert not (lean / "PyfedTest.lean").exists()            # a check never writes (issue 9)
+    assert sorted(p.name for p in lean.iterdir()) == ["Pyfed"]
     monkeypatch.undo()
     code, out, err = _main(["lean", "--drift", "--check", "--out", str(lean)], capsys)   # Pyfed/ is empty
     assert code == 2 and err.startswith("pyfed: error: --out: Lean source not found:") and "Pyfed" in err

@@ -117,7 +117,7 @@ def test_ball_verdict_starts_at_the_needed_precision_and_agrees_with_exact():
     assert prec["probe_rounds"] == 40 and prec["attempts"][0] == 128
     assert prec["loss_rate_bits_per_round"] > 0
     import mpmath
-    lhs = Fraction(exact.details["lhs_exact"])
+    lhs = Fraction(exact.lhs)
     assert abs(mpmath.mpf(ball.lhs) - mpmath.mpf(lhs.numerator) / lhs.denominator) < 1e-20
     nc = decide_nonconvex(P, Fraction(1, 2), arithmetic="ball", S=1, K=2, T=60,
                           eta_l=Fraction(1, 96) / P.beta, eta_g=1)

@@ -349,7 +349,17 @@ def test_exact_convex_verdict_reports_lhs_rhs_ratio(tiny):
     v = decide_convex(tiny, Fr(1, 2), S=2, K=K, T=4, eta_l=eta_l, eta_g=eta_g)
     assert v.status == "holds" and v.exact
     assert isinstance(v.lhs, Fr) and isinstance(v.rhs, Fr)
-    assert v.details["ratio_exact"] == f"{(v.lhs / v.rhs).numerator}/{(v.lhs / v.rhs).denominator}"
+    # reports carry the exact ratio with its correctly rounded float; a long "p/q" is replaced by
+    # 17 correct digits, its length and its SHA-256 (the full value stays in v.lhs / v.rhs)
+    import hashlib
+    ratio, j = v.lhs / v.rhs, v.details["ratio_exact"]
+    text = f"{ratio.numerator}/{ratio.denominator}"
+    assert j["float"] == float(ratio)
+    if "exact" in j:
+        assert j["exact"] == text
+    else:
+        assert j["exact_chars"] == len(text) and j["exact_sha256"] == hashlib.sha256(text.encode()).hexdigest()
+        assert abs(Fr(j["decimal"]) - ratio) <= ratio * Fr(1, 10**16)
     assert 0 < v.ratio < 1
     # the rhs is theory.convex_rhs with dist_sq = ||x*||^2 and C0 = mean ||grad f_i(0) - grad f_i(x*)||^2
     xs = tiny.x_star_exact
@@ -528,7 +538,9 @@ def test_rhs_terms_give_the_noise_constant_this_instance_needs():
     # started at the solution with exact controls, only the noise term is left: V0 = 0
     v = decide_convex(P, Fr(1, 2), S=2, K=2, T=6, eta_l=h / 2, eta_g=1, x0=xs, c0=c0)
     t = v.details["rhs_terms"]
-    assert Fr(t["first"]) == 0 and t["noise_constant"] == 12
-    need = Fr(t["noise_constant_needed"])
+    assert Fr(t["first"]["exact"]) == 0 and t["first"]["float"] == 0 and t["noise_constant"] == 12
     unit = theory.noise_term(1, Fr(1, 2), 2, 2, 1, theory.effective_step(2, h / 2, 1))
-    assert 0 < need < 12 and v.lhs == need * unit  # exactly the constant that makes lhs = rhs
+    need = v.lhs / unit                    # exactly the constant that makes lhs = rhs
+    j = t["noise_constant_needed"]
+    assert j["float"] == float(need) and ("exact" not in j or Fr(j["exact"]) == need)
+    assert 0 < need < 12

@@ -100,8 +100,10 @@ def test_batch_conventions(which, logistic, nonconvex):
     rng = np.random.default_rng(2)
     y = rng.standard_normal((3, prob.N, prob.d))  # (R, N, d)
     clients = np.broadcast_to(np.arange(prob.N), (3, prob.N))
-    assert np.array_equal(prob.client_grads(y), prob.client_grads(y, clients))
-    assert np.array_equal(prob.client_values(y), prob.client_values(y, clients))
+    # two code paths (all clients vs gathered slots): equal up to rounding, which depends on the batch
+    # shape and the BLAS kernel (no test may depend on those)
+    np.testing.assert_allclose(prob.client_grads(y, clients), prob.client_grads(y), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(prob.client_values(y, clients), prob.client_values(y), rtol=1e-12, atol=1e-14)
     # arbitrary slots (R, S) with repeated clients, against one-at-a-time evaluation
     cl = rng.integers(0, prob.N, size=(4, 5))
     ys = rng.standard_normal((4, 5, prob.d))

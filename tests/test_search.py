@@ -103,10 +103,10 @@ def test_cli_register_and_run(tmp_path, capsys):
     assert run(args) == 0
     files = sorted(os.listdir(tmp_path))
     assert files and all(f.startswith("YoungInner-s1-b2-mutate-u_constant_halved-") for f in files)
-    # true statement: nothing written
+    # true statement: no counterexample file, only the summary of what was searched
     args = parser.parse_args(["search", "YoungInner", "--budget", "2", "--out", str(tmp_path / "none")])
     assert run(args) == 0
-    assert not os.path.exists(tmp_path / "none") or not os.listdir(tmp_path / "none")
+    assert os.listdir(tmp_path / "none") == ["YoungInner-s0-b2-summary.json"]
 
 
 def test_bad_input(tmp_path):

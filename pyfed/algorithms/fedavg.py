@@ -22,8 +22,8 @@ import numpy as np
 
 from ..errors import InputError, check_int
 from ..sampling import sample_clients
-from .common import (Trajectory, as_step, check_oracle, check_problem, check_rounds, check_x0, seed_of,
-                     split_streams)
+from .common import (Trajectory, as_step, check_divergence, check_oracle, check_problem, check_rounds,
+                     check_x0, seed_of, split_streams)
 from .rounds import Slots, local_path_law, step_displacements
 
 __all__ = ["fedavg"]
@@ -86,6 +86,9 @@ def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=Non
     InputError
         Invalid S, K, T, R, eta_l, eta_g, mode, counts (missing in weighted mode, wrong
         shape, non-positive or non-integer), x0, problem, oracle or rng.
+    pyfed.errors.Diverged
+        x_{r+1} became NaN/inf or exceeded :data:`pyfed.algorithms.common.DIVERGENCE_THRESHOLD`
+        in round r (``exc.round``, ``exc.magnitude``).
     """
     problem = check_problem(problem)
     oracle = check_oracle(oracle, problem)
@@ -126,6 +129,7 @@ def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=Non
             x[:, r + 1] = xr + (eta_g_f / S) * slots.replicate_sum(diff)
         else:
             x[:, r + 1] = xr + eta_g_f * slots.replicate_sum(diff, weights)
+        check_divergence(r, x[:, r + 1])
 
     meta = {"algorithm": "fedavg", "mode": mode, "S": S, "K": K, "T": T, "N": N, "d": d,
             "eta_l": eta_l, "eta_g": eta_g, "R": R,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, check_int, check_rng
-from .common import LocalSGDTrajectory, as_step, check_problem, check_x0, seed_of
+from .common import LocalSGDTrajectory, as_step, check_divergence, check_problem, check_x0, seed_of
 
 __all__ = ["local_sgd", "check_sync_times"]
 
@@ -82,6 +82,9 @@ def local_sgd(problem, *, workers, b, eta, sync_times, x0=None, R=1, rng,
     InputError
         workers, b or R not integers >= 1; bad sync_times; eta non-positive, non-finite or of
         length != T; bad x0, problem or rng.
+    pyfed.errors.Diverged
+        A worker iterate x_{t+1}^k became NaN/inf or exceeded
+        :data:`pyfed.algorithms.common.DIVERGENCE_THRESHOLD` at time step t (``exc.round`` = t).
     """
     problem = check_problem(problem)
     K = check_int("workers", workers, minimum=1)
@@ -116,6 +119,7 @@ def local_sgd(problem, *, workers, b, eta, sync_times, x0=None, R=1, rng,
         if is_sync[t + 1]:
             z[:] = z.mean(axis=1, keepdims=True)
         x[:, t + 1] = z
+        check_divergence(t, z)
 
     meta = {"algorithm": "local_sgd", "workers": K, "b": b, "T": T, "n": n, "d": d, "R": R,
             "H": int(np.max(np.diff(np.concatenate([[0], sync])))),

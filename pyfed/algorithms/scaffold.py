@@ -28,8 +28,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..sampling import sample_clients
-from .common import (Trajectory, as_global_step_run, as_step, check_c0, check_oracle, check_problem,
-                     check_rounds, check_x0, seed_of, split_streams)
+from .common import (Trajectory, as_global_step_run, as_step, check_c0, check_divergence, check_oracle,
+                     check_problem, check_rounds, check_x0, seed_of, split_streams)
 from .rounds import Slots, local_path_law, step_displacements, step_fresh_samples
 
 __all__ = ["scaffold", "scaffold_run"]
@@ -107,6 +107,10 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
     InputError
         Invalid S, K, T, R, eta_l, eta_g, option, x0, c0, problem, oracle or rng (the error
         names the argument).
+    pyfed.errors.Diverged
+        The iterate or the controls produced by round r became NaN/inf or exceeded
+        :data:`pyfed.algorithms.common.DIVERGENCE_THRESHOLD` (typically a step size far beyond the
+        hypotheses); ``exc.round``, ``exc.magnitude`` say where. Nothing is returned then.
     """
     problem = check_problem(problem)
     oracle = check_oracle(oracle, problem)
@@ -163,6 +167,8 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         x[:, r + 1] = xr + eta_g_f * delta_x
         c = c + frac * delta_c
         slots.scatter(C, c_plus)
+        check_divergence(r, x[:, r + 1])
+        check_divergence(r, C, quantity="controls")
         if record_controls:
             c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
             cs_hist[:, r + 1] = c
@@ -227,6 +233,8 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
     ------
     InputError
         As :func:`scaffold`, and eta_g < 1.
+    pyfed.errors.Diverged
+        As :func:`scaffold` (checked on x^{r+1} and the controls after every round).
     """
     problem = check_problem(problem)
     oracle = check_oracle(oracle, problem)
@@ -289,6 +297,8 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
             C[sel, rows] = gsum[sel, rows] / K
             x[:, r + 1] = xr + step_g * v[sel, rows].sum(axis=1)
         samples[:, r] = sel
+        check_divergence(r, x[:, r + 1])
+        check_divergence(r, C, quantity="controls")
         if record_controls:
             c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
 

@@ -22,3 +22,13 @@ def make_console() -> Console:
     """A rich console; when the output is not a terminal (a file, CI log) use 140 columns so
     numbers in tables are not wrapped."""
     return Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def make_progress(*columns):
+    """A transient rich progress display on stderr (so stdout stays the report), for long work.
+    When stderr is not a terminal (a pipe, a CI log) it is disabled: nothing is written there,
+    so a one-line error message stays one line."""
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    return Progress(*columns, console=console, transient=True, disable=not console.is_terminal)

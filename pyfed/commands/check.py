@@ -29,10 +29,15 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of every random generator (default 0)")
     p.add_argument("--replicates", type=int, default=None,
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
-    p.add_argument("--quick", action="store_true", help="shorter horizons and fewer replicates")
-    p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: 64 replicates, and each statement checker's structured edge cases only "
+                        "(search budget 0: no random draws)")
+    p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH (checked before the run)")
     p.add_argument("--budget", type=int, default=None,
-                   help="search budget per statement checker (default: each checker's own)")
+                   help="search budget per statement checker, >= 1: the number of random draws of its "
+                        "search (each checker also tries its structured edge cases, and some refine each "
+                        "draw by a local optimisation: the table's 'drawn' column counts them all); "
+                        "default: each checker's own (its quick budget with --quick)")
     p.add_argument("--skip-statements", action="store_true",
                    help="only the theorem instances, not the statement checkers of checkers/")
     p.set_defaults(func=run)
@@ -80,10 +85,12 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             bad = [h["statement"] for h in hyps if not h["holds"]]
             hyp = "all met" if not bad else "FAIL: " + ", ".join(bad)
             est = d.get("estimate")
-            lhs = f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}" if est else _fmt(v.lhs)
+            balls = getattr(v, "balls", None) or {}
+            lhs = (f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}" if est
+                   else _fmt(balls.get("lhs", v.lhs)))
             label = v.status + (" (statistical)" if v.status == "violated" and not v.exact else "")
-            t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(v.rhs), _fmt(v.ratio, 4),
-                      f"[{STYLE.get(v.status, '')}]{label}[/]", evidence(v))
+            t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
+                      _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{label}[/]", evidence(v))
         console.print(t)
         for v in vs:
             d = v.details
@@ -96,19 +103,24 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
 
 
 def run(args) -> int:
-    """Execute ``pyfed check``; returns 1 if some verdict is violated, else 0."""
+    """Execute ``pyfed check``; returns 1 if some verdict is violated, else 0.
+
+    Every argument is validated before any computation (InputError naming the flag, exit 2):
+    ``--seed`` >= 0, ``--replicates`` >= 2, ``--budget`` >= 1, ``--json`` a creatable file path
+    (not empty, not a directory, in an existing writable directory).
+    """
     from rich.progress import Progress
 
-    from pathlib import Path
-
     from ..check import default_replicates, report_json, run_check
-    from ..errors import check_int
+    from ..errors import check_int, check_output_file
 
     check_int("--seed", args.seed, minimum=0)
     if args.replicates is not None:
         check_int("--replicates", args.replicates, minimum=2)
-    if args.json and not Path(args.json).resolve().parent.is_dir():
-        raise InputError("--json", f"directory {str(Path(args.json).resolve().parent)!r} does not exist")
+    if args.budget is not None:
+        check_int("--budget", args.budget, minimum=1)
+    if args.json is not None:
+        check_output_file("--json", args.json)
     if getattr(args, "path", None):
         return run_file(args)
     for opt in ("theorem", "out"):
@@ -127,15 +139,18 @@ def run(args) -> int:
         if not args.skip_statements:
             from ..search import run_all
 
-            tick("statement checkers (checkers/)")
-            statements = run_all(budget=args.budget, seed=args.seed)
+            statements = run_all(budget=args.budget, seed=args.seed, quick=args.quick,
+                                 progress=lambda name: tick(f"statement checker {name}"))
     render_verdicts(console, verdicts, "pyfed check")
     if statements:
         render_statement_verdicts(console, statements)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps,
-                                 statements=statements) + "\n")
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps,
+                                     statements=statements) + "\n")
+        except OSError as exc:  # checked before the run; only a change since then gets here
+            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
         console.print(f"JSON report written to {args.json}")
     counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
     kinds: dict[str, int] = {}
@@ -175,12 +190,13 @@ def render_statement_verdicts(console, results) -> None:
         how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
         t.add_row(name, result, f"[{style.get(v.status, '')}]{v.status}[/]", _fmt(v.lhs), _fmt(v.rhs),
-                  _fmt(v.ratio), decided, str(d.get("candidates", "-")))
+                  _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
     console.print(t)
     console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
                   "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
                   "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
-                  "generated; decided = those inside the hypotheses whose inequality was decided.[/dim]")
+                  "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
+                  "decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
 
 
@@ -274,7 +290,7 @@ def run_file(args) -> int:
 
     if args.budget is not None:
         from ..errors import check_int
-        check_int("--budget", args.budget, minimum=0)
+        check_int("--budget", args.budget, minimum=1)
     if args.out:
         from ..search import prepare_out
         prepare_out(args.out)
@@ -315,9 +331,12 @@ def run_file(args) -> int:
                       "checkers (checkers/), as in the default report[/dim]")
         render_statement_verdicts(console, checked_lemmas)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            fh.write(statement_report_json(reports, seed=args.seed, quick=args.quick, replicates=reps,
-                                           path=args.path, lemmas=checked_lemmas) + "\n")
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(statement_report_json(reports, seed=args.seed, quick=args.quick, replicates=reps,
+                                               path=args.path, lemmas=checked_lemmas) + "\n")
+        except OSError as exc:  # checked before the run; only a change since then gets here
+            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
         console.print(f"JSON report written to {args.json}")
     verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
     counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}

@@ -1,8 +1,14 @@
-"""``pyfed lean [--out DIR] [--check] [--drift]``: render the Lean test library.
+"""``pyfed lean [--out DIR] [--check] [--drift]``: render the Lean test library, or check it.
 
 * default: (re)write ``<DIR>/PyfedTest/Generated/*.lean`` and ``<DIR>/PyfedTest.lean``;
-* ``--check``: write nothing; exit 1 if the committed files differ from a fresh rendering;
-* ``--drift``: also run the Lean <-> pyfed.theory drift check (exit 1 on a mismatch).
+* ``--check``: write nothing; exit 4 if the committed files differ from a fresh rendering;
+* ``--drift``: write nothing; run the Lean <-> pyfed.theory drift check (exit 4 on a mismatch),
+  with progress on stderr. ``--check --drift`` runs both checks.
+
+A check never writes: only the plain ``pyfed lean`` renders files. Exit status 4 (not 1) for a
+stale file or a drift: these are failed consistency checks of pyfed's own artefacts, not
+violated verdicts about a theorem (exit 1 is reserved for those); see the README's exit-status
+table.
 
 ``DIR`` is the Lean source directory (default: ``lean/`` next to the nearest ``lakefile.lean``
 at or above the current directory; see :func:`pyfed.lean.render.default_lean_dir`). ``--drift``
@@ -14,31 +20,36 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..errors import EXIT_CHECK_FAILED, EXIT_OK
+
 __all__ = ["register", "run"]
 
 
 def register(subparsers) -> None:
     """Add the ``lean`` subcommand to an argparse ``subparsers`` object (sets ``func=run``)."""
     p = subparsers.add_parser(
-        "lean", help="render the Lean test instances (lean/PyfedTest/Generated)",
-        description="Render lean/PyfedTest/Generated/*.lean from pyfed's exact values.")
+        "lean", help="render the Lean test instances (lean/PyfedTest/Generated), or check them",
+        description="Render lean/PyfedTest/Generated/*.lean from pyfed's exact values. --check and --drift "
+                    "only check (they write nothing; exit status 4 when stale / drifted).")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="Lean source directory holding Pyfed/ and PyfedTest/ (default: lean/ next to "
                         "the nearest lakefile.lean at or above the current directory)")
     p.add_argument("--check", action="store_true",
-                   help="do not write; exit 1 if committed files differ from a fresh rendering")
+                   help="do not write; exit 4 if committed files differ from a fresh rendering")
     p.add_argument("--drift", action="store_true",
-                   help="also check the Lean arithmetic definitions against pyfed.theory")
+                   help="do not write; check the Lean arithmetic definitions against pyfed.theory (exit 4 on "
+                        "a mismatch)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    """Execute ``pyfed lean``; returns the process exit code (0 ok, 1 out of date / drift).
+    """Execute ``pyfed lean``; returns the process exit code (0 ok / written, 4 out of date or drift).
 
     Raises InputError(argument="--out") when no Lean project is found, or when ``--check`` /
     ``--drift`` is given a directory that does not exist (or, for ``--drift``, has no ``Pyfed/``).
     """
     from ..errors import InputError
+    from . import make_progress
     from ..lean import drift, render
 
     lean_dir = Path(args.out) if getattr(args, "out", None) else render.default_lean_dir()
@@ -47,26 +58,33 @@ def run(args) -> int:
         raise InputError("--out", f"directory not found: {lean_dir}")
     if drifting and not (lean_dir / "Pyfed").is_dir():
         raise InputError("--out", f"{lean_dir} holds no Pyfed/ Lean sources to check for drift")
-    code = 0
-    if checking:
-        stale = render.check_all(lean_dir)
-        if stale:
-            print("out of date (run `pyfed lean`): " + ", ".join(stale), file=sys.stderr)
-            code = 1
-        else:
-            print(f"generated Lean files in {lean_dir} are up to date")
-    else:
-        for path in render.write_all(lean_dir):
-            print(f"wrote {path}")
-    if drifting:
+    if not (checking or drifting):  # rendering writes: the directory must be creatable and writable
+        from ..errors import prepare_output_dir
+
+        prepare_output_dir("--out", str(lean_dir))
+    code = EXIT_OK
+    if drifting:  # first: a missing Lean source is bad input, reported before any other output
         try:
-            bad = drift.check_drift(lean_dir)
+            with make_progress() as progress:
+                task = progress.add_task("drift check", total=None)
+                bad = drift.check_drift(
+                    lean_dir, progress=lambda label: progress.update(task, description=f"drift check: {label}"))
         except FileNotFoundError as exc:
             raise InputError("--out", f"Lean source not found: {exc.filename or exc}") from None
         if bad:
             for m in bad:
                 print(f"drift: {m}", file=sys.stderr)
-            code = 1
+            code = EXIT_CHECK_FAILED
         else:
             print("drift check: Lean definitions agree with pyfed.theory")
+    if checking:
+        stale = render.check_all(lean_dir)
+        if stale:
+            print("out of date (run `pyfed lean`): " + ", ".join(stale), file=sys.stderr)
+            code = EXIT_CHECK_FAILED
+        else:
+            print(f"generated Lean files in {lean_dir} are up to date")
+    elif not drifting:  # a check never writes: only the plain command renders
+        for path in render.write_all(lean_dir):
+            print(f"wrote {path}")
     return code

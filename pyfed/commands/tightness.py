@@ -12,12 +12,16 @@ import os
 from fractions import Fraction
 
 from ..engines.tightness import SweepResult, default_instance, tightness_sweep
-from ..errors import InputError, check_int
-from ..exact import as_float
+from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int, prepare_output_dir
+from ..exact import as_float, format_number
 from ..parallel import check_workers
 from .search import add_parallel_arguments
 
 __all__ = ["register", "run", "plot_sweep", "sweep_figure", "sweep_multiples", "summary_text"]
+
+
+#: Ratios above this are drawn as off-scale markers (a float log axis cannot hold ~1e308).
+OFF_SCALE = 1e250
 
 
 def plot_sweep(result: SweepResult, path: str) -> str:
@@ -39,11 +43,21 @@ def sweep_figure(result: SweepResult):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    pts = [p for p in result.points if p.ratio is not None and as_float(p.ratio) > 0]
+    every = [p for p in result.points if p.ratio is not None and p.ratio > 0]
+    # ratios near or beyond the float range (huge exact rationals far beyond the hypotheses) cannot
+    # be drawn on a float log axis: they are marked at the top edge instead (the table and
+    # tightness.json have their values)
+    pts = [p for p in every if as_float(p.ratio) <= OFF_SCALE]
+    off = [p for p in every if not as_float(p.ratio) <= OFF_SCALE]
     fig, ax = plt.subplots(figsize=(9.0, 4.8))
     xs = [as_float(p.multiple) for p in pts]
     ys = [as_float(p.ratio) for p in pts]
     ax.plot(xs, ys, "-", color="0.6", lw=1)
+    if off:
+        top = max(ys + [1.0]) * 10
+        ax.plot([as_float(p.multiple) for p in off], [top] * len(off), "^", color="tab:purple",
+                label=f"LHS/RHS > {OFF_SCALE:.0e}: off scale (values in the table / JSON)")
+        xs = xs + [as_float(p.multiple) for p in off]
     inside = [(x, y) for x, y, p in zip(xs, ys, pts) if p.hypotheses_hold]
     outside = [(x, y) for x, y, p in zip(xs, ys, pts) if not p.hypotheses_hold]
     if inside:
@@ -125,7 +139,7 @@ def summary_text(res: SweepResult) -> str:
         largest = max(p.multiple for p in res.points)
         return f"The ratio LHS/RHS stays below 1 at every swept h <= {largest}/(81 beta)."
     fc = res.first_crossing
-    msg = f"The ratio first reaches 1 at h = {fc.multiple}/(81 beta) (ratio {as_float(fc.ratio):.6g}"
+    msg = f"The ratio first reaches 1 at h = {fc.multiple}/(81 beta) (ratio {format_number(fc.ratio)}"
     msg += "; all hypotheses hold there)" if fc.hypotheses_hold else \
         f"; beyond the hypotheses, failing there: {', '.join(fc.failing) or 'some hypothesis'})"
     if res.bracket:
@@ -161,25 +175,38 @@ def _validated(args) -> dict:
 def run(args) -> int:
     """Run the sweep from parsed arguments; prints a table, writes tightness.png and tightness.json.
 
-    Returns exit status 0 (the sweep is a report, not a check). Raises InputError naming the
-    flag for a bad number (``--K 0``, ``--sigma -1``, ``--max-multiple 100``, ...) or an
-    ``--out`` that cannot be created.
+    Returns exit status 1 if a point *inside* the hypotheses is violated (a violated verdict of
+    the theorem), else 0 (beyond the hypotheses the sweep is a report). Raises InputError naming
+    the flag for a bad number (``--K 0``, ``--sigma -1``, ``--max-multiple 100``, ...) or an
+    ``--out`` that cannot be created or written, before any computation. Progress (one step per
+    exact point) is shown on stderr and disappears when done.
     """
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
+
+    from . import make_progress
 
     console = Console()
     if not console.is_terminal:  # pipes and files: rich would assume 80 columns
         console = Console(width=120)
     a = _validated(args)
     check_workers(args.workers, args.scheduler)
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as exc:
-        raise InputError("--out", f"cannot create directory {args.out!r}: {exc.strerror or exc}") from None
+    prepare_output_dir("--out", args.out)
     problem = default_instance(a["seed"], N=a["N"], d=a["d"])
-    res = tightness_sweep(problem, a["sigma"], S=a["S"], K=a["K"], T=a["T"], eta_g=a["eta_g"],
-                          multiples=a["multiples"], mu=a["mu"], workers=args.workers, scheduler=args.scheduler)
+    with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn()) as progress:
+        task = progress.add_task("tightness: exact points", total=len(a["multiples"]))
+        state = {"n": 0}
+
+        def tick(label):  # called before each exact point: the grid, then the bisection
+            state["n"] += 1
+            progress.update(task, completed=state["n"] - 1, total=max(len(a["multiples"]), state["n"]),
+                            description=f"tightness: {label}")
+
+        res = tightness_sweep(problem, a["sigma"], S=a["S"], K=a["K"], T=a["T"], eta_g=a["eta_g"],
+                              multiples=a["multiples"], mu=a["mu"], progress=tick,
+                              workers=args.workers, scheduler=args.scheduler)
     t = Table(title=f"SCAFFOLD.ConvexFiniteRoundConvergence on {problem.name}: h = m/(81 beta), "
                     f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})",
               caption="hypotheses: failing hypothesis keys (step_size: h <= 1/(81 beta); mu_h: mu h <= S/(15 N); "
@@ -188,7 +215,7 @@ def run(args) -> int:
     for col in ("h*81beta", "LHS", "RHS", "LHS/RHS", "hypotheses", "status"):
         t.add_column(col)
     for p in res.points:
-        fmt = (lambda v: "-" if v is None else f"{as_float(v):.6g}")
+        fmt = format_number  # exact rationals correctly rounded at any magnitude
         hyp = "hold" if p.hypotheses_hold else ("FAIL: " + ", ".join(p.failing) if p.failing else "FAIL")
         t.add_row(str(p.multiple), fmt(p.lhs), fmt(p.rhs), fmt(p.ratio), hyp, p.label)
     console.print(t)
@@ -200,4 +227,5 @@ def run(args) -> int:
     with open(os.path.join(args.out, "tightness.json"), "w", encoding="utf-8") as fh:
         json.dump(res.to_json(), fh, indent=1)
     console.print(f"plot written to {png}", highlight=False)
-    return 0
+    inside_violation = any(p.hypotheses_hold and p.status == "violated" for p in res.points)
+    return EXIT_VIOLATED if inside_violation else EXIT_OK

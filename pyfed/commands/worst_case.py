@@ -18,7 +18,7 @@ import json
 import os
 from fractions import Fraction
 
-from ..errors import InputError
+from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, prepare_output_dir
 from ..parallel import check_workers
 from .search import add_parallel_arguments
 
@@ -72,16 +72,19 @@ def run(args) -> int:
         console = Console(width=120)
     if args.N < 1:
         raise InputError("--clients", f"must be >= 1, got {args.N}")
+    if args.solver is not None:
+        import cvxpy
+
+        if args.solver.upper() not in cvxpy.installed_solvers():
+            raise InputError("--solver", f"unknown or not installed SDP solver {args.solver!r}; installed: "
+                                         f"{', '.join(cvxpy.installed_solvers())}")
     try:
         eta_g = Fraction(args.eta_g)
     except (ValueError, ZeroDivisionError):
         raise InputError("--eta-g", f"must be a number such as 1 or 3/2, got {args.eta_g!r}") from None
     if eta_g < 1:
         raise InputError("--eta-g", f"must be >= 1 (hypothesis of the theorem), got {args.eta_g}")
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as exc:
-        raise InputError("--out", f"cannot create directory {args.out!r}: {exc.strerror or exc}") from None
+    prepare_output_dir("--out", args.out)
     check_workers(args.workers, args.scheduler)
     grid = QUICK_GRID if args.quick else FULL_GRID
     with Progress(console=console, transient=True) as progress:
@@ -128,7 +131,7 @@ def run(args) -> int:
             "results": [r.to_json() for r in results],
         }, fh, indent=1, default=str)
     console.print(f"plot written to {png}; data written to {js}")
-    return 1 if inside_violation else 0
+    return EXIT_VIOLATED if inside_violation else EXIT_OK
 
 
 def verdict_label(verdict, hypotheses_hold: bool) -> str:
@@ -169,6 +172,23 @@ def summary_lines(sc: dict) -> list:
     return lines
 
 
+_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+           "tab:cyan")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def series_style(K, mu, T, series) -> tuple:
+    """(colour, marker, linestyle) of the (K, mu, T) series of the worst-case plot: colour by K,
+    marker by mu, line style by T, so every series of the grid (18 in the full sweep) has a
+    distinct combination and the legend is unambiguous (cycled only beyond 8 K, 8 mu, 4 T values)."""
+    def index(pos, value):
+        values = sorted({key[pos] for key in series}, key=lambda v: Fraction(str(v)))
+        return values.index(value)
+    return (_COLORS[index(0, K) % len(_COLORS)], _MARKERS[index(1, mu) % len(_MARKERS)],
+            _LINESTYLES[index(2, T) % len(_LINESTYLES)])
+
+
 def _plot(results, path: str, N: int) -> None:
     import matplotlib.pyplot as plt
 
@@ -193,7 +213,8 @@ def _figure(results, N: int):
         series.setdefault((p["K"], p["mu"], p["T"]), []).append((p["m"], r.ratio))
     for (K, mu, T), pts in sorted(series.items()):
         pts.sort()
-        ax.plot([m for m, _ in pts], [q for _, q in pts], marker="o", ms=3, lw=1,
+        color, marker, ls = series_style(K, mu, T, series)
+        ax.plot([m for m, _ in pts], [q for _, q in pts], marker=marker, ms=4, lw=1.2, color=color, ls=ls,
                 label=f"K={K}, mu={mu}, T={T}")
     ax.axhline(1, color="k", lw=1, ls="--", label="worst = bound")
     ax.axvline(1, color="r", lw=1, ls=":", label="h = 1/(81 beta) (hypothesis)")
@@ -209,6 +230,7 @@ def _figure(results, N: int):
     ax.set_ylabel("PEP worst weightedGap / (V0 / (h W_T))")
     ax.set_title(f"Deterministic SCAFFOLD, N = S = {N}: worst case over the class vs the bound", fontsize=11)
     # one column outside the axes: up to ~30 entries fit at this height and font size
-    ax.legend(fontsize=8, ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    ax.legend(fontsize=8, ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              title="colour: K, marker: mu, line: T", title_fontsize=8)
     fig.tight_layout()
     return fig

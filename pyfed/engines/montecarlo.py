@@ -14,6 +14,11 @@ large enough for the mean to be near-normal; reports state R and the level).
 A verdict compares the interval with the exact (or mpmath) right side, exactly:
 ``holds`` when the upper end is below the right side, ``violated`` when the lower end is
 above it, ``inconclusive`` otherwise.
+
+A run that diverges (:class:`pyfed.errors.Diverged`, raised by the simulators) gives no
+estimate: :func:`diverged` turns it into an ``inconclusive`` verdict that says "diverged at
+round r" -- beyond the hypotheses that is what the inequality's left side does there; inside
+them it is flagged as an anomaly worth reporting (see :func:`diverged`).
 """
 
 from __future__ import annotations
@@ -21,14 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..errors import InputError
 from ..exact import as_float, compare
 from ..theory import weights
 from ..verdicts import Holds, Inconclusive, Verdict, Violated
 
-__all__ = ["Estimate", "estimate_weighted_gap", "estimate_average_gradient_sq", "decide"]
+__all__ = ["Estimate", "estimate_weighted_gap", "estimate_average_gradient_sq", "decide", "diverged"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ class Estimate:
             raise InputError("samples", "non-finite values: the run diverged (check step sizes)")
         if not (0 < confidence < 1):
             raise InputError("confidence", f"must be in (0, 1), got {confidence}")
+        from scipy import stats  # imported here: scipy.stats costs ~0.5 s at start-up
+
         mean = float(s.mean())
         se = float(s.std(ddof=1) / np.sqrt(s.size))
         t = float(stats.t.ppf(0.5 + confidence / 2, df=s.size - 1))
@@ -139,3 +145,34 @@ def decide(statement: str, estimate: Estimate, rhs, *, details: dict | None = No
     return Inconclusive(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d,
                         reason=(f"the {estimate.confidence:.1%} interval [{estimate.lower:.6g}, {estimate.upper:.6g}] "
                                 f"contains the right side {as_float(rhs):.6g}; more replicates needed"))
+
+
+def diverged(statement: str, exc, rhs=None, *, inside_hypotheses: bool, details: dict | None = None,
+             witness: dict | None = None) -> Verdict:
+    """The verdict of a Monte Carlo instance whose run diverged (``exc``: a
+    :class:`pyfed.errors.Diverged` from the simulator): always Inconclusive, with ``reason``
+    "diverged at round r ..." and ``details["diverged"]`` (round, magnitude, quantity, replicate).
+
+    * Beyond the hypotheses the theorem claims nothing; the divergence is what the run does
+      there (e.g. a step size far above 1/(81 beta)).
+    * Inside the hypotheses the theorem bounds the *expectation* of the left side by ``rhs``.
+      One path beyond the divergence threshold is not a certified counterexample (an
+      unbounded-noise path can be large with tiny probability; floats can overflow), but it
+      is strong evidence against the statement, the instance's constants or the simulator:
+      ``details["anomaly"]`` says so, and the witness (instance, seed) reproduces it. Decide the
+      instance exactly (the exact-moment engine, for quadratic clients) or report it.
+    """
+    d = dict(details or {})
+    d["diverged"] = exc.to_json()
+    where = f"diverged at round {exc.round} ({exc})"
+    if inside_hypotheses:
+        d["anomaly"] = ("diverged inside the hypotheses: the theorem bounds the expectation of the left side, "
+                        "so this is evidence against the statement, its constants or the simulator (not a "
+                        "certified counterexample); reproduce it with the witness and decide it exactly")
+        reason = (f"{where} inside the hypotheses -- an anomaly worth reporting: the theorem bounds the "
+                  "expectation here; re-run the witness, decide the instance exactly, or report it")
+    else:
+        reason = f"{where}; beyond the hypotheses the theorem claims nothing"
+    if witness:
+        d["witness"] = dict(witness)
+    return Inconclusive(statement, lhs=None, rhs=rhs, exact=False, details=d, reason=reason)

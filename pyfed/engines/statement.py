@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from ..errors import InputError
+from ..errors import Diverged, InputError
 from ..exact import as_float, number_json, rational_str, to_arb, to_fraction
 from ..statements.evaluate import (EvaluationError, RunRef, Undecided, Valuation, VecRef, decide, decide_sign,
                                    evaluate, to_exact)
@@ -620,7 +620,10 @@ def _hyp_json(hyps):
 # --------------------------------------------------------------------------- verdicts
 
 def _frac_str(v):
-    return rational_str(v) if isinstance(v, Fraction) else str(v)
+    """A number of a verdict's ``details``: exact rationals as :func:`pyfed.exact.number_json`
+    ("p/q" with its correctly rounded float, capped at REPORT_EXACT_CHARS characters: the full
+    value stays in the Verdict's sides); anything else as its text."""
+    return number_json(v) if isinstance(v, Fraction) else str(v)
 
 
 def _exact_verdict(st, lhs, rhs, details, witness, certificate):
@@ -652,8 +655,10 @@ def _ball_verdict(st, lhs, rhs, details, witness, bits):
     if st.relation == "<" and v.status == "holds":
         margin = rhs - lhs
         if not (margin > 0):
-            return Inconclusive(st.name, v.lhs, v.rhs, False, v.details,
-                                reason="the strict inequality < is not certified by the balls")
+            out = Inconclusive(st.name, v.lhs, v.rhs, False, v.details,
+                               reason="the strict inequality < is not certified by the balls")
+            out.balls = v.balls
+            return out
     return v
 
 
@@ -664,9 +669,12 @@ def _finish(st, v, details):
     if details.get("hypotheses_hold", True):
         return v
     bad = [h["statement"] for h in details.get("hypotheses", []) if not h["holds"]]
-    return Inconclusive(st.name, v.lhs, v.rhs, v.exact, v.details,
-                        reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
-                                f"the inequality itself is {v.details['inequality']} at this instance"))
+    out = Inconclusive(st.name, v.lhs, v.rhs, v.exact, v.details,
+                       reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
+                               f"the inequality itself is {v.details['inequality']} at this instance"))
+    if getattr(v, "balls", None):  # reports print the balls' certified digits
+        out.balls = v.balls
+    return out
 
 
 _PREC_LADDER = (128, 256, 512, 1024, 2048)
@@ -728,10 +736,11 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
                                      x0=x0v, c0=c0v, noise_cov=None, variant="run", field=F, warm_start=warm,
                                      algorithm="scaffold_run")
         details = dict(base, arithmetic=F.name)
+        from .exact.verdict import _short  # 8 correct digits at any magnitude (no float overflow)
         if "averageGradientSq" in st.statistics and "weightedGap" not in st.statistics:
-            details["grad_sq"] = [float(g) for g in res.grad_sq]
+            details["grad_sq"] = [_short(g) for g in res.grad_sq]
         else:
-            details["gaps"] = [float(g) for g in res.gaps]
+            details["gaps"] = [_short(g) for g in res.gaps]
         if isinstance(F, ExactField):
             access = ExactAccess(inst, res)
             val = bind(st, inst, access)
@@ -864,7 +873,9 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
     (:mod:`pyfed.engines.montecarlo`); any other left side must be a linear combination of
     per-round statistics (:func:`linear_form`), estimated per replicate. The right side is
     evaluated from the statement (exact or mpmath). Nonlinear left sides give Inconclusive
-    with the reason."""
+    with the reason; so does a run that diverges (:class:`pyfed.errors.Diverged`): "diverged at
+    round r", flagged as an anomaly since every hypothesis holds here
+    (:func:`pyfed.engines.montecarlo.diverged`)."""
     from ..algorithms import scaffold_run
     from ..oracles import GaussianOracle
     from .montecarlo import Estimate, decide, estimate_average_gradient_sq, estimate_weighted_gap
@@ -904,8 +915,15 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
     if c0 is not None and np.asarray(c0).dtype == object:
         c0 = np.array([[float(v) for v in row] for row in c0])
     x0 = inst.x0 if np.asarray(inst.x0).dtype != object else np.array([float(v) for v in inst.x0])
-    traj = scaffold_run(inst.problem, oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
-                        x0=x0, c0=c0, R=replicates, rng=np.random.default_rng(seed))
+    witness = {"instance": inst.name, "seed": seed, "replicates": replicates, "parameters": inst.parameters()}
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected and reported below
+            traj = scaffold_run(inst.problem, oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
+                                eta_g=inst.eta_g, x0=x0, c0=c0, R=replicates, rng=np.random.default_rng(seed))
+    except Diverged as exc:  # every hypothesis holds here (checked above): an anomaly worth reporting
+        from .montecarlo import diverged
+        details.update(replicates=replicates, method="montecarlo")
+        return diverged(st.name, exc, rhs, inside_hypotheses=True, details=details, witness=witness)
     if single:
         if st.lhs.head_name() == "weightedGap":
             h = effective_step(inst.K, inst.eta_l, inst.eta_g)
@@ -929,7 +947,6 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
         est = Estimate.from_samples(per, confidence)
         details["linear_form"] = {f"{k[0]}[{k[1]}]": str(c) for k, c in coefs.items()}
     details.update(replicates=replicates, method="montecarlo")
-    witness = {"instance": inst.name, "seed": seed, "replicates": replicates, "parameters": inst.parameters()}
     return decide(st.name, est, rhs, details=details, witness=witness)
 
 

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UndefinedValue
 from ..exact import number_json
 
 __all__ = ["SweepPoint", "SweepResult", "DEFAULT_MULTIPLES", "tightness_sweep", "default_instance",
@@ -120,8 +120,8 @@ def _point(problem, sigma, m, *, S, K, T, eta_g, x0, c0, mu, arithmetic):
     try:
         v = decide_convex(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, c0=c0, x0=x0, mu=mu,
                           arithmetic=arithmetic)
-    except (ZeroDivisionError, ValueError) as exc:  # q = 1 - mu h / 2 <= 0: weights undefined
-        if isinstance(exc, InputError):
+    except (ZeroDivisionError, ValueError) as exc:  # q = 1 - mu h / 2 = 0: weights undefined
+        if isinstance(exc, InputError) and not isinstance(exc, UndefinedValue):
             raise
         return SweepPoint(Fraction(m), h, eta_l, None, None, None, "undefined", False)
     d = v.details or {}
@@ -151,7 +151,8 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
     x0, c0, mu : as in :func:`pyfed.engines.exact.decide_convex`.
     bisect : int
         Exact bisection steps on the first bracket where the ratio reaches 1 (0 = none).
-    progress : callable(str) or None.
+    progress : callable(str) or None, called before each exact point (grid, then bisection) when
+        serial, and as grid points finish on Dask.
     workers, scheduler :
         The grid points are decided through :func:`pyfed.parallel.parallel_map` (serial by
         default; ``workers=N`` a local Dask cluster, ``scheduler=ADDRESS`` an existing one);
@@ -205,6 +206,8 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
                 extra = []
                 for _ in range(int(bisect)):
                     mid = (lo.multiple + hi.multiple) / 2
+                    if progress:
+                        progress(f"bisection: h = {mid} / (81 beta)")
                     q = _point(problem, sigma, mid, **kw)
                     extra.append(q)
                     if reached(q):

@@ -428,15 +428,18 @@ MIRRORS = {"effectiveStep": "effectiveStepQ", "weight": "weightQ", "weightSum": 
 
 
 def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory=None,
-                sources: dict | None = None, fedavg: bool = True, fedavg_theory=None) -> list:
+                sources: dict | None = None, fedavg: bool = True, fedavg_theory=None, progress=None) -> list:
     """Compare every parsed Lean definition with ``pyfed.theory``; return the mismatches.
 
     ``theory`` defaults to :mod:`pyfed.theory.bounds` (tests pass a patched module);
     ``sources`` overrides Lean file texts (``{"Pyfed/Exact.lean": text, ...}``). With ``fedavg``
     (default) the FedAvg definitions are checked too (:func:`check_fedavg_drift`, against
-    ``fedavg_theory``, default :mod:`pyfed.theory.fedavg`).
+    ``fedavg_theory``, default :mod:`pyfed.theory.fedavg`). ``progress``: optional
+    callable(label) called before each comparison (the check reads the Lean files and writes
+    nothing).
     Raises ValueError if the Lean text cannot be parsed (that is drift too).
     """
+    tick = progress or (lambda label: None)
     if theory is None:
         from ..theory import bounds as theory
     from ..theory import hypotheses as hyp_mod
@@ -448,6 +451,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
 
     # (2) real definitions vs their Q mirrors: symbolic identity
     for real, mirror in MIRRORS.items():
+        tick(f"{real} = {mirror} (symbolic)")
         a, b_ = defs[real].body, defs[mirror].body
         if mirror == "nonconvexRHSQ":
             b_ = b_.xreplace({sympy.Symbol("f_gap"): sympy.Symbol("f_x0") - sympy.Symbol("f_low")})
@@ -460,6 +464,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
     syms = {k: sympy.Symbol(k) for k in ("N", "S", "K", "T", "r", "eta_l", "eta_g", "mu", "h", "sigma",
                                          "dist_sq", "C0", "beta", "f_x0", "f_low", "f_gap")}
     for name, d in defs.items():
+        tick(f"{name} vs pyfed.theory (symbolic)")
         try:
             pexpr = sympy.sympify(py[name](syms))
         except Exception as exc:  # pyfed.theory cannot build the expression: that is drift too
@@ -471,6 +476,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
     # (3b) every definition vs pyfed.theory at random rational points (the numeric code paths,
     # e.g. the closed form of weight_sum, which the symbolic mode does not use)
     for name, d in defs.items():
+        tick(f"{name} vs pyfed.theory ({points} rational points)")
         checked = 0
         for _ in range(points * 3):
             if checked >= points:
@@ -497,6 +503,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
         "nonconvex_step": parse_expression(_hypothesis_text(thm_text, "NonconvexFiniteRoundConvergence", r"effectiveStep K ηl ηg"), defs),
     }
     h_expr = defs["effectiveStep"].body
+    tick(f"hypotheses of the two theorems ({points} rational points)")
     for _ in range(points):
         pt = _point(rng)
         args = dict(N=pt["N"], S=pt["S"], K=pt["K"], T=pt["T"], eta_l=pt["eta_l"],
@@ -518,6 +525,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
         if py_nc is None or gap > mpmath.mpf(10) ** -30:
             out.append(Mismatch("hypothesis h <= (S/N)^(2/3)/(24 beta)", pt, lean_nc, py_nc))
     if fedavg:
+        tick("FedAvg definitions vs pyfed.theory.fedavg")
         out.extend(check_fedavg_drift(lean_dir, points=points, seed=seed, theory=fedavg_theory, sources=sources))
     return out
 

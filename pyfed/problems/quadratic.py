@@ -142,6 +142,11 @@ class QuadraticProblem(Problem):
     beta, mu : optional
         Override the computed constants; they are verified (exactly for rational data)
         and an :class:`InputError` is raised if beta < lambda_max or mu > lambda_min.
+        Dimension d = 0 (allowed by seed 000: x lives in R^0 = {0}) has no data to derive
+        them from: every f_i is the constant 0, which is beta-smooth for *every* beta > 0 and
+        mu-strongly convex for every mu, so any beta > 0 is a valid constant; the default is
+        ``beta = 1`` (recorded in ``derivations["beta"]``; pass ``beta=`` to choose another)
+        and ``mu = 0``.
 
     Attributes
     ----------
@@ -195,6 +200,17 @@ class QuadraticProblem(Problem):
 
     # -- constants -----------------------------------------------------------------
     def _certify_constants(self, beta, mu):
+        if self.d == 0:  # R^0: every f_i is constant, beta-smooth and mu-strongly convex for all beta, mu
+            self.beta = (Fraction(1) if beta is None else Fraction(beta)) if self.exact else \
+                (1.0 if beta is None else float(beta))
+            self.mu = (Fraction(0) if mu is None else Fraction(mu)) if self.exact else (0.0 if mu is None else float(mu))
+            if not self.beta > 0:
+                raise InputError("beta", f"must be > 0, got {beta!r}")
+            self.derivations["beta"] = ("d = 0: every f_i is the constant 0 on R^0, beta-smooth for every beta > 0; "
+                                        + ("beta = 1 by default" if beta is None else "beta as given"))
+            self.derivations["mu"] = ("d = 0: every f_i is mu-strongly convex for every mu on R^0; "
+                                      + ("mu = 0 by default" if mu is None else "mu as given"))
+            return
         eig = np.linalg.eigvalsh(self.A) if self.d else np.zeros((self.N, 0))
         lmax = float(eig.max()) if self.d else 0.0
         lmin = float(eig.min()) if self.d else 0.0

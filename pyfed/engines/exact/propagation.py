@@ -448,8 +448,22 @@ def _sampled_round_moments(problem, sigma, *, S, K, T, eta_l, eta_g, x0, c0, noi
                             mean_x=[[pub(v) for v in m] for m in means])
 
 
+def _sigma_sq_cov(problem, sigma, sigma_sq, noise_cov):
+    """(sigma, noise_cov) with ``sigma_sq`` (sigma^2, keyword of the public functions) turned into
+    the isotropic covariance (sigma_sq/d) I, exact when sigma_sq is rational. InputError when
+    sigma_sq is combined with a nonzero sigma or with noise_cov."""
+    if sigma_sq is None:
+        return sigma, noise_cov
+    if noise_cov is not None or (sigma is not None and sigma != 0):
+        raise InputError("sigma_sq", "give one of sigma, sigma_sq (= sigma^2) and noise_cov")
+    from .verdict import _noise
+
+    _, cov, _, _ = _noise(problem, None, sigma_sq)
+    return 0, cov
+
+
 def scaffold_run_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, x0=None, c0=None, noise_cov=None,
-                         field=None, prec=128) -> MomentResult:
+                         field=None, prec=128, sigma_sq=None) -> MomentResult:
     """Exact moments of the seed-000 ``Run`` model (SCAFFOLD option II, average-gradient form).
 
     Every round: virtual paths of all N clients, then a uniform S-subset; selected clients'
@@ -473,6 +487,9 @@ def scaffold_run_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, x0=None, c0
         (mean grad f_i(x0), covariance Sigma_i / K).
     noise_cov : (d, d) or (N, d, d), optional
         Overrides sigma: the per-client noise covariance.
+    sigma_sq : rational, optional
+        sigma^2 instead of sigma (Sigma_i = (sigma_sq/d) I): exact when sigma^2 is rational
+        although sigma is not (sigma_sq = 2).
     field : ExactField | BallField, optional
         Force an arithmetic (default: exact iff all inputs are rational).
     prec : int
@@ -490,6 +507,7 @@ def scaffold_run_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, x0=None, c0
 
     Source: seed 000 (``SCAFFOLD.Run``); Karimireddy et al., SCAFFOLD, Appendix E, PDF pp. 25-26.
     """
+    sigma, noise_cov = _sigma_sq_cov(problem, sigma, sigma_sq, noise_cov)
     N, S, K, T = _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, True)
     return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=c0,
                                   noise_cov=noise_cov, variant="run", field=field, prec=prec,
@@ -497,19 +515,21 @@ def scaffold_run_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, x0=None, c0
 
 
 def scaffold_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0=None,
-                     noise_cov=None, field=None, prec=128) -> MomentResult:
+                     noise_cov=None, field=None, prec=128, sigma_sq=None) -> MomentResult:
     """Exact moments of seed-002 SCAFFOLD (Algorithm 1), control update option ``"I"`` or ``"II"``.
 
     The server control c is propagated as its own state block (c^r = c^{r-1} + (S/N) Delta c),
     not replaced by the mean of the client controls. Option I: c_i^+ = g_i(x) (a fresh oracle
     sample at the round-start model); option II: c_i^+ = c_i - c + (x - y_{i,K})/(K eta_l).
     ``c0=None`` means zero controls (the procedure's permitted default). Parameters, return
-    value and errors as in :func:`scaffold_run_moments` (here eta_g > 0 suffices).
+    value and errors as in :func:`scaffold_run_moments` (including ``sigma_sq``; here eta_g > 0
+    suffices).
 
     Source: seed 002 "SCAFFOLD"; Karimireddy et al., SCAFFOLD, Algorithm 1, PDF p. 4.
     """
     if option not in ("I", "II"):
         raise InputError("option", f"must be 'I' or 'II', got {option!r}")
+    sigma, noise_cov = _sigma_sq_cov(problem, sigma, sigma_sq, noise_cov)
     N, S, K, T = _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, False)
     return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=c0,
                                   noise_cov=noise_cov, variant=option, field=field, prec=prec,
@@ -517,7 +537,7 @@ def scaffold_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, option="II", x0
 
 
 def fedavg_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, x0=None, noise_cov=None, field=None,
-                   prec=128) -> MomentResult:
+                   prec=128, sigma_sq=None) -> MomentResult:
     """Exact moments of FedAvg in uniform-client mode:
     x_r = x_{r-1} + (eta_g/S) sum_{i in S_r} (y_{i,K} - x_{r-1}), y_{i,k} = y_{i,k-1} - eta_l g_i(y_{i,k-1}).
 
@@ -527,6 +547,7 @@ def fedavg_moments(problem, sigma=0, *, S, K, T, eta_l, eta_g, x0=None, noise_co
 
     Source: seed 002 "Federated averaging" (uniform-client analysis mode); McMahan et al. 2017.
     """
+    sigma, noise_cov = _sigma_sq_cov(problem, sigma, sigma_sq, noise_cov)
     N, S, K, T = _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, False)
     return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=None,
                                   noise_cov=noise_cov, variant="fedavg", field=field, prec=prec,

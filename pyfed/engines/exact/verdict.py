@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import InputError, check_nonnegative
-from ...exact import all_exact, rational_str
+from ...exact import all_exact, decimal_str, number_json
 from .arith import BallField, ExactField, fraction_of, to_arb
 from .model import _check_quadratic, _controls, _is_rational, _minimiser, _problem_data, _vector
 from .propagation import _sampled_round_moments, _validate_round_args
@@ -139,6 +139,7 @@ def _decide_in_balls(moments, series_of, verdict_of, T, prec):
         bits = min(MAX_PREC, max(2 * bits, need or 0))
 
 
+
 def _pick_field(arithmetic, rational, n_state, T, prec):
     if arithmetic not in ("auto", "exact", "ball"):
         raise InputError("arithmetic", f"must be 'auto', 'exact' or 'ball', got {arithmetic!r}")
@@ -166,20 +167,26 @@ def _rhs_terms(lhs, rhs, noise_unit, constant, first_name):
         needed = (lhs - first) / noise_unit
     else:
         needed = None
-    return {"first_term": first_name, "first": _frac_str(first), "noise": _frac_str(constant * noise_unit),
-            "noise_constant": constant, "noise_constant_needed": None if needed is None else _frac_str(needed)}
+    return {"first_term": first_name, "first": _num(first), "noise": _num(constant * noise_unit),
+            "noise_constant": constant, "noise_constant_needed": None if needed is None else _num(needed)}
 
 
-def _frac_str(v):
-    return rational_str(v) if isinstance(v, Fraction) else str(v)
+def _num(v):
+    """A number of a verdict's ``details``: :func:`pyfed.exact.number_json` (exact "p/q" with its
+    correctly rounded float, capped at REPORT_EXACT_CHARS characters; balls with their certified
+    digits). The full exact values stay in the Verdict's ``lhs``/``rhs`` (Fractions)."""
+    return number_json(v)
+
+
+def _short(v) -> str:
+    """8 correct significant digits of a per-round statistic (any magnitude; balls: certified)."""
+    return decimal_str(v, 8)
 
 
 def _hyp_json(hyps):
     out = []
     for h in hyps:
-        m = h.margin
-        out.append({"key": h.key, "statement": h.statement, "holds": bool(h.holds),
-                    "margin": None if m is None else (_frac_str(m) if isinstance(m, Fraction) else float(m))})
+        out.append({"key": h.key, "statement": h.statement, "holds": bool(h.holds), "margin": _num(h.margin)})
     return out
 
 
@@ -195,9 +202,12 @@ def _verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ba
     if details.get("hypotheses_hold", True):
         return v
     bad = [h["statement"] for h in details.get("hypotheses", []) if not h["holds"]]
-    return Inconclusive(statement, v.lhs, v.rhs, v.exact, v.details,
-                        reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
-                                f"the inequality itself is {v.details['inequality']} at this instance"))
+    out = Inconclusive(statement, v.lhs, v.rhs, v.exact, v.details,
+                       reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
+                               f"the inequality itself is {v.details['inequality']} at this instance"))
+    if getattr(v, "balls", None):
+        out.balls = v.balls
+    return out
 
 
 def _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec=None):
@@ -206,10 +216,10 @@ def _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificat
     import mpmath
     if exact:
         details = dict(details)
-        details["lhs_exact"] = _frac_str(lhs)
-        details["rhs_exact"] = _frac_str(rhs)
-        details["ratio_exact"] = _frac_str(lhs / rhs) if rhs != 0 else None
-        details["margin_exact"] = _frac_str(rhs - lhs)
+        details["lhs_exact"] = _num(lhs)
+        details["rhs_exact"] = _num(rhs)
+        details["ratio_exact"] = _num(lhs / rhs) if rhs != 0 else None
+        details["margin_exact"] = _num(rhs - lhs)
         if lhs <= rhs:
             return Holds(statement, lhs, rhs, True, details, certificate=certificate_exact)
         return Violated(statement, lhs, rhs, True, details, witness=witness)
@@ -224,14 +234,19 @@ def _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificat
         lm = mpmath.mpf(lhs.mid().str(45, radius=False)) if lhs.is_finite() else mpmath.inf
         rm = mpmath.mpf(rhs.mid().str(45, radius=False)) if rhs.is_finite() else mpmath.inf
     cert = f"certified ball arithmetic (python-flint arb, {ball_prec} bits): rhs - lhs = {details['margin_ball']}"
+    # the balls themselves: reports print only the digits they certify (Verdict.to_json)
+    balls = {"lhs": lhs, "rhs": rhs, "margin": margin, "ratio": ratio}
     if margin >= 0:
-        return Holds(statement, lm, rm, True, details, certificate=cert)
-    if margin < 0:
-        return Violated(statement, lm, rm, True, details, witness=witness)
-    width = 2 * margin.rad()
-    details["ball_width"] = float(width)
-    return Inconclusive(statement, lm, rm, False, details,
-                        reason=f"the ball of rhs - lhs contains 0 (width {float(width):.3e}) at {ball_prec} bits")
+        v = Holds(statement, lm, rm, True, details, certificate=cert)
+    elif margin < 0:
+        v = Violated(statement, lm, rm, True, details, witness=witness)
+    else:
+        width = 2 * margin.rad()
+        details["ball_width"] = float(width)
+        v = Inconclusive(statement, lm, rm, False, details,
+                         reason=f"the ball of rhs - lhs contains 0 (width {float(width):.3e}) at {ball_prec} bits")
+    v.balls = balls
+    return v
 
 
 def _witness(problem, **params):
@@ -247,8 +262,28 @@ def _witness(problem, **params):
     return w
 
 
-def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu=None,
-                  arithmetic="auto", prec=None):
+def _noise(problem, sigma, sigma_sq):
+    """Resolve the noise argument of the decide functions: ``(sigma_for_engine, noise_cov,
+    rhs_kwargs, value)``. With ``sigma_sq`` the engine gets the isotropic covariance
+    (sigma_sq/d) I directly (exact when sigma_sq is rational, e.g. 2 although sqrt 2 is not)."""
+    from ...theory import noise_variance
+
+    value, squared = noise_variance(sigma, sigma_sq)
+    if not squared:
+        return sigma, None, {"sigma": sigma}, sigma
+    check_nonnegative("sigma_sq", sigma_sq)
+    d = problem.d
+    f = fraction_of(sigma_sq)
+    var = f if f is not None else sigma_sq
+    cov = np.empty((d, d), dtype=object)
+    for i in range(d):
+        for j in range(d):
+            cov[i, j] = var / d if i == j else Fraction(0)
+    return 0, cov, {"sigma_sq": sigma_sq}, sigma_sq
+
+
+def decide_convex(problem, sigma=None, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu=None,
+                  arithmetic="auto", prec=None, sigma_sq=None):
     """Decide ``SCAFFOLD.ConvexFiniteRoundConvergence`` on a quadratic instance, exactly.
 
         weightedGap = (1/W_T) sum_{r<T} w_r E[f(x^r) - f*]  <=  V_0/(h W_T) + 12 h sigma^2/(K S) (1 + S/eta_g^2)
@@ -260,8 +295,11 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
     Parameters
     ----------
     problem : QuadraticProblem
-    sigma : noise level (Sigma_i = (sigma^2/d) I).
-    S, K, T, eta_l, eta_g : the run's parameters (h = K eta_l eta_g).
+    sigma : noise level (Sigma_i = (sigma^2/d) I); or give ``sigma_sq`` (keyword) = sigma^2
+        instead (exactly one of the two): a rational sigma^2 with irrational sigma (sigma_sq = 2)
+        keeps both sides exact rationals.
+    S, K, T, eta_l, eta_g : the run's parameters (h = K eta_l eta_g); numbers may be exact
+        rational strings such as ``"1/4"`` (as everywhere in pyfed).
     c0 : (N, d) or None
         Deterministic initial controls; None means the gradient-consistent initialisation
         c_i^0 = grad f_i(x0) (seed 002's stated initialisation).
@@ -291,25 +329,26 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
     from ... import theory
     _check_quadratic(problem)
     N, d = problem.N, problem.d
+    sigma, noise_cov, nkw, noise_value = _noise(problem, sigma, sigma_sq)
     N, S, K, T = _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, True)
     if T < 1:
         raise InputError("T", "the convex theorem needs T >= 1 rounds")
     mu = problem.mu if mu is None else mu
     check_nonnegative("mu", mu)
-    rational = problem.exact and all(_is_rational(v) for v in [sigma, eta_l, eta_g, mu]) and \
+    rational = problem.exact and all(_is_rational(v) for v in [noise_value, eta_l, eta_g, mu]) and \
         (x0 is None or all_exact(np.asarray(x0, dtype=object).ravel().tolist())) and \
         (c0 is None or all_exact(np.asarray(c0, dtype=object).ravel().tolist()))
     n_state = d * (N + 1)
     hyps = theory.convex_hypotheses(N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, beta=problem.beta,
-                                    mu=mu, sigma=sigma, convexity=problem.convexity(mu))
-    witness = _witness(problem, sigma=sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, mu=mu, x0=x0, c0=c0)
+                                    mu=mu, convexity=problem.convexity(mu), **nkw)
+    witness = _witness(problem, **nkw, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, mu=mu, x0=x0, c0=c0)
 
     def details_of(F, res):
         return {"engine": "exact moments (pyfed.engines.exact)", "arithmetic": F.name,
                 "model": "seed-000 Run (virtual paths, then sampling), deterministic c0",
                 "c0": "grad f_i(x0)" if c0 is None else "given",
                 "hypotheses": _hyp_json(hyps), "hypotheses_hold": all(h.holds for h in hyps),
-                "gaps": [float(g) for g in res.gaps]}
+                "gaps": [_short(g) for g in res.gaps]}
 
     def controls(F):
         with F.active():
@@ -322,7 +361,7 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
     def moments(F, check=None):
         x0v, c0v = controls(F)
         return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0v, c0=c0v,
-                                      noise_cov=None, variant="run", field=F, warm_start=False,
+                                      noise_cov=noise_cov, variant="run", field=F, warm_start=False,
                                       algorithm="scaffold_run", check=check)
 
     F = _pick_field(arithmetic, rational, n_state, T, prec or BASE_PREC)
@@ -341,9 +380,9 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
         W = theory.weight_sum(T, mu, h)
         lhs = sum((w * g for w, g in zip(ws, res.gaps[:T])), Fraction(0)) / W
         rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g,
-                                mu=mu, sigma=sigma)
-        details.update(dist_sq=_frac_str(dist_sq), C0=_frac_str(C0))
-        details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(1, sigma, S, K, eta_g, h), 12,
+                                mu=mu, **nkw)
+        details.update(dist_sq=_num(dist_sq), C0=_num(C0))
+        details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(1, S=S, K=K, eta_g=eta_g, h=h, **nkw), 12,
                                           "V0/(h W_T)")
         return _verdict("ConvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
                         "exact rational arithmetic (python-flint fmpq_mat)")
@@ -360,7 +399,8 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
             dist_sq = sum(((x0v[j] - xs[j]) ** 2 for j in range(d)), to_arb(0))
             gstar = [A[i].dot(xs) - b[i] for i in range(N)]
             C0 = sum(((c0v[i][j] - gstar[i][j]) ** 2 for i in range(N) for j in range(d)), to_arb(0)) / N
-            el, eg, s, m = (to_arb(v) for v in (eta_l, eta_g, sigma, mu))
+            el, eg, s, m = (to_arb(v) for v in (eta_l, eta_g, noise_value, mu))
+            skw = {next(iter(nkw)): s}
             h = theory.effective_step(K, el, eg)
             ws, W = theory.weights(T, m, h), theory.weight_sum(T, m, h)
             lhs = to_arb(0)
@@ -368,14 +408,15 @@ def decide_convex(problem, sigma, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu
                 lhs = lhs + w * g
             lhs = lhs / W
             rhs = theory.convex_rhs(dist_sq=dist_sq, C0=C0, N=N, S=S, K=K, T=T, eta_l=el, eta_g=eg,
-                                    mu=m, sigma=s)
+                                    mu=m, **skw)
             return _verdict("ConvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
 
     return _decide_in_balls(lambda bits, check: moments(BallField(bits), check), lambda g, q: [g],
                             ball_verdict, T, prec)
 
 
-def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmetic="auto", prec=None):
+def decide_nonconvex(problem, sigma=None, *, S, K, T, eta_l, eta_g, x0=None, arithmetic="auto", prec=None,
+                     sigma_sq=None):
     """Decide ``SCAFFOLD.NonconvexFiniteRoundConvergence`` on a quadratic instance, exactly.
 
         averageGradientSq = (1/T) sum_{r<T} E||grad f(x^r)||^2
@@ -384,8 +425,8 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
     with the K-sample warm start of the controls (seed 000 ``Run`` with ``none`` c0). The
     left side comes from :func:`scaffold_run_moments`; the right side from
     :func:`pyfed.theory.nonconvex_rhs` with f_gap = f(x0) - f_low (f_low = f* for a quadratic);
-    hypotheses from :func:`pyfed.theory.nonconvex_hypotheses`. Parameters, return value and
-    arithmetic as in :func:`decide_convex`.
+    hypotheses from :func:`pyfed.theory.nonconvex_hypotheses`. Parameters (including
+    ``sigma_sq``), return value and arithmetic as in :func:`decide_convex`.
 
     Source: Karimireddy et al., SCAFFOLD, Appendix E.2, PDF p. 34, Lemma 19 (the constants 14 and 70),
     summed as in PDF pp. 31 and 35, eqs. (26)-(27).
@@ -393,17 +434,18 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
     from ... import theory
     _check_quadratic(problem)
     N, d = problem.N, problem.d
+    sigma, noise_cov, nkw, noise_value = _noise(problem, sigma, sigma_sq)
     N, S, K, T = _validate_round_args(problem, S, K, T, eta_l, eta_g, sigma, True)
     if T < 1:
         raise InputError("T", "the nonconvex theorem needs T >= 1 rounds")
-    rational = problem.exact and all(_is_rational(v) for v in [sigma, eta_l, eta_g]) and \
+    rational = problem.exact and all(_is_rational(v) for v in [noise_value, eta_l, eta_g]) and \
         (x0 is None or all_exact(np.asarray(x0, dtype=object).ravel().tolist()))
     n_state = d * (N + 1)
-    witness = _witness(problem, sigma=sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0)
+    witness = _witness(problem, **nkw, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0)
 
     def moments(F, check=None):
         return _sampled_round_moments(problem, sigma, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=None,
-                                      noise_cov=None, variant="run", field=F, warm_start=True,
+                                      noise_cov=noise_cov, variant="run", field=F, warm_start=True,
                                       algorithm="scaffold_run", check=check)
 
     def common(F, res):
@@ -417,13 +459,13 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
             f_gap = F.public(fx0 - fstar)
             fx0p, flow = F.public(fx0), F.public(fstar)
         hyps = theory.nonconvex_hypotheses(
-            N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, beta=problem.beta, sigma=sigma,
+            N=N, S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, beta=problem.beta, **nkw,
             f_low=flow if F.exact else float(flow.mid()), f_x0=fx0p if F.exact else float(fx0p.mid()),
             f_low_certificate=problem.derivations.get("f_low"))
         details = {"engine": "exact moments (pyfed.engines.exact)", "arithmetic": F.name,
                    "model": "seed-000 Run (virtual paths, then sampling), K-sample warm start",
                    "hypotheses": _hyp_json(hyps), "hypotheses_hold": all(h.holds for h in hyps),
-                   "grad_sq": [float(g) for g in res.grad_sq]}
+                   "grad_sq": [_short(g) for g in res.grad_sq]}
         return f_gap, details
 
     F = _pick_field(arithmetic, rational, n_state, T, prec or BASE_PREC)
@@ -432,10 +474,10 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
         f_gap, details = common(F, res)
         lhs = sum(res.grad_sq[:T], Fraction(0)) / T
         rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=problem.beta, S=S, K=K, T=T, eta_l=eta_l,
-                                   eta_g=eta_g, sigma=sigma)
-        details["f_gap"] = _frac_str(f_gap)
+                                   eta_g=eta_g, **nkw)
+        details["f_gap"] = _num(f_gap)
         h = theory.effective_step(K, eta_l, eta_g)
-        details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(problem.beta, sigma, S, K, eta_g, h), 70,
+        details["rhs_terms"] = _rhs_terms(lhs, rhs, theory.noise_term(problem.beta, S=S, K=K, eta_g=eta_g, h=h, **nkw), 70,
                                           "14 (f(x0) - f_low)/(h T)")
         return _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, True, details, witness,
                         "exact rational arithmetic (python-flint fmpq_mat)")
@@ -449,9 +491,10 @@ def decide_nonconvex(problem, sigma, *, S, K, T, eta_l, eta_g, x0=None, arithmet
             for g in res.grad_sq[:T]:
                 lhs = lhs + g
             lhs = lhs / T
-            el, eg, s = (to_arb(v) for v in (eta_l, eta_g, sigma))
+            el, eg, s = (to_arb(v) for v in (eta_l, eta_g, noise_value))
+            skw = {next(iter(nkw)): s}
             rhs = theory.nonconvex_rhs(f_gap=f_gap, beta=to_arb(problem.beta), S=S, K=K, T=T, eta_l=el,
-                                       eta_g=eg, sigma=s)
+                                       eta_g=eg, **skw)
             return _verdict("NonconvexFiniteRoundConvergence", lhs, rhs, False, details, witness, None, bits)
 
     return _decide_in_balls(lambda bits, check: moments(BallField(bits), check), lambda g, q: [q],
