@@ -19,8 +19,9 @@ One function does the work::
 So a computation whose output is assembled from ``results`` in index order is byte-identical
 for any number of workers, serial included. ``fn`` and the items must be picklable (Dask uses
 cloudpickle: module-level functions, bound methods of picklable objects and
-``functools.partial`` of those are fine); the results too. Exceptions raised by ``fn`` propagate
-to the caller (the first failure in index order... of the chunks that finished, as Dask reports it).
+``functools.partial`` of those are fine); the results too. An exception raised by ``fn``
+propagates to the caller (on Dask: the first failed chunk to be collected; the other chunks'
+results are discarded).
 
 Dask is an optional dependency (``pip install 'pyfed[parallel]'``, included in ``[test]``);
 ``workers``/``scheduler`` raise :class:`pyfed.errors.InputError` naming ``--workers`` /

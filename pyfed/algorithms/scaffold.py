@@ -168,7 +168,8 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         c = c + frac * delta_c
         slots.scatter(C, c_plus)
         check_divergence(r, x[:, r + 1])
-        check_divergence(r, C, quantity="controls")
+        # the controls this round changed (the others were checked when they were set), replicate-major
+        check_divergence(r, slots.to_slots(c_plus), quantity="controls")
         if record_controls:
             c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
             cs_hist[:, r + 1] = c
@@ -288,17 +289,19 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
             c_new = c_sel - c_rep
             c_new -= v  # (x - y_K)/(K eta_l) - (c^r - c_i^r) = (1/K) sum_k g_{i,k} (module rounds)
             slots.scatter(C, c_new)
+            changed = slots.to_slots(c_new)  # the controls this round set, replicate-major (R, S, d)
         else:
             X = every.per_replicate(xr)
             corr = every.per_replicate(cbar) - C
             gsum = np.zeros((N, R, d))
             v = step_displacements(oracle, oracle_rng, every, X, corr, K, eta_l_f, gsum=gsum)
             sel = sample_clients(sampling_rng, N, S, R)  # drawn after the virtual paths
-            C[sel, rows] = gsum[sel, rows] / K
+            changed = gsum[sel, rows] / K  # (R, S, d)
+            C[sel, rows] = changed
             x[:, r + 1] = xr + step_g * v[sel, rows].sum(axis=1)
         samples[:, r] = sel
         check_divergence(r, x[:, r + 1])
-        check_divergence(r, C, quantity="controls")
+        check_divergence(r, changed, quantity="controls")  # unselected controls did not change
         if record_controls:
             c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
 
