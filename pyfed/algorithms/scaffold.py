@@ -35,6 +35,17 @@ from .rounds import Slots, local_path_law, step_displacements, step_fresh_sample
 __all__ = ["scaffold", "scaffold_run"]
 
 
+def _check_controls(r, values, slots=None):
+    """:func:`check_divergence` of the controls a round set (the others were checked when they
+    were set): a max/min scan of the slots, and the replicate-major view (for the replicate the
+    error names) only when that scan fails."""
+    from .common import DIVERGENCE_THRESHOLD
+
+    if values.size and max(float(values.max()), -float(values.min())) <= DIVERGENCE_THRESHOLD:
+        return  # (False for NaN)
+    check_divergence(r, values if slots is None else slots.to_slots(values), quantity="controls")
+
+
 def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0=None, R=1,
              rng, record_controls=False, method="auto") -> Trajectory:
     """Simulate SCAFFOLD as the seed-002 procedure (Algorithm 1, options I and II).
@@ -168,8 +179,7 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
         c = c + frac * delta_c
         slots.scatter(C, c_plus)
         check_divergence(r, x[:, r + 1])
-        # the controls this round changed (the others were checked when they were set), replicate-major
-        check_divergence(r, slots.to_slots(c_plus), quantity="controls")
+        _check_controls(r, c_plus, slots)  # the controls this round changed
         if record_controls:
             c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
             cs_hist[:, r + 1] = c
@@ -289,19 +299,20 @@ def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=
             c_new = c_sel - c_rep
             c_new -= v  # (x - y_K)/(K eta_l) - (c^r - c_i^r) = (1/K) sum_k g_{i,k} (module rounds)
             slots.scatter(C, c_new)
-            changed = slots.to_slots(c_new)  # the controls this round set, replicate-major (R, S, d)
+            changed = (c_new, slots)  # the controls this round set
         else:
             X = every.per_replicate(xr)
             corr = every.per_replicate(cbar) - C
             gsum = np.zeros((N, R, d))
             v = step_displacements(oracle, oracle_rng, every, X, corr, K, eta_l_f, gsum=gsum)
             sel = sample_clients(sampling_rng, N, S, R)  # drawn after the virtual paths
-            changed = gsum[sel, rows] / K  # (R, S, d)
-            C[sel, rows] = changed
+            new = gsum[sel, rows] / K  # (R, S, d)
+            C[sel, rows] = new
+            changed = (new, None)
             x[:, r + 1] = xr + step_g * v[sel, rows].sum(axis=1)
         samples[:, r] = sel
         check_divergence(r, x[:, r + 1])
-        check_divergence(r, changed, quantity="controls")  # unselected controls did not change
+        _check_controls(r, *changed)  # unselected controls did not change
         if record_controls:
             c_hist[:, r + 1] = np.swapaxes(C, 0, 1)
 
