@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..errors import InputError, check_finite_array, check_nonnegative
-from .base import Problem
+from .base import Problem, damped_newton
 
 __all__ = ["FiniteSumProblem", "LogisticProblem"]
 
@@ -381,40 +381,14 @@ class LogisticProblem(FiniteSumProblem):
         return val, g, w * p * (1.0 - p)
 
     def _newton(self, gtol: float, max_newton: int):
-        x = np.zeros(self.d)
-        val, g, h = self._objective(x)
-        it = 0
         I = np.eye(self.d)
-        while float(np.linalg.norm(g)) > gtol and it < max_newton:
-            H = (self.X.T * h) @ self.X + self.lam * I
-            try:
-                step = np.linalg.solve(H, g)
-            except np.linalg.LinAlgError:
-                raise InputError("lam", f"Newton's method met a singular Hessian at iteration {it}; use lam > 0") from None
-            dec = float(g @ step)  # Newton decrement squared
-            if dec <= 1e-8 * (1.0 + abs(val)):
-                # local quadratic-convergence region: f differences are below float resolution,
-                # so take the full step (Armijo would compare rounding noise)
-                xn = x - step
-                vn, gn, hn = self._objective(xn)
-            else:
-                t = 1.0
-                while True:
-                    xn = x - t * step
-                    vn, gn, hn = self._objective(xn)
-                    if vn <= val - 1e-4 * t * dec:
-                        break
-                    t *= 0.5
-                    if t < 1e-12:
-                        break
-                if t < 1e-12:
-                    break  # no descent possible in floating point
-            x, val, g, h = xn, vn, gn, hn
-            it += 1
-        gnorm = float(np.linalg.norm(g))
-        if not gnorm <= gtol:
-            raise InputError("lam", f"Newton's method stopped after {it} iterations with ||grad f|| = {gnorm:.3e} > "
-                                    f"gtol = {gtol:.1e}; increase lam (now {self.lam}) or gtol")
+
+        def objective(x):
+            val, g, h = self._objective(x)
+            return val, g, (self.X.T * h) @ self.X + self.lam * I
+
+        x, it, gnorm = damped_newton(objective, np.zeros(self.d), gtol=gtol, max_newton=max_newton,
+                                     argument="lam", hint=f"increase lam (now {self.lam}) or gtol")
         self.x_star = x
         self.newton_iterations = it
         self.grad_norm_at_x_star = gnorm

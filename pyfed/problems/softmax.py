@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ..errors import InputError, check_finite_array, check_int, check_positive
-from .base import Problem
+from .base import Problem, damped_newton
 from .logistic import _pad_up
 
 __all__ = ["SoftmaxProblem"]
@@ -415,28 +415,8 @@ class SoftmaxProblem(Problem):
         return self
 
     def _newton(self, x, gtol: float, max_newton: int):
-        val, g, H = self._objective(x)
-        it = 0
-        while float(np.linalg.norm(g)) > gtol and it < max_newton:
-            step = np.linalg.solve(H, g)
-            dec = float(g @ step)
-            t = 1.0
-            while True:
-                xn = x - t * step
-                vn, gn, Hn = self._objective(xn)
-                if vn <= val - 1e-4 * t * dec or dec <= 1e-10 * (1.0 + abs(val)):
-                    break  # Armijo, or the quadratic-convergence region (full step)
-                t *= 0.5
-                if t < 1e-12:
-                    break
-            if t < 1e-12:
-                break
-            x, val, g, H = xn, vn, gn, Hn
-            it += 1
-        gnorm = float(np.linalg.norm(g))
-        if not gnorm <= gtol:
-            raise InputError("gtol", f"Newton's method stopped after {it} iterations with ||grad f|| = {gnorm:.3e} "
-                                     f"> gtol = {gtol:.1e}; increase lam (now {self.lam}) or gtol")
+        x, it, gnorm = damped_newton(self._objective, x, gtol=gtol, max_newton=max_newton, argument="gtol",
+                                     hint=f"increase lam (now {self.lam}) or gtol")
         self.x_star = x
         self.newton_iterations = it
         self.grad_norm_at_x_star = gnorm
