@@ -245,7 +245,7 @@ def test_finite_sum_bad_inputs():
     assert e.value.argument == "X_parts[0]"
     with pytest.raises(InputError) as e:
         LogisticProblem(X, [np.array([0, 2])], 0.1)
-    assert e.value.argument == "y_parts"
+    assert e.value.argument == "y_parts[0]" and "outside {0, 1}" in str(e.value)
     with pytest.raises(InputError) as e:
         LogisticProblem(X + [np.ones((0, 3))], y + [np.array([])], 0.1)
     assert e.value.argument == "X_parts"
@@ -257,7 +257,7 @@ def test_finite_sum_bad_inputs():
     assert e.value.argument == "X_parts"
     with pytest.raises(InputError) as e:
         LogisticProblem(X, [np.array([0, 1, 1])], 0.1)
-    assert e.value.argument == "y_parts"
+    assert e.value.argument == "y_parts[0]" and "3 labels for 2 samples" in str(e.value)
     # separable data without regularisation have no minimiser: lam = 0 is refused
     with pytest.raises(InputError) as e:
         LogisticProblem([np.array([[1.0], [-1.0]])], [np.array([1, 0])], 0.0)

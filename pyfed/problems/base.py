@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_finite_array
 
 
 class Problem(ABC):
@@ -103,6 +103,48 @@ class Problem(ABC):
             "f_star": num(self.f_star), "f_low": num(self.f_low),
             "derivations": dict(self.derivations),
         }
+
+
+def stack_client_parts(X_parts, y_parts, labels) -> tuple:
+    """Validate and stack the per-client data of a finite-sum problem.
+
+    ``X_parts``: N arrays (n_i, p) of features; ``y_parts``: N label arrays (n_i,);
+    ``labels(name, y_i, n_i) -> array`` checks (and converts) client i's labels, raising
+    :class:`InputError` naming ``name``. Returns ``(Xs, ys, p, stacked)`` with the checked parts,
+    the feature dimension p and ``stacked`` = ``{"counts": (N,) int64 n_i, "offsets": (N+1,)
+    int64 row offsets, "X": (n, p) contiguous stacked features, "owner": (n,) int64 client of
+    each row}``.
+
+    Raises :class:`InputError`: "X_parts" not a sequence, no client, a client with another
+    feature count or no rows, NaN/inf; "y_parts" with another number of clients; whatever
+    ``labels`` raises.
+    """
+    try:
+        X_parts = list(X_parts)
+        y_parts = list(y_parts)
+    except TypeError:
+        raise InputError("X_parts", "must be a sequence of per-client (n_i, p) arrays") from None
+    N = len(X_parts)
+    if N < 1:
+        raise InputError("X_parts", "needs at least one client (N >= 1)")
+    if len(y_parts) != N:
+        raise InputError("y_parts", f"has {len(y_parts)} clients but X_parts has {N}")
+    Xs, ys, p = [], [], None
+    for i, (Xi, yi) in enumerate(zip(X_parts, y_parts)):
+        Xi = check_finite_array(f"X_parts[{i}]", Xi, ndim=2)
+        p = Xi.shape[1] if p is None else p
+        if Xi.shape[1] != p:
+            raise InputError("X_parts", f"client {i} has {Xi.shape[1]} features, client 0 has {p}")
+        if Xi.shape[0] < 1:
+            raise InputError("X_parts", f"client {i} has no samples (every client needs n_i >= 1)")
+        Xs.append(Xi)
+        ys.append(labels(f"y_parts[{i}]", yi, Xi.shape[0]))
+    counts = np.array([Xi.shape[0] for Xi in Xs], dtype=np.int64)
+    stacked = {"counts": counts,
+               "offsets": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+               "X": np.ascontiguousarray(np.concatenate(Xs, axis=0)),
+               "owner": np.repeat(np.arange(N, dtype=np.int64), counts)}
+    return Xs, ys, int(p), stacked
 
 
 def damped_newton(objective, x, *, gtol: float, max_newton: int, argument: str, hint: str):

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..errors import InputError, check_finite_array, check_nonnegative
-from .base import Problem, damped_newton
+from .base import Problem, damped_newton, stack_client_parts
 
 __all__ = ["FiniteSumProblem", "LogisticProblem"]
 
@@ -41,6 +41,16 @@ def _pad_up(v: float, rel: float = 1e-12) -> float:
     """A float >= v, padded by a relative ``rel`` plus one ulp (covers summation rounding)."""
     return math.nextafter(v * (1.0 + rel), math.inf) if v > 0 else max(v, 0.0)
 
+
+
+def _binary_labels(name: str, y, n_rows: int) -> np.ndarray:
+    """Client labels: finite, shape (n_rows,), values in {0, 1}; InputError naming ``name``."""
+    y = check_finite_array(name, y, ndim=1)
+    if y.shape[0] != n_rows:
+        raise InputError(name, f"has {y.shape[0]} labels for {n_rows} samples")
+    if not np.all((y == 0) | (y == 1)):
+        raise InputError(name, "has labels outside {0, 1} (map classes to 0/1 first)")
+    return y
 
 class FiniteSumProblem(Problem):
     """Federated finite sum f_i(x) = (1/n_i) sum_{j in J_i} [log(1 + exp(-s_j a_j^T x)) + R(x)].
@@ -90,41 +100,13 @@ class FiniteSumProblem(Problem):
     def __init__(self, X_parts, y_parts, lam, *, name: str = "finite-sum"):
         super().__init__()
         self.name = name
-        try:
-            X_parts = list(X_parts)
-            y_parts = list(y_parts)
-        except TypeError:
-            raise InputError("X_parts", "must be a sequence of per-client (n_i, d) arrays") from None
-        N = len(X_parts)
-        if N < 1:
-            raise InputError("X_parts", "needs at least one client (N >= 1)")
-        if len(y_parts) != N:
-            raise InputError("y_parts", f"has {len(y_parts)} clients but X_parts has {N}")
-        Xs, ys = [], []
-        d = None
-        for i, (Xi, yi) in enumerate(zip(X_parts, y_parts)):
-            Xi = check_finite_array(f"X_parts[{i}]", Xi, ndim=2)
-            if d is None:
-                d = Xi.shape[1]
-            if Xi.shape[1] != d:
-                raise InputError("X_parts", f"client {i} has {Xi.shape[1]} features, client 0 has {d}")
-            if Xi.shape[0] < 1:
-                raise InputError("X_parts", f"client {i} has no samples (every client needs n_i >= 1)")
-            yi = check_finite_array(f"y_parts[{i}]", yi, ndim=1)
-            if yi.shape[0] != Xi.shape[0]:
-                raise InputError("y_parts", f"client {i} has {yi.shape[0]} labels for {Xi.shape[0]} samples")
-            if not np.all((yi == 0) | (yi == 1)):
-                raise InputError("y_parts", f"client {i} has labels outside {{0, 1}} (map classes to 0/1 first)")
-            Xs.append(Xi)
-            ys.append(yi)
+        Xs, ys, d, stacked = stack_client_parts(X_parts, y_parts, _binary_labels)
+        N = len(Xs)
         self.lam = float(check_nonnegative("lam", lam))
         self.N, self.d = N, int(d)
-        self.counts = np.array([Xi.shape[0] for Xi in Xs], dtype=np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
-        self.X = np.ascontiguousarray(np.concatenate(Xs, axis=0))
+        self.counts, self.offsets, self.X, self.owner = (stacked[k] for k in ("counts", "offsets", "X", "owner"))
         self.labels = np.concatenate(ys).astype(np.float64)
         self.signs = 2.0 * self.labels - 1.0
-        self.owner = np.repeat(np.arange(N, dtype=np.int64), self.counts)
         self._X_parts = [self.X[self.offsets[i]:self.offsets[i + 1]] for i in range(N)]
         self._lab_parts = [self.labels[self.offsets[i]:self.offsets[i + 1]] for i in range(N)]
         self._equal_counts = bool(np.all(self.counts == self.counts[0]))

@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ..errors import InputError, check_finite_array, check_int, check_positive
-from .base import Problem, damped_newton
+from .base import Problem, damped_newton, stack_client_parts
 from .logistic import _pad_up
 
 __all__ = ["SoftmaxProblem"]
@@ -132,26 +132,8 @@ class SoftmaxProblem(Problem):
                  name: str = "softmax", solve: bool = True, gtol: float = 1e-10, max_newton: int = 100):
         super().__init__()
         self.name = name
-        try:
-            X_parts = list(X_parts)
-            y_parts = list(y_parts)
-        except TypeError:
-            raise InputError("X_parts", "must be a sequence of per-client (n_i, p) arrays") from None
-        N = len(X_parts)
-        if N < 1:
-            raise InputError("X_parts", "needs at least one client (N >= 1)")
-        if len(y_parts) != N:
-            raise InputError("y_parts", f"has {len(y_parts)} clients but X_parts has {N}")
-        Xs, ys, p = [], [], None
-        for i, (Xi, yi) in enumerate(zip(X_parts, y_parts)):
-            Xi = check_finite_array(f"X_parts[{i}]", Xi, ndim=2)
-            p = Xi.shape[1] if p is None else p
-            if Xi.shape[1] != p:
-                raise InputError("X_parts", f"client {i} has {Xi.shape[1]} features, client 0 has {p}")
-            if Xi.shape[0] < 1:
-                raise InputError("X_parts", f"client {i} has no samples (every client needs n_i >= 1)")
-            Xs.append(Xi)
-            ys.append(_labels(f"y_parts[{i}]", yi, Xi.shape[0]))
+        Xs, ys, p, stacked = stack_client_parts(X_parts, y_parts, _labels)
+        N = len(Xs)
         if (X_test is None) != (y_test is None):
             raise InputError("X_test" if X_test is None else "y_test", "give both X_test and y_test, or neither")
         if X_test is not None:
@@ -171,11 +153,8 @@ class SoftmaxProblem(Problem):
         self.lam = float(lam)
         self.N, self.p, self.C = N, int(p), int(C)
         self.d = self.p * self.C
-        self.counts = np.array([Xi.shape[0] for Xi in Xs], dtype=np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
-        self.X = np.ascontiguousarray(np.concatenate(Xs, axis=0))
+        self.counts, self.offsets, self.X, self.owner = (stacked[k] for k in ("counts", "offsets", "X", "owner"))
         self.labels = np.concatenate(ys)
-        self.owner = np.repeat(np.arange(N, dtype=np.int64), self.counts)
         self.onehot = np.eye(self.C)[self.labels]  # (n, C)
         self.X_test, self.y_test = X_test, y_test
         # padded per-client blocks for the vectorised full-batch client losses
