@@ -11,8 +11,8 @@ from ..errors import InputError
 from ..exact import format_number
 from . import STYLE, make_console
 
-__all__ = ["register", "run", "run_file", "evidence", "render_verdicts", "render_statement_verdicts",
-           "render_profile"]
+__all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
+           "render_statement_verdicts", "render_profile"]
 
 _fmt = format_number
 
@@ -68,6 +68,31 @@ def evidence(v) -> str:
     return "exact" if v.exact else "-"
 
 
+def _kind(v) -> str:
+    """The short name of a verdict's evidence ("Monte Carlo", "PEP SDP", "exact moments", ...)."""
+    return evidence(v).split(",")[0].split(" (")[0].replace(" 99.9% t-interval", "")
+
+
+def summary_counts(verdicts) -> str:
+    """One summary line for a list of verdicts, holds split into certified and numerical (with
+    what the numerical ones rest on) and violated into exact and statistical/numerical, e.g.
+    ``"3 holds (2 certified, 1 numerical: 1 Monte Carlo), 1 violated, 0 inconclusive"``."""
+    holds = [v for v in verdicts if v.status == "holds"]
+    violated = [v for v in verdicts if v.status == "violated"]
+    inconclusive = sum(v.status == "inconclusive" for v in verdicts)
+    numerical = [v for v in holds if not v.certified]
+    kinds: dict[str, int] = {}
+    for v in numerical:
+        k = _kind(v)
+        kinds[k] = kinds.get(k, 0) + 1
+    num = f"{len(numerical)} numerical" + (": " + ", ".join(f"{n} {k}" for k, n in kinds.items()) if kinds else "")
+    out = f"{len(holds)} holds ({len(holds) - len(numerical)} certified, {num}), {len(violated)} violated"
+    loose = sum(not v.certified for v in violated)
+    if loose:
+        out += f" ({len(violated) - loose} exact, {loose} statistical or numerical)"
+    return out + f", {inconclusive} inconclusive"
+
+
 def render_verdicts(console: Console, verdicts, title: str) -> None:
     """Print one table per theorem: instance, hypotheses, LHS (± CI), RHS, ratio, verdict."""
     by_theorem: dict[str, list] = {}
@@ -88,9 +113,8 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             balls = getattr(v, "balls", None) or {}
             lhs = (f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}" if est
                    else _fmt(balls.get("lhs", v.lhs)))
-            label = v.status + (" (statistical)" if v.status == "violated" and not v.exact else "")
             t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
-                      _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{label}[/]", evidence(v))
+                      _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
         console.print(t)
         for v in vs:
             d = v.details
@@ -152,21 +176,13 @@ def run(args) -> int:
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
         console.print(f"JSON report written to {args.json}")
-    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
-    kinds: dict[str, int] = {}
-    for v in verdicts:
-        if v.status == "holds":
-            k = evidence(v).split(",")[0].split(" (")[0]
-            kinds[k] = kinds.get(k, 0) + 1
-    by = ", ".join(f"{n} {k}" for k, n in kinds.items())
-    console.print(f"theorem instances: {counts['holds']} holds ({by}), {counts['violated']} violated, "
-                  f"{counts['inconclusive']} inconclusive")
+    console.print(f"theorem instances: {summary_counts(verdicts)}")
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
         console.print(f"statements: {len(statements)} searched, {found} with a counterexample")
     console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                   "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
-    return 1 if counts["violated"] or found else 0
+    return 1 if any(v.status == "violated" for v in verdicts) or found else 0
 
 
 def render_statement_verdicts(console, results) -> None:
@@ -189,7 +205,7 @@ def render_statement_verdicts(console, results) -> None:
             result = d.get("search_result", "-")
         how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
-        t.add_row(name, result, f"[{style.get(v.status, '')}]{v.status}[/]", _fmt(v.lhs), _fmt(v.rhs),
+        t.add_row(name, result, f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
     console.print(t)
     console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
@@ -339,9 +355,7 @@ def run_file(args) -> int:
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
         console.print(f"JSON report written to {args.json}")
     verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
-    console.print(f"{len(reports)} statement(s) from {args.path}: {counts['holds']} holds, {counts['violated']} "
-                  f"violated, {counts['inconclusive']} inconclusive")
+    console.print(f"{len(reports)} statement(s) from {args.path}: {summary_counts(verdicts)}")
     console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                   "nothing in Lean.[/dim]")
-    return 1 if counts["violated"] else 0
+    return 1 if any(v.status == "violated" for v in verdicts) else 0
