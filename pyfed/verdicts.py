@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_number, number_json
+from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_estimate, format_number, number_json
 
 
 @dataclass
@@ -103,9 +103,12 @@ class Verdict:
         name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
         parts = [f"{self.status}: {name}"]
         balls = getattr(self, "balls", None) or {}  # ball verdicts: print the certified digits only
+        est = (self.details or {}).get("estimate")
         for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
             v = balls.get(name, v)
-            if v is not None:
+            if name == "lhs" and est and "upper" in est:    # Monte Carlo: only the digits the CI supports
+                parts.append(f"lhs={format_estimate(est['mean'], est['upper'] - est['mean'])}")
+            elif v is not None:
                 parts.append(f"{name}={format_number(v)}")
         parts.append("exact" if self.exact else "estimate")
         extra = getattr(self, "reason", "") or getattr(self, "certificate", "")

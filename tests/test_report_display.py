@@ -68,3 +68,40 @@ def test_monte_carlo_and_pep_rows_are_numerical_exact_row_certified(no_noise):
     assert (search["status"], search["certified"], search["label"]) == ("violated", True, "violated")
     assert out.count("holds (numerical)") == 2
     assert "3 holds (1 certified, 2 numerical: 1 Monte Carlo, 1 PEP SDP), 1 violated, 0 inconclusive" in " ".join(out.split())
+
+
+# ---------------------------------------------------------------- 2. Monte Carlo digits
+
+@pytest.mark.parametrize("mean, half, shown", [
+    (0.511315, 0.000152, "0.5113 ± 0.00016"),       # w up to 2 digits; m to w's leading digit (1e-4)
+    (0.511315, 0.00015, "0.5113 ± 0.00015"),        # already 2 digits: unchanged
+    (0.51135, 0.0000996, "0.5114 ± 0.00010"),       # w rounds up to 1.0e-4: m to 1e-4, half-even
+    (0.51125, 0.0000996, "0.5112 ± 0.00010"),       # tie at 1e-4 goes to the even digit
+    (12345.678, 37.2, "12350 ± 38"),
+    (-0.25, 0.0123, "-0.25 ± 0.013"),
+    (1.96, 0.95, "2.0 ± 0.95"),
+    (0.003, 0.05, "0.00 ± 0.050"),
+    (2.4123e-05, 1.52e-06, "(2.4 ± 0.16)e-05"),     # outside [1e-4, 1e6): one shared power of ten
+    (123456789.0, 12345.0, "(1.2346 ± 0.00013)e+08"),
+])
+def test_format_estimate_prints_only_the_digits_the_interval_supports(mean, half, shown):
+    from pyfed.exact import format_estimate
+    assert format_estimate(mean, half) == shown
+
+
+def test_format_estimate_zero_width_and_verdict_str():
+    from pyfed.exact import format_estimate
+    assert format_estimate(1.0, 0.0) == "1 ± 0"
+    est = {"mean": 0.511315, "lower": 0.511315 - 0.000152, "upper": 0.511315 + 0.000152,
+           "confidence": 0.999, "replicates": 64}
+    v = Holds("S", 0.511315, Fraction(123), False, {"estimate": est})
+    assert "lhs=0.5113 ± 0.00016 " in str(v) and "0.511315" not in str(v)
+
+
+def test_the_table_prints_the_monte_carlo_left_side_with_its_meaningful_digits(no_noise):
+    _code, out, report = no_noise
+    mc = next(v for v in report["verdicts"] if v["details"]["instance"].startswith("logistic"))
+    est = mc["details"]["estimate"]
+    from pyfed.exact import format_estimate
+    shown = format_estimate(est["mean"], est["upper"] - est["mean"])
+    assert shown in out and f"{est['mean']:.6g} ±" not in out

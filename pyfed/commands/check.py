@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import InputError
-from ..exact import format_number
+from ..exact import format_estimate, format_number
 from . import STYLE, make_console
 
 __all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
@@ -111,7 +111,7 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             hyp = "all met" if not bad else "FAIL: " + ", ".join(bad)
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
-            lhs = (f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}" if est
+            lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
                    else _fmt(balls.get("lhs", v.lhs)))
             t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
                       _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
