@@ -31,9 +31,13 @@ def _run(argv):
 def no_noise(tmp_path_factory):
     """One quick run on examples/statements/convex_no_noise.lean: exact, Monte Carlo, search and
     PEP rows (≈ 4 s)."""
-    rep = tmp_path_factory.mktemp("nn") / "r.json"
-    code, out, _ = _run(["check", str(EXAMPLES / "convex_no_noise.lean"), "--quick", "--no-profile",
-                         "--budget", "1", "--json", str(rep)])
+    root = tmp_path_factory.mktemp("nn")
+    d = root / "a[red]b"            # rich markup in a path: must be printed, not eaten
+    d.mkdir()
+    lean = d / "[bold]no_noise.lean"
+    lean.write_text((EXAMPLES / "convex_no_noise.lean").read_text(encoding="utf-8"), encoding="utf-8")
+    rep = root / "r[x].json"
+    code, out, _ = _run(["check", str(lean), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
     return code, out, json.loads(rep.read_text())
 
 
@@ -105,3 +109,30 @@ def test_the_table_prints_the_monte_carlo_left_side_with_its_meaningful_digits(n
     from pyfed.exact import format_estimate
     shown = format_estimate(est["mean"], est["upper"] - est["mean"])
     assert shown in out and f"{est['mean']:.6g} ±" not in out
+
+
+# ---------------------------------------------------------------- 3. user text is not markup
+
+def test_brackets_in_paths_are_printed_verbatim(no_noise):
+    _code, out, report = no_noise
+    flat = " ".join(out.split())
+    assert "a[red]b/[bold]no_noise.lean:19" in flat               # table title: the statement's source
+    assert "a[red]b/[bold]no_noise.lean: 3 holds" in flat          # summary line
+    assert "r[x].json" in flat                                     # "JSON report written to ..."
+    assert all(v["source"].endswith("a[red]b/[bold]no_noise.lean:19") for v in report["verdicts"])
+
+
+def test_brackets_in_names_reasons_and_hypotheses_survive_the_tables():
+    import rich.console
+    from pyfed.commands.check import render_statement_verdicts, render_verdicts
+    v = Inconclusive("Foo", Fraction(1), Fraction(2), False,
+                     {"instance": "inst[bold]1", "source": "dir[x]/f.lean:3", "parameters": {"w": "[1, 2]"},
+                      "hypotheses": [{"statement": "h[i] <= 1", "holds": False}]}, reason="because [red]x[/red]")
+    buf = io.StringIO()
+    con = rich.console.Console(file=buf, width=200)
+    render_verdicts(con, [v], "pyfed check [y].lean")
+    render_statement_verdicts(con, [("Name[z]", v)])
+    out = " ".join(buf.getvalue().split())
+    for text in ("pyfed check [y].lean: Foo (dir[x]/f.lean:3)", "inst[bold]1", "FAIL: h[i] <= 1", "w=[1, 2]",
+                 "because [red]x[/red]", "Name[z]"):
+        assert text in out, text

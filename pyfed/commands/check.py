@@ -5,6 +5,7 @@ writes the JSON report; exit status 1 iff some verdict is violated."""
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
@@ -101,29 +102,30 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
     for theorem, vs in by_theorem.items():
         src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
         name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
-        t = Table(title=f"{title}: {name}" + (f" ({src})" if src else ""), show_lines=False)
+        t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
         for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
             t.add_column(col, overflow="fold")
         for v in vs:
             d = v.details
             hyps = d.get("hypotheses", [])
             bad = [h["statement"] for h in hyps if not h["holds"]]
-            hyp = "all met" if not bad else "FAIL: " + ", ".join(bad)
+            hyp = "all met" if not bad else escape("FAIL: " + ", ".join(bad))
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
             lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
                    else _fmt(balls.get("lhs", v.lhs)))
-            t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
+            t.add_row(escape(str(d.get("instance", "-"))), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
                       _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
         console.print(t)
         for v in vs:
             d = v.details
             p = d.get("parameters")
             if p:
-                console.print(f"  [dim]{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p) + "[/dim]")
+                console.print("  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p))
+                              + "[/dim]")
             reason = getattr(v, "reason", "")
             if reason:
-                console.print(f"  [yellow]{d.get('instance')}: {reason}[/yellow]")
+                console.print(f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
 
 
 def run(args) -> int:
@@ -157,7 +159,7 @@ def run(args) -> int:
         task = progress.add_task("pyfed check", total=None)
 
         def tick(label):
-            progress.update(task, description=f"running {label}")
+            progress.update(task, description=escape(f"running {label}"))
 
         verdicts = run_check(quick=args.quick, seed=args.seed, replicates=reps, progress=tick)
         if not args.skip_statements:
@@ -175,7 +177,7 @@ def run(args) -> int:
                                      statements=statements) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {args.json}")
+        console.print(f"JSON report written to {escape(args.json)}")
     console.print(f"theorem instances: {summary_counts(verdicts)}")
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
@@ -205,7 +207,7 @@ def render_statement_verdicts(console, results) -> None:
             result = d.get("search_result", "-")
         how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
-        t.add_row(name, result, f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
+        t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
     console.print(t)
     console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
@@ -318,7 +320,7 @@ def run_file(args) -> int:
         task = progress.add_task("pyfed check", total=None)
 
         def tick(label):
-            progress.update(task, description=f"running {label}")
+            progress.update(task, description=escape(f"running {label}"))
 
         for st in statements:
             reports.append(check_statement(st, quick=args.quick, seed=args.seed, replicates=reps,
@@ -331,19 +333,20 @@ def run_file(args) -> int:
     for rep in reports:
         render_verdicts(console, rep.verdicts, f"pyfed check {args.path}")
         if rep.pep_note:
-            console.print(f"  [yellow]{rep.statement.name}: {rep.pep_note}[/yellow]")
+            console.print(f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
         if s.status == "violated":
-            console.print(f"  [red]{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                          f"{s.details.get('description')}; left side {_short(s.details.get('lhs_exact'))} > "
-                          f"right side {_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
-                          "digit)[/red]")
+            console.print("  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
+                                             f"{s.details.get('description')}; left side "
+                                             f"{_short(s.details.get('lhs_exact'))} > right side "
+                                             f"{_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
+                                             "digit)") + "[/red]")
         for path in rep.exports:
-            console.print(f"  counterexample written to {path}")
+            console.print(f"  counterexample written to {escape(str(path))}")
         if rep.profile is not None:
             render_profile(console, rep.profile)
     if checked_lemmas:
-        console.print(f"  [dim]{', '.join(lemmas)}: not about a run; checked by their registered statement "
+        console.print(f"  [dim]{escape(', '.join(lemmas))}: not about a run; checked by their registered statement "
                       "checkers (checkers/), as in the default report[/dim]")
         render_statement_verdicts(console, checked_lemmas)
     if args.json:
@@ -353,9 +356,9 @@ def run_file(args) -> int:
                                                path=args.path, lemmas=checked_lemmas) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {args.json}")
+        console.print(f"JSON report written to {escape(args.json)}")
     verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-    console.print(f"{len(reports)} statement(s) from {args.path}: {summary_counts(verdicts)}")
+    console.print(f"{len(reports)} statement(s) from {escape(args.path)}: {summary_counts(verdicts)}")
     console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                   "nothing in Lean.[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) else 0

@@ -18,6 +18,8 @@ import json
 import os
 from fractions import Fraction
 
+from rich.markup import escape
+
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, prepare_output_dir
 from ..parallel import check_workers
 from .search import add_parallel_arguments
@@ -130,7 +132,7 @@ def run(args) -> int:
             "smallest_constant": {k: (str(v) if isinstance(v, Fraction) else v) for k, v in sc.items()},
             "results": [r.to_json() for r in results],
         }, fh, indent=1, default=str)
-    console.print(f"plot written to {png}; data written to {js}")
+    console.print(escape(f"plot written to {png}; data written to {js}"))
     return EXIT_VIOLATED if inside_violation else EXIT_OK
 
 
