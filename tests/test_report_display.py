@@ -136,3 +136,59 @@ def test_brackets_in_names_reasons_and_hypotheses_survive_the_tables():
     for text in ("pyfed check [y].lean: Foo (dir[x]/f.lean:3)", "inst[bold]1", "FAIL: h[i] <= 1", "w=[1, 2]",
                  "because [red]x[/red]", "Name[z]"):
         assert text in out, text
+
+
+# ---------------------------------------------------------------- 4. several Lean files
+
+def test_two_lean_files_one_report_exit_1_if_any_is_violated(tmp_path):
+    rep = tmp_path / "r.json"
+    a, b = str(EXAMPLES / "seed_convex.lean"), str(EXAMPLES / "convex_no_noise.lean")
+    code, out, _ = _run(["check", a, b, "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
+    assert code == 1                                       # the second file's search is violated
+    report = json.loads(rep.read_text())
+    assert report["files"] == [a, b] and report["file"] is None
+    by = {}
+    for v in report["verdicts"]:
+        by.setdefault(v["statement"], set()).add(v["source"])
+    assert by == {"SeedConvex": {f"{a}:17"}, "ConvexWithoutNoiseTerm": {f"{b}:19"}}
+    assert [v["status"] for v in report["verdicts"] if v["statement"] == "SeedConvex"].count("violated") == 0
+    flat = " ".join(out.split())
+    assert f"1 statement(s) from {a}:" in flat and f"1 statement(s) from {b}:" in flat
+    assert "all 2 files, 2 statement(s):" in flat and ", 1 violated," in flat.split("all 2 files")[1]
+
+
+def _stub_check(calls):
+    """A check_statement that records which statements it was given and decides nothing."""
+    from types import SimpleNamespace
+
+    from pyfed.check import StatementReport
+
+    def check_statement(st, **kw):
+        calls.append(st.name)
+        return StatementReport(st, [Holds(st.name, Fraction(1), Fraction(2), True, {"instance": "stub"})],
+                               search=SimpleNamespace(verdict=Holds(st.name)))
+    return check_statement
+
+
+def test_a_bad_second_file_exits_2_before_any_computation(tmp_path, monkeypatch):
+    import pyfed.check
+    calls = []
+    monkeypatch.setattr(pyfed.check, "check_statement", _stub_check(calls))
+    bad = tmp_path / "bad.lean"
+    bad.write_text("import Pyfed\n\ntheorem Broken : (1 : ℕ) ≤ := by sorry\n", encoding="utf-8")
+    code, _out, err = _run(["check", str(EXAMPLES / "seed_convex.lean"), str(bad), "--quick"])
+    assert code == 2 and "bad.lean" in err and calls == []
+    code, _out, err = _run(["check", str(EXAMPLES / "seed_convex.lean"), str(tmp_path / "missing.lean")])
+    assert code == 2 and "missing.lean" in err and calls == []
+
+
+def test_theorem_applies_to_every_file(tmp_path, monkeypatch):
+    import pyfed.check
+    calls = []
+    monkeypatch.setattr(pyfed.check, "check_statement", _stub_check(calls))
+    files = [str(EXAMPLES / n) for n in ("seed_convex.lean", "convex_no_noise.lean", "convex_last_iterate.lean")]
+    code, out, _ = _run(["check", *files, "--theorem", "ConvexWithoutNoiseTerm", "--no-profile"])
+    assert code == 0 and calls == ["ConvexWithoutNoiseTerm"]
+    assert "no theorem ConvexWithoutNoiseTerm (nothing to check)" in " ".join(out.split())
+    code, _out, err = _run(["check", *files, "--theorem", "Nope"])
+    assert code == 2 and "--theorem" in err and "Nope" in err and calls == ["ConvexWithoutNoiseTerm"]

@@ -22,9 +22,10 @@ def register(subparsers) -> None:
     """Add the ``check`` subcommand to an argparse subparsers object (sets ``func=run``)."""
     p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD and FedAvg theorems over the default suite, or on the "
                                             "theorems of a Lean file (pyfed check PATH.lean)")
-    p.add_argument("path", nargs="?", metavar="PATH.lean",
-                   help="check the theorems of this Lean file (it imports Pyfed) instead of the default suite")
-    p.add_argument("--theorem", metavar="NAME", help="with PATH.lean: only this theorem")
+    p.add_argument("path", nargs="*", metavar="PATH.lean",
+                   help="check the theorems of these Lean files (they import Pyfed) instead of the default suite; "
+                        "all files are read before any computation")
+    p.add_argument("--theorem", metavar="NAME", help="with PATH.lean: only this theorem (in every file that has it)")
     p.add_argument("--out", metavar="DIR", help="with PATH.lean: write counterexamples (JSON + Lean) to DIR")
     p.add_argument("--no-profile", action="store_true", help="with PATH.lean: skip the constant profile")
     p.add_argument("--seed", type=int, default=0, help="seed of every random generator (default 0)")
@@ -268,19 +269,21 @@ def _checker_verdict(name, args):
     return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
 
 
-def _read_with_checkers(args):
-    """(statements, lemma names): the file's run statements; theorems of *our*
-    ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a run (``GradientGrowth`` …) go to their
-    registered checkers instead of being an error. Anything else unsupported raises ReaderError."""
+def _read_with_checkers(path, theorem=None):
+    """(statements, lemma names) of the file at ``path`` (only ``theorem`` if given): the file's
+    run statements; theorems of *our* ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a
+    run (``GradientGrowth`` …) go to their registered checkers instead of being an error.
+    Anything else unsupported raises ReaderError; a missing ``theorem`` raises InputError naming
+    ``--theorem``."""
     from pathlib import Path
 
     from ..statements import ReaderError, read_file, theorems_path
 
     try:
-        return read_file(args.path, theorem=args.theorem), []
+        return read_file(path, theorem=theorem), []
     except ReaderError as exc:
         try:
-            ours = Path(args.path).resolve() == theorems_path().resolve()
+            ours = Path(path).resolve() == theorems_path().resolve()
         except Exception:  # no repository layout: not our file
             ours = False
         if not ours:
@@ -295,43 +298,102 @@ def _read_with_checkers(args):
             if name not in registered():
                 raise
             lemmas.append(name)
-        return read_file(args.path, theorem=args.theorem, skip=lemmas), lemmas
+        return read_file(path, theorem=theorem, skip=lemmas), lemmas
+
+
+def _read_all(paths, theorem=None):
+    """[(path, statements, lemma names)] for every file of ``paths``, all read before any
+    computation (a ReaderError or unreadable file in any of them: exit 2 before the work).
+    ``theorem`` applies to every file: with one file its absence is that file's error; with
+    several, files without it contribute nothing (they are still read, so a syntax error or a
+    missing ``import Pyfed`` is still reported) and it is an InputError naming ``--theorem``
+    only when no file has it."""
+    if len(paths) == 1:
+        return [(paths[0], *_read_with_checkers(paths[0], theorem))]
+    out = []
+    for path in paths:
+        try:
+            out.append((path, *_read_with_checkers(path, theorem)))
+        except InputError as exc:
+            if theorem is None or exc.argument != "--theorem":
+                raise
+            out.append((path, [], []))
+    if theorem is not None and not any(sts or lem for _, sts, lem in out):
+        raise InputError("--theorem", f"no theorem {theorem!r} in any of {', '.join(map(str, paths))}")
+    return out
 
 
 def run_file(args) -> int:
-    """``pyfed check PATH.lean``: read the file's theorems, decide each with every engine, print
-    the default report's table per theorem (plus the constant profile), write the JSON report and
-    counterexample files; exit 1 iff some verdict is violated (2 for an unreadable file)."""
+    """``pyfed check PATH.lean [PATH.lean ...]``: read every file's theorems (all files before
+    any computation), decide each with every engine, print the default report's table per
+    theorem (plus the constant profile) file by file, write one JSON report with every
+    statement and the counterexample files; exit 1 iff some verdict of some file is violated
+    (2 for an unreadable file, before any work). ``args.path`` is a list of paths (a single
+    string is accepted as one file)."""
     from rich.progress import Progress
 
     from ..check import check_statement, default_replicates, statement_report_json
 
+    paths = [args.path] if isinstance(args.path, str) else list(args.path)
     if args.budget is not None:
         from ..errors import check_int
         check_int("--budget", args.budget, minimum=1)
     if args.out:
         from ..search import prepare_out
         prepare_out(args.out)
-    statements, lemmas = _read_with_checkers(args)      # ReaderError: exit 2 with file:line:col
+    read = _read_all(paths, args.theorem)      # ReaderError: exit 2 with file:line:col
     console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
-    reports = []
+    results = []        # [(path, reports, checked lemmas)]
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("pyfed check", total=None)
 
         def tick(label):
             progress.update(task, description=escape(f"running {label}"))
 
-        for st in statements:
-            reports.append(check_statement(st, quick=args.quick, seed=args.seed, replicates=reps,
-                                           budget=args.budget, profile=not args.no_profile, out=args.out,
-                                           progress=tick))
-        checked_lemmas = []
-        for name in lemmas:
-            tick(f"{name} (statement checker)")
-            checked_lemmas.append((name, _checker_verdict(name, args)))
+        for path, statements, lemmas in read:
+            reports = [check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
+                                       profile=not args.no_profile, out=args.out, progress=tick)
+                       for st in statements]
+            checked_lemmas = []
+            for name in lemmas:
+                tick(f"{name} (statement checker)")
+                checked_lemmas.append((name, _checker_verdict(name, args)))
+            results.append((path, reports, checked_lemmas))
+    for path, reports, checked_lemmas in results:
+        _render_file(console, path, reports, checked_lemmas, args.theorem)
+    all_reports = [r for _, reports, _ in results for r in reports]
+    all_lemmas = [lem for _, _, lemmas in results for lem in lemmas]
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(statement_report_json(all_reports, seed=args.seed, quick=args.quick, replicates=reps,
+                                               path=paths[0] if len(paths) == 1 else None, files=paths,
+                                               lemmas=all_lemmas) + "\n")
+        except OSError as exc:  # checked before the run; only a change since then gets here
+            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+        console.print(f"JSON report written to {escape(args.json)}", soft_wrap=True)
+    verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
+    for path, reports, checked_lemmas in results:
+        vs = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
+        console.print(f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}", soft_wrap=True)
+    if len(results) > 1:
+        console.print(f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}",
+                      soft_wrap=True)
+    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                  "nothing in Lean.[/dim]")
+    return 1 if any(v.status == "violated" for v in verdicts) else 0
+
+
+def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
+    """Print one file's part of ``pyfed check PATH.lean …``: the verdict table, PEP note,
+    counterexample and constant profile of each statement, then the lemmas' checker table."""
+    if not reports and not checked_lemmas:
+        console.print(f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]",
+                      soft_wrap=True)
+        return
     for rep in reports:
-        render_verdicts(console, rep.verdicts, f"pyfed check {args.path}")
+        render_verdicts(console, rep.verdicts, f"pyfed check {path}")
         if rep.pep_note:
             console.print(f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
@@ -341,24 +403,12 @@ def run_file(args) -> int:
                                              f"{_short(s.details.get('lhs_exact'))} > right side "
                                              f"{_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
                                              "digit)") + "[/red]")
-        for path in rep.exports:
-            console.print(f"  counterexample written to {escape(str(path))}")
+        for out in rep.exports:
+            console.print(f"  counterexample written to {escape(str(out))}", soft_wrap=True)
         if rep.profile is not None:
             render_profile(console, rep.profile)
     if checked_lemmas:
-        console.print(f"  [dim]{escape(', '.join(lemmas))}: not about a run; checked by their registered statement "
+        names = ", ".join(name for name, _ in checked_lemmas)
+        console.print(f"  [dim]{escape(names)}: not about a run; checked by their registered statement "
                       "checkers (checkers/), as in the default report[/dim]")
         render_statement_verdicts(console, checked_lemmas)
-    if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(statement_report_json(reports, seed=args.seed, quick=args.quick, replicates=reps,
-                                               path=args.path, lemmas=checked_lemmas) + "\n")
-        except OSError as exc:  # checked before the run; only a change since then gets here
-            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {escape(args.json)}")
-    verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-    console.print(f"{len(reports)} statement(s) from {escape(args.path)}: {summary_counts(verdicts)}")
-    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                  "nothing in Lean.[/dim]")
-    return 1 if any(v.status == "violated" for v in verdicts) else 0
