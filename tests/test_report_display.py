@@ -192,3 +192,26 @@ def test_theorem_applies_to_every_file(tmp_path, monkeypatch):
     assert "no theorem ConvexWithoutNoiseTerm (nothing to check)" in " ".join(out.split())
     code, _out, err = _run(["check", *files, "--theorem", "Nope"])
     assert code == 2 and "--theorem" in err and "Nope" in err and calls == ["ConvexWithoutNoiseTerm"]
+
+
+# ---------------------------------------------------------------- 5. width off a terminal
+
+def test_pipe_width_is_wide_unless_columns_is_set(monkeypatch):
+    from pyfed.commands import PIPE_WIDTH, make_console
+    assert make_console().width == PIPE_WIDTH == 140          # conftest unsets COLUMNS; stdout is captured
+    monkeypatch.setenv("COLUMNS", "100")
+    assert make_console().width == 100
+    monkeypatch.setenv("COLUMNS", "junk")
+    assert make_console().width == PIPE_WIDTH
+
+
+def test_piped_report_keeps_names_numbers_and_parameter_lines_whole(no_noise):
+    _code, out, _report = no_noise
+    lines = out.splitlines()
+    table = [ln for ln in lines if ln.startswith(("┃", "│", "┏", "└"))]
+    assert table and all(len(ln) <= 140 for ln in table)
+    assert any("│ logistic-breast_cancer-dirichlet0.5 " in ln for ln in table)   # not folded mid-word
+    assert any(" ± " in ln for ln in table)                                  # the Monte Carlo row
+    # free text is one physical line each (no newline inserted into a pipe)
+    params = [ln for ln in lines if ln.startswith("  logistic-breast_cancer-dirichlet0.5: N=10")]
+    assert len(params) == 1 and params[0].rstrip().endswith("controls=given c0 = grad f_i(x0)")

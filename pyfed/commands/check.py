@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..exact import format_estimate, format_number
-from . import STYLE, make_console
+from . import STYLE, make_console, print_line
 
 __all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
            "render_statement_verdicts", "render_profile"]
@@ -104,8 +104,15 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
         src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
         name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
         t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
-        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
-            t.add_column(col, overflow="fold")
+        # at >= 120 columns (a wide terminal; pipes and logs, see make_console) numbers never wrap and an
+        # instance name folds only beyond 36 characters; narrower, every cell may fold
+        wide = console.width >= 120
+        longest = max((len(w) for v in vs for w in str((v.details or {}).get("instance", "-")).split()), default=1)
+        t.add_column("instance", overflow="fold", width=min(longest, 36) if wide else None)
+        t.add_column("hypotheses", overflow="fold")
+        for col in ("left side", "right side", "ratio", "verdict"):
+            t.add_column(col, overflow="fold", no_wrap=wide)
+        t.add_column("evidence", overflow="fold")
         for v in vs:
             d = v.details
             hyps = d.get("hypotheses", [])
@@ -122,11 +129,11 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             d = v.details
             p = d.get("parameters")
             if p:
-                console.print("  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p))
+                print_line(console, "  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p))
                               + "[/dim]")
             reason = getattr(v, "reason", "")
             if reason:
-                console.print(f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
+                print_line(console, f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
 
 
 def run(args) -> int:
@@ -178,13 +185,13 @@ def run(args) -> int:
                                      statements=statements) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {escape(args.json)}")
-    console.print(f"theorem instances: {summary_counts(verdicts)}")
+        print_line(console, f"JSON report written to {escape(args.json)}")
+    print_line(console, f"theorem instances: {summary_counts(verdicts)}")
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
-        console.print(f"statements: {len(statements)} searched, {found} with a counterexample")
-    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                  "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
+        print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
+    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                        "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) or found else 0
 
 
@@ -211,11 +218,11 @@ def render_statement_verdicts(console, results) -> None:
         t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
     console.print(t)
-    console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
-                  "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
-                  "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
-                  "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
-                  "decided = those inside the hypotheses whose inequality was decided.[/dim]")
+    print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
+                        "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
+                        "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
+                        "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
+                        "decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
 
 
@@ -372,16 +379,15 @@ def run_file(args) -> int:
                                                lemmas=all_lemmas) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {escape(args.json)}", soft_wrap=True)
+        print_line(console, f"JSON report written to {escape(args.json)}")
     verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
     for path, reports, checked_lemmas in results:
         vs = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-        console.print(f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}", soft_wrap=True)
+        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}")
     if len(results) > 1:
-        console.print(f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}",
-                      soft_wrap=True)
-    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                  "nothing in Lean.[/dim]")
+        print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}")
+    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                        "nothing in Lean.[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) else 0
 
 
@@ -389,26 +395,25 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
     """Print one file's part of ``pyfed check PATH.lean …``: the verdict table, PEP note,
     counterexample and constant profile of each statement, then the lemmas' checker table."""
     if not reports and not checked_lemmas:
-        console.print(f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]",
-                      soft_wrap=True)
+        print_line(console, f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]")
         return
     for rep in reports:
         render_verdicts(console, rep.verdicts, f"pyfed check {path}")
         if rep.pep_note:
-            console.print(f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
+            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
         if s.status == "violated":
-            console.print("  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
+            print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
                                              f"{s.details.get('description')}; left side "
                                              f"{_short(s.details.get('lhs_exact'))} > right side "
                                              f"{_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
                                              "digit)") + "[/red]")
         for out in rep.exports:
-            console.print(f"  counterexample written to {escape(str(out))}", soft_wrap=True)
+            print_line(console, f"  counterexample written to {escape(str(out))}")
         if rep.profile is not None:
             render_profile(console, rep.profile)
     if checked_lemmas:
         names = ", ".join(name for name, _ in checked_lemmas)
-        console.print(f"  [dim]{escape(names)}: not about a run; checked by their registered statement "
+        print_line(console, f"  [dim]{escape(names)}: not about a run; checked by their registered statement "
                       "checkers (checkers/), as in the default report[/dim]")
         render_statement_verdicts(console, checked_lemmas)

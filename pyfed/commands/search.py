@@ -90,10 +90,9 @@ def run(args) -> int:
     Raises InputError (before any search) for an unknown statement / mutation / relax key, a
     negative ``--seed``, a ``--budget`` below 1, a missing or unusable ``--out``.
     """
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from . import make_progress
+    from . import make_console, make_progress
 
     from checkers.registry import get
 
@@ -120,7 +119,7 @@ def run(args) -> int:
     prepare_out(args.out)
     check_workers(args.workers, args.scheduler)
     budget = chk.default_budget if args.budget is None else args.budget
-    console = Console()
+    console = make_console()
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
         task = progress.add_task(f"searching {chk.qualified_name}", total=None)

@@ -183,15 +183,12 @@ def run(args) -> int:
     ``--out`` that cannot be created or written, before any computation. Progress (one step per
     exact point) is shown on stderr and disappears when done.
     """
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from . import make_progress
+    from . import make_console, make_progress
 
-    console = Console()
-    if not console.is_terminal:  # pipes and files: rich would assume 80 columns
-        console = Console(width=120)
+    console = make_console()  # pipes and files: rich would assume 80 columns
     a = _validated(args)
     check_workers(args.workers, args.scheduler)
     prepare_output_dir("--out", args.out)

@@ -63,15 +63,13 @@ def _f(v, digits=4):
 
 def run(args) -> int:
     """Run the sweep described by parsed ``args`` (see :func:`register`); returns the exit status."""
-    from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
     from ..engines.pep import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
+    from . import make_console
 
-    console = Console()
-    if not console.is_terminal:  # pipes and files: rich would assume 80 columns
-        console = Console(width=120)
+    console = make_console()  # pipes and files: rich would assume 80 columns
     if args.N < 1:
         raise InputError("--clients", f"must be >= 1, got {args.N}")
     if args.solver is not None:
