@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import re
 from fractions import Fraction
 from typing import Iterable
 
@@ -397,6 +398,31 @@ def format_number(value, digits: int = 6) -> str:
         return f"{float(value):.{digits}g}"
     except (TypeError, ValueError, OverflowError):
         return str(value)
+
+
+#: A decimal float literal ("5.49", ".5", "1e-06", "-3.5E+10"); a plain integer does not match.
+_FLOAT_TEXT = re.compile(r"[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)")
+
+
+def format_parameter(value, digits: int = 6) -> str:
+    """Display form of one parameter of an instance (``beta=…``, ``sigma=…``); never used in a
+    computation. Exact values stay exact (an int, a Fraction or its ``"p/q"`` text, a plain
+    integer text); a float, an mpmath number or a decimal float text (``"5.493258883212322"``,
+    ``"1e-06"``) is shown to ``digits`` significant digits (``"5.49326"``). Any other text (a name,
+    a description) is returned unchanged."""
+    if isinstance(value, str):
+        if _FLOAT_TEXT.fullmatch(value.strip()):
+            try:
+                return f"{float(value):.{digits}g}"
+            except ValueError:  # pragma: no cover - the pattern is a float literal
+                return value
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (float, np.floating, mpmath.mpf)):
+        return format_number(value, digits)
+    f = to_fraction(value) if isinstance(value, (numbers.Rational, fmpq)) else None
+    return str(f) if f is not None else str(value)
 
 
 def format_estimate(mean, half_width) -> str:

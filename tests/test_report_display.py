@@ -215,3 +215,26 @@ def test_piped_report_keeps_names_numbers_and_parameter_lines_whole(no_noise):
     # free text is one physical line each (no newline inserted into a pipe)
     params = [ln for ln in lines if ln.startswith("  logistic-breast_cancer-dirichlet0.5: N=10")]
     assert len(params) == 1 and params[0].rstrip().endswith("controls=given c0 = grad f_i(x0)")
+
+
+# ---------------------------------------------------------------- 6. parameter lines
+
+@pytest.mark.parametrize("value, shown", [
+    ("5.493258883212322", "5.49326"), (2.2092572915200575, "2.20926"), ("1e-06", "1e-06"), ("0.05", "0.05"),
+    ("24659/6250000", "24659/6250000"), (Fraction(24659, 6250000), "24659/6250000"), ("8", "8"), (8, "8"),
+    ("minibatch", "minibatch"), ("given c0 = grad f_i(x0)", "given c0 = grad f_i(x0)"),
+])
+def test_format_parameter_shortens_floats_and_keeps_rationals_exact(value, shown):
+    from pyfed.exact import format_parameter
+    assert format_parameter(value) == shown
+
+
+def test_parameter_lines_print_six_digit_floats(no_noise):
+    _code, out, report = no_noise
+    mc = next(v for v in report["verdicts"] if v["details"]["instance"].startswith("logistic"))
+    beta = mc["details"]["parameters"]["beta"]
+    assert len(beta) > 10                              # the JSON report keeps every digit of the float
+    line = next(ln for ln in out.splitlines() if ln.startswith("  logistic-breast_cancer-dirichlet0.5: N=10"))
+    assert f"beta={float(beta):.6g}," in line and beta not in line
+    eta_l = mc["details"]["parameters"]["eta_l"]
+    assert "/" in eta_l and f"eta_l={eta_l}," in line     # exact rationals stay exact

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
-from ..exact import format_estimate, format_number
+from ..exact import format_estimate, format_number, format_parameter
 from . import STYLE, make_console, print_line
 
 __all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
@@ -129,7 +129,7 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             d = v.details
             p = d.get("parameters")
             if p:
-                print_line(console, "  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p))
+                print_line(console, "  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={format_parameter(p[k])}" for k in p))
                               + "[/dim]")
             reason = getattr(v, "reason", "")
             if reason:
