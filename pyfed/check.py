@@ -451,10 +451,13 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     return rep
 
 
-def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str, lemmas=()) -> str:
-    """The JSON report of ``pyfed check FILE.lean``: the default report's schema (``verdicts``,
+def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str | None, lemmas=(),
+                          files=None) -> str:
+    """The JSON report of ``pyfed check FILE.lean …``: the default report's schema (``verdicts``,
     each with ``statement`` = the theorem's name) plus ``source`` (``file:line``) on every
-    verdict, and per statement what was read, the PEP note and the constant profile."""
+    verdict, and per statement what was read, the PEP note and the constant profile. ``file`` is
+    the checked file (None when several were checked), ``files`` every checked file in order
+    (default ``[path]``)."""
     def prof_json(p):
         return json.loads(json.dumps(p, default=str)) if p is not None else None
 
@@ -462,7 +465,9 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
     for r in reports:
         for v in r.verdicts:
             verdicts.append(dict(v.to_json(), source=r.statement.source))
+    files = [str(f) for f in files] if files is not None else [path]
     return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates, "file": path,
+                       "files": files,
                        "verdicts": verdicts,
                        "statements": [dict(v.to_json(), lean_name=name) for name, v in lemmas],
                        "read": [dict(r.statement.describe(), pep=r.pep_note or "PEP row",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import re
 from fractions import Fraction
 from typing import Iterable
 
@@ -397,6 +398,62 @@ def format_number(value, digits: int = 6) -> str:
         return f"{float(value):.{digits}g}"
     except (TypeError, ValueError, OverflowError):
         return str(value)
+
+
+#: A decimal float literal ("5.49", ".5", "1e-06", "-3.5E+10"); a plain integer does not match.
+_FLOAT_TEXT = re.compile(r"[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)")
+
+
+def format_parameter(value, digits: int = 6) -> str:
+    """Display form of one parameter of an instance (``beta=…``, ``sigma=…``); never used in a
+    computation. Exact values stay exact (an int, a Fraction or its ``"p/q"`` text, a plain
+    integer text); a float, an mpmath number or a decimal float text (``"5.493258883212322"``,
+    ``"1e-06"``) is shown to ``digits`` significant digits (``"5.49326"``). Any other text (a name,
+    a description) is returned unchanged."""
+    if isinstance(value, str):
+        if _FLOAT_TEXT.fullmatch(value.strip()):
+            try:
+                return f"{float(value):.{digits}g}"
+            except ValueError:  # pragma: no cover - the pattern is a float literal
+                return value
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (float, np.floating, mpmath.mpf)):
+        return format_number(value, digits)
+    f = to_fraction(value) if isinstance(value, (numbers.Rational, fmpq)) else None
+    return str(f) if f is not None else str(value)
+
+
+def format_estimate(mean, half_width) -> str:
+    """Display form ``"m ± w"`` of an estimate (a Monte Carlo mean) with a confidence-interval
+    half-width; never used in a computation. Only meaningful digits are printed:
+
+    * ``w`` to 2 significant digits, rounded *up* (the printed interval is never narrower than
+      the computed one);
+    * ``m`` rounded half-even to the decimal place of ``w``'s leading digit (digits below the
+      half-width's first digit are noise).
+
+    E.g. ``format_estimate(0.511315, 0.000152) == "0.5113 ± 0.00016"``. Outside 1e-4 <= |m| <
+    1e6 both share a power of ten: ``"(2.41 ± 0.15)e-05"``. A zero, negative or non-finite
+    half-width, or a non-finite mean, falls back to :func:`format_number` on both.
+    """
+    from decimal import ROUND_HALF_EVEN, ROUND_UP, Decimal
+
+    m, w = float(mean), float(half_width)
+    if not (math.isfinite(m) and math.isfinite(w) and w > 0):
+        return f"{format_number(m)} ± {format_number(w, 2)}"
+    dw = Decimal(repr(w))
+    lead = dw.adjusted()
+    w2 = dw.quantize(Decimal(1).scaleb(lead - 1), rounding=ROUND_UP)
+    if w2.adjusted() > lead:        # 0.0000996 -> 0.00010: the leading digit moved up
+        lead = w2.adjusted()
+        w2 = dw.quantize(Decimal(1).scaleb(lead - 1), rounding=ROUND_UP)
+    dm = Decimal(repr(m)).quantize(Decimal(1).scaleb(lead), rounding=ROUND_HALF_EVEN)
+    k = (dm if dm != 0 else w2).adjusted()
+    if -4 <= k < 6:
+        return f"{dm:f} ± {w2:f}"
+    return f"({dm.scaleb(-k):f} ± {w2.scaleb(-k):f})e{k:+03d}"
 
 
 def compare(lhs, rhs) -> int:

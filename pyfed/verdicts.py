@@ -1,7 +1,9 @@
 """Verdict objects: every question pyfed answers ends in exactly one of these.
 
-* :class:`Holds` — certified: exact arithmetic, a certified ball, or a confidence bound
-  (``certificate`` says which, and at what level).
+* :class:`Holds` — holds on the instance: certified (exact arithmetic, a certified ball, an
+  exact search decision) or only numerically (a confidence bound, a numerical SDP with a
+  tolerance, a high-precision float comparison); ``certificate`` says which, and
+  :attr:`Verdict.certified` / :attr:`Verdict.label` tell the two apart.
 * :class:`Violated` — with a ``witness`` from which the counterexample is reproduced
   (instance, parameters and the seed).
 * :class:`Inconclusive` — with the ``reason`` (e.g. confidence interval straddles the
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_number, number_json
+from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_estimate, format_number, number_json
 
 
 @dataclass
@@ -59,6 +61,29 @@ class Verdict:
         return a, b
 
     @property
+    def certified(self) -> bool:
+        """True only for a decision in exact arithmetic: exact rationals, certified balls or an
+        exact search decision (``exact`` and the status is holds or violated). A Monte Carlo
+        confidence interval, a numerical SDP (PEP) or a float comparison within a tolerance is
+        not certified, nor is any inconclusive verdict."""
+        return self.status in ("holds", "violated") and bool(self.exact)
+
+    @property
+    def label(self) -> str:
+        """The verdict as a report prints it: ``"holds"`` (certified), ``"holds (numerical)"``
+        (a confidence interval, a numerical SDP, a float comparison), ``"violated"`` (a witness
+        decided exactly), ``"violated (statistical)"`` (a confidence interval above the right
+        side), ``"violated (numerical)"`` (a high-precision float comparison beyond its
+        tolerance) or ``"inconclusive"``. ``status`` stays one of holds/violated/inconclusive."""
+        if self.status == "holds":
+            return "holds" if self.certified else "holds (numerical)"
+        if self.status == "violated":
+            if self.certified:
+                return "violated"
+            return "violated (statistical)" if (self.details or {}).get("estimate") else "violated (numerical)"
+        return self.status
+
+    @property
     def margin(self):
         """rhs - lhs (None if either side is missing)."""
         if self.lhs is None or self.rhs is None:
@@ -78,9 +103,12 @@ class Verdict:
         name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
         parts = [f"{self.status}: {name}"]
         balls = getattr(self, "balls", None) or {}  # ball verdicts: print the certified digits only
+        est = (self.details or {}).get("estimate")
         for name, v in (("lhs", self.lhs), ("rhs", self.rhs), ("ratio", self.ratio)):
             v = balls.get(name, v)
-            if v is not None:
+            if name == "lhs" and est and "upper" in est:    # Monte Carlo: only the digits the CI supports
+                parts.append(f"lhs={format_estimate(est['mean'], est['upper'] - est['mean'])}")
+            elif v is not None:
                 parts.append(f"{name}={format_number(v)}")
         parts.append("exact" if self.exact else "estimate")
         extra = getattr(self, "reason", "") or getattr(self, "certificate", "")
@@ -96,6 +124,8 @@ class Verdict:
           "float": midpoint}`` for lhs, rhs, margin and ratio;
         * Monte Carlo left sides (``details["estimate"]``): lhs, margin and ratio are
           ``{"estimate": x, "interval": [lo, hi], "confidence": c, "replicates": R}``;
+        * ``certified`` and ``label``: see :attr:`certified` and :attr:`label` (``status`` is
+          "holds" also for a numerical hold; ``certified`` tells it apart);
         * ``details``: any exact rational written as text longer than ``max_exact_chars`` is
           capped the same way (:func:`pyfed.exact.cap_report`), whichever engine wrote it.
         """
@@ -117,6 +147,8 @@ class Verdict:
             "status": self.status,
             **sides,
             "exact": self.exact,
+            "certified": self.certified,
+            "label": self.label,
             "details": cap_report(self.details, max_exact_chars),
         }
 

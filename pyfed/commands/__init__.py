@@ -5,6 +5,7 @@ never print. :mod:`pyfed.cli` only dispatches."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from rich.console import Console
@@ -18,10 +19,28 @@ SUBCOMMAND_MODULES: list[str] = ["pyfed.commands.check", "pyfed.commands.search"
 STYLE = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
 
 
+#: Width of reports written to a pipe or file (no terminal, COLUMNS unset); rich would use 80.
+PIPE_WIDTH = 140
+
+
 def make_console() -> Console:
-    """A rich console; when the output is not a terminal (a file, CI log) use 140 columns so
-    numbers in tables are not wrapped."""
-    return Console() if sys.stdout.isatty() else Console(width=140)
+    """A rich console for a command's report on stdout: the terminal's width on a terminal;
+    otherwise (a pipe, a file, a CI log) ``COLUMNS`` when it is set to a positive integer, else
+    :data:`PIPE_WIDTH` columns, so tables are not folded into narrow stacks. Free text printed
+    through :func:`print_line` is then not hard-wrapped (the log viewer wraps it)."""
+    if sys.stdout.isatty():
+        return Console()
+    cols = os.environ.get("COLUMNS", "").strip()
+    if cols.isdigit() and int(cols) > 0:
+        return Console(width=int(cols))
+    return Console(width=PIPE_WIDTH)
+
+
+def print_line(console: Console, text, **kwargs) -> None:
+    """Print one line of free text (markup allowed): word-wrapped on a terminal, one physical
+    line otherwise (no newlines inserted into a pipe or log)."""
+    kwargs.setdefault("soft_wrap", not console.is_terminal)
+    console.print(text, **kwargs)
 
 
 def make_progress(*columns):

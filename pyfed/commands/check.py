@@ -5,14 +5,15 @@ writes the JSON report; exit status 1 iff some verdict is violated."""
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
-from ..exact import format_number
-from . import STYLE, make_console
+from ..exact import format_estimate, format_number, format_parameter
+from . import STYLE, make_console, print_line
 
-__all__ = ["register", "run", "run_file", "evidence", "render_verdicts", "render_statement_verdicts",
-           "render_profile"]
+__all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
+           "render_statement_verdicts", "render_profile"]
 
 _fmt = format_number
 
@@ -21,9 +22,10 @@ def register(subparsers) -> None:
     """Add the ``check`` subcommand to an argparse subparsers object (sets ``func=run``)."""
     p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD and FedAvg theorems over the default suite, or on the "
                                             "theorems of a Lean file (pyfed check PATH.lean)")
-    p.add_argument("path", nargs="?", metavar="PATH.lean",
-                   help="check the theorems of this Lean file (it imports Pyfed) instead of the default suite")
-    p.add_argument("--theorem", metavar="NAME", help="with PATH.lean: only this theorem")
+    p.add_argument("path", nargs="*", metavar="PATH.lean",
+                   help="check the theorems of these Lean files (they import Pyfed) instead of the default suite; "
+                        "all files are read before any computation")
+    p.add_argument("--theorem", metavar="NAME", help="with PATH.lean: only this theorem (in every file that has it)")
     p.add_argument("--out", metavar="DIR", help="with PATH.lean: write counterexamples (JSON + Lean) to DIR")
     p.add_argument("--no-profile", action="store_true", help="with PATH.lean: skip the constant profile")
     p.add_argument("--seed", type=int, default=0, help="seed of every random generator (default 0)")
@@ -68,6 +70,31 @@ def evidence(v) -> str:
     return "exact" if v.exact else "-"
 
 
+def _kind(v) -> str:
+    """The short name of a verdict's evidence ("Monte Carlo", "PEP SDP", "exact moments", ...)."""
+    return evidence(v).split(",")[0].split(" (")[0].replace(" 99.9% t-interval", "")
+
+
+def summary_counts(verdicts) -> str:
+    """One summary line for a list of verdicts, holds split into certified and numerical (with
+    what the numerical ones rest on) and violated into exact and statistical/numerical, e.g.
+    ``"3 holds (2 certified, 1 numerical: 1 Monte Carlo), 1 violated, 0 inconclusive"``."""
+    holds = [v for v in verdicts if v.status == "holds"]
+    violated = [v for v in verdicts if v.status == "violated"]
+    inconclusive = sum(v.status == "inconclusive" for v in verdicts)
+    numerical = [v for v in holds if not v.certified]
+    kinds: dict[str, int] = {}
+    for v in numerical:
+        k = _kind(v)
+        kinds[k] = kinds.get(k, 0) + 1
+    num = f"{len(numerical)} numerical" + (": " + ", ".join(f"{n} {k}" for k, n in kinds.items()) if kinds else "")
+    out = f"{len(holds)} holds ({len(holds) - len(numerical)} certified, {num}), {len(violated)} violated"
+    loose = sum(not v.certified for v in violated)
+    if loose:
+        out += f" ({len(violated) - loose} exact, {loose} statistical or numerical)"
+    return out + f", {inconclusive} inconclusive"
+
+
 def render_verdicts(console: Console, verdicts, title: str) -> None:
     """Print one table per theorem: instance, hypotheses, LHS (± CI), RHS, ratio, verdict."""
     by_theorem: dict[str, list] = {}
@@ -76,30 +103,37 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
     for theorem, vs in by_theorem.items():
         src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
         name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
-        t = Table(title=f"{title}: {name}" + (f" ({src})" if src else ""), show_lines=False)
-        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
-            t.add_column(col, overflow="fold")
+        t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
+        # at >= 120 columns (a wide terminal; pipes and logs, see make_console) numbers never wrap and an
+        # instance name folds only beyond 36 characters; narrower, every cell may fold
+        wide = console.width >= 120
+        longest = max((len(w) for v in vs for w in str((v.details or {}).get("instance", "-")).split()), default=1)
+        t.add_column("instance", overflow="fold", width=min(longest, 36) if wide else None)
+        t.add_column("hypotheses", overflow="fold")
+        for col in ("left side", "right side", "ratio", "verdict"):
+            t.add_column(col, overflow="fold", no_wrap=wide)
+        t.add_column("evidence", overflow="fold")
         for v in vs:
             d = v.details
             hyps = d.get("hypotheses", [])
             bad = [h["statement"] for h in hyps if not h["holds"]]
-            hyp = "all met" if not bad else "FAIL: " + ", ".join(bad)
+            hyp = "all met" if not bad else escape("FAIL: " + ", ".join(bad))
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
-            lhs = (f"{_fmt(est['mean'])} ± {_fmt(est['upper'] - est['mean'], 3)}" if est
+            lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
                    else _fmt(balls.get("lhs", v.lhs)))
-            label = v.status + (" (statistical)" if v.status == "violated" and not v.exact else "")
-            t.add_row(d.get("instance", "-"), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
-                      _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{label}[/]", evidence(v))
+            t.add_row(escape(str(d.get("instance", "-"))), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
+                      _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
         console.print(t)
         for v in vs:
             d = v.details
             p = d.get("parameters")
             if p:
-                console.print(f"  [dim]{d.get('instance')}: " + ", ".join(f"{k}={p[k]}" for k in p) + "[/dim]")
+                print_line(console, "  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={format_parameter(p[k])}" for k in p))
+                              + "[/dim]")
             reason = getattr(v, "reason", "")
             if reason:
-                console.print(f"  [yellow]{d.get('instance')}: {reason}[/yellow]")
+                print_line(console, f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
 
 
 def run(args) -> int:
@@ -133,7 +167,7 @@ def run(args) -> int:
         task = progress.add_task("pyfed check", total=None)
 
         def tick(label):
-            progress.update(task, description=f"running {label}")
+            progress.update(task, description=escape(f"running {label}"))
 
         verdicts = run_check(quick=args.quick, seed=args.seed, replicates=reps, progress=tick)
         if not args.skip_statements:
@@ -151,22 +185,14 @@ def run(args) -> int:
                                      statements=statements) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {args.json}")
-    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
-    kinds: dict[str, int] = {}
-    for v in verdicts:
-        if v.status == "holds":
-            k = evidence(v).split(",")[0].split(" (")[0]
-            kinds[k] = kinds.get(k, 0) + 1
-    by = ", ".join(f"{n} {k}" for k, n in kinds.items())
-    console.print(f"theorem instances: {counts['holds']} holds ({by}), {counts['violated']} violated, "
-                  f"{counts['inconclusive']} inconclusive")
+        print_line(console, f"JSON report written to {escape(args.json)}")
+    print_line(console, f"theorem instances: {summary_counts(verdicts)}")
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
-        console.print(f"statements: {len(statements)} searched, {found} with a counterexample")
-    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                  "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
-    return 1 if counts["violated"] or found else 0
+        print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
+    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                        "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
+    return 1 if any(v.status == "violated" for v in verdicts) or found else 0
 
 
 def render_statement_verdicts(console, results) -> None:
@@ -189,14 +215,14 @@ def render_statement_verdicts(console, results) -> None:
             result = d.get("search_result", "-")
         how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
-        t.add_row(name, result, f"[{style.get(v.status, '')}]{v.status}[/]", _fmt(v.lhs), _fmt(v.rhs),
+        t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
     console.print(t)
-    console.print("  [dim]A search that finds no counterexample does not prove a statement: such rows are "
-                  "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
-                  "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
-                  "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
-                  "decided = those inside the hypotheses whose inequality was decided.[/dim]")
+    print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
+                        "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
+                        "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
+                        "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
+                        "decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
 
 
@@ -250,19 +276,21 @@ def _checker_verdict(name, args):
     return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
 
 
-def _read_with_checkers(args):
-    """(statements, lemma names): the file's run statements; theorems of *our*
-    ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a run (``GradientGrowth`` …) go to their
-    registered checkers instead of being an error. Anything else unsupported raises ReaderError."""
+def _read_with_checkers(path, theorem=None):
+    """(statements, lemma names) of the file at ``path`` (only ``theorem`` if given): the file's
+    run statements; theorems of *our* ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a
+    run (``GradientGrowth`` …) go to their registered checkers instead of being an error.
+    Anything else unsupported raises ReaderError; a missing ``theorem`` raises InputError naming
+    ``--theorem``."""
     from pathlib import Path
 
     from ..statements import ReaderError, read_file, theorems_path
 
     try:
-        return read_file(args.path, theorem=args.theorem), []
+        return read_file(path, theorem=theorem), []
     except ReaderError as exc:
         try:
-            ours = Path(args.path).resolve() == theorems_path().resolve()
+            ours = Path(path).resolve() == theorems_path().resolve()
         except Exception:  # no repository layout: not our file
             ours = False
         if not ours:
@@ -277,71 +305,115 @@ def _read_with_checkers(args):
             if name not in registered():
                 raise
             lemmas.append(name)
-        return read_file(args.path, theorem=args.theorem, skip=lemmas), lemmas
+        return read_file(path, theorem=theorem, skip=lemmas), lemmas
+
+
+def _read_all(paths, theorem=None):
+    """[(path, statements, lemma names)] for every file of ``paths``, all read before any
+    computation (a ReaderError or unreadable file in any of them: exit 2 before the work).
+    ``theorem`` applies to every file: with one file its absence is that file's error; with
+    several, files without it contribute nothing (they are still read, so a syntax error or a
+    missing ``import Pyfed`` is still reported) and it is an InputError naming ``--theorem``
+    only when no file has it."""
+    if len(paths) == 1:
+        return [(paths[0], *_read_with_checkers(paths[0], theorem))]
+    out = []
+    for path in paths:
+        try:
+            out.append((path, *_read_with_checkers(path, theorem)))
+        except InputError as exc:
+            if theorem is None or exc.argument != "--theorem":
+                raise
+            out.append((path, [], []))
+    if theorem is not None and not any(sts or lem for _, sts, lem in out):
+        raise InputError("--theorem", f"no theorem {theorem!r} in any of {', '.join(map(str, paths))}")
+    return out
 
 
 def run_file(args) -> int:
-    """``pyfed check PATH.lean``: read the file's theorems, decide each with every engine, print
-    the default report's table per theorem (plus the constant profile), write the JSON report and
-    counterexample files; exit 1 iff some verdict is violated (2 for an unreadable file)."""
+    """``pyfed check PATH.lean [PATH.lean ...]``: read every file's theorems (all files before
+    any computation), decide each with every engine, print the default report's table per
+    theorem (plus the constant profile) file by file, write one JSON report with every
+    statement and the counterexample files; exit 1 iff some verdict of some file is violated
+    (2 for an unreadable file, before any work). ``args.path`` is a list of paths (a single
+    string is accepted as one file)."""
     from rich.progress import Progress
 
     from ..check import check_statement, default_replicates, statement_report_json
 
+    paths = [args.path] if isinstance(args.path, str) else list(args.path)
     if args.budget is not None:
         from ..errors import check_int
         check_int("--budget", args.budget, minimum=1)
     if args.out:
         from ..search import prepare_out
         prepare_out(args.out)
-    statements, lemmas = _read_with_checkers(args)      # ReaderError: exit 2 with file:line:col
+    read = _read_all(paths, args.theorem)      # ReaderError: exit 2 with file:line:col
     console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
-    reports = []
+    results = []        # [(path, reports, checked lemmas)]
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("pyfed check", total=None)
 
         def tick(label):
-            progress.update(task, description=f"running {label}")
+            progress.update(task, description=escape(f"running {label}"))
 
-        for st in statements:
-            reports.append(check_statement(st, quick=args.quick, seed=args.seed, replicates=reps,
-                                           budget=args.budget, profile=not args.no_profile, out=args.out,
-                                           progress=tick))
-        checked_lemmas = []
-        for name in lemmas:
-            tick(f"{name} (statement checker)")
-            checked_lemmas.append((name, _checker_verdict(name, args)))
-    for rep in reports:
-        render_verdicts(console, rep.verdicts, f"pyfed check {args.path}")
-        if rep.pep_note:
-            console.print(f"  [yellow]{rep.statement.name}: {rep.pep_note}[/yellow]")
-        s = rep.search.verdict
-        if s.status == "violated":
-            console.print(f"  [red]{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                          f"{s.details.get('description')}; left side {_short(s.details.get('lhs_exact'))} > "
-                          f"right side {_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
-                          "digit)[/red]")
-        for path in rep.exports:
-            console.print(f"  counterexample written to {path}")
-        if rep.profile is not None:
-            render_profile(console, rep.profile)
-    if checked_lemmas:
-        console.print(f"  [dim]{', '.join(lemmas)}: not about a run; checked by their registered statement "
-                      "checkers (checkers/), as in the default report[/dim]")
-        render_statement_verdicts(console, checked_lemmas)
+        for path, statements, lemmas in read:
+            reports = [check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
+                                       profile=not args.no_profile, out=args.out, progress=tick)
+                       for st in statements]
+            checked_lemmas = []
+            for name in lemmas:
+                tick(f"{name} (statement checker)")
+                checked_lemmas.append((name, _checker_verdict(name, args)))
+            results.append((path, reports, checked_lemmas))
+    for path, reports, checked_lemmas in results:
+        _render_file(console, path, reports, checked_lemmas, args.theorem)
+    all_reports = [r for _, reports, _ in results for r in reports]
+    all_lemmas = [lem for _, _, lemmas in results for lem in lemmas]
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(statement_report_json(reports, seed=args.seed, quick=args.quick, replicates=reps,
-                                               path=args.path, lemmas=checked_lemmas) + "\n")
+                fh.write(statement_report_json(all_reports, seed=args.seed, quick=args.quick, replicates=reps,
+                                               path=paths[0] if len(paths) == 1 else None, files=paths,
+                                               lemmas=all_lemmas) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
-        console.print(f"JSON report written to {args.json}")
-    verdicts = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-    counts = {s: sum(v.status == s for v in verdicts) for s in ("holds", "violated", "inconclusive")}
-    console.print(f"{len(reports)} statement(s) from {args.path}: {counts['holds']} holds, {counts['violated']} "
-                  f"violated, {counts['inconclusive']} inconclusive")
-    console.print("[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                  "nothing in Lean.[/dim]")
-    return 1 if counts["violated"] else 0
+        print_line(console, f"JSON report written to {escape(args.json)}")
+    verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
+    for path, reports, checked_lemmas in results:
+        vs = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
+        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}")
+    if len(results) > 1:
+        print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}")
+    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
+                        "nothing in Lean.[/dim]")
+    return 1 if any(v.status == "violated" for v in verdicts) else 0
+
+
+def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
+    """Print one file's part of ``pyfed check PATH.lean …``: the verdict table, PEP note,
+    counterexample and constant profile of each statement, then the lemmas' checker table."""
+    if not reports and not checked_lemmas:
+        print_line(console, f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]")
+        return
+    for rep in reports:
+        render_verdicts(console, rep.verdicts, f"pyfed check {path}")
+        if rep.pep_note:
+            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
+        s = rep.search.verdict
+        if s.status == "violated":
+            print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
+                                             f"{s.details.get('description')}; left side "
+                                             f"{_short(s.details.get('lhs_exact'))} > right side "
+                                             f"{_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
+                                             "digit)") + "[/red]")
+        for out in rep.exports:
+            print_line(console, f"  counterexample written to {escape(str(out))}")
+        if rep.profile is not None:
+            render_profile(console, rep.profile)
+    if checked_lemmas:
+        names = ", ".join(name for name, _ in checked_lemmas)
+        print_line(console, f"  [dim]{escape(names)}: not about a run; checked by their registered statement "
+                      "checkers (checkers/), as in the default report[/dim]")
+        render_statement_verdicts(console, checked_lemmas)

@@ -26,6 +26,7 @@ import os
 from fractions import Fraction
 
 import numpy as np
+from rich.markup import escape
 
 from ..engines.heterogeneity import (METHOD_LABELS, PAPER_TABLE3, HeterogeneityConfig, HeterogeneityResult,
                                      default_config, run_heterogeneity, validate_config, work_units)
@@ -167,7 +168,7 @@ def run(args) -> int:
     render(console, res)
     paths = write_outputs(res, out)
     for p in paths:
-        console.print(f"written: {p}", highlight=False)
+        console.print(f"written: {escape(str(p))}", highlight=False)
     return 0
 
 
@@ -177,7 +178,6 @@ def run(args) -> int:
 
 def render(console, res: HeterogeneityResult) -> None:
     """Print the table (ours), the paper's Table 3, the findings and a summary of the design."""
-    from rich.markup import escape
     from rich.table import Table
 
     cfg = res.config

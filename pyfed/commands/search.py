@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from rich.markup import escape
+
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int
 from ..exact import format_number
 from ..parallel import check_workers
@@ -88,10 +90,9 @@ def run(args) -> int:
     Raises InputError (before any search) for an unknown statement / mutation / relax key, a
     negative ``--seed``, a ``--budget`` below 1, a missing or unusable ``--out``.
     """
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from . import make_progress
+    from . import make_console, make_progress
 
     from checkers.registry import get
 
@@ -118,7 +119,7 @@ def run(args) -> int:
     prepare_out(args.out)
     check_workers(args.workers, args.scheduler)
     budget = chk.default_budget if args.budget is None else args.budget
-    console = Console()
+    console = make_console()
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
         task = progress.add_task(f"searching {chk.qualified_name}", total=None)
@@ -138,13 +139,13 @@ def run(args) -> int:
                 f"{what} fails{split} (not counterexamples to the theorem, which assumes it)")
     else:
         head = f"{len(paths)} counterexample(s) to {what}{split}"
-    console.print(f"{head}; seed {seed}, budget {budget}"
-                  + (f"; written to {args.out}" if paths else ""), highlight=False, soft_wrap=True)
+    console.print(escape(f"{head}; seed {seed}, budget {budget}" + (f"; written to {args.out}" if paths else "")),
+                  highlight=False, soft_wrap=True)
     if args.mutate:
         console.print("(--mutate run: JSON only, no .lean file -- the mutated statement is not the Lean "
                       "statement)", highlight=False, soft_wrap=True)
     for p in paths:
-        console.print(f"  {p}", highlight=False, soft_wrap=True)
+        console.print(f"  {escape(str(p))}", highlight=False, soft_wrap=True)
     spath = summary_path(args.out, chk.lean_name, seed, budget, args.relax, args.mutate)
     with open(spath, encoding="utf-8") as fh:
         summary = json.load(fh)
@@ -159,5 +160,5 @@ def run(args) -> int:
         r = ratio.get("exact") or ratio.get("decimal") or ratio.get("mpmath") or ratio.get("float")
         console.print(f"tightest holding instance: lhs/rhs = {format_number(r) if r is not None else '-'} "
                       "(1 = the bound is attained)", highlight=False, soft_wrap=True)
-    console.print(f"summary written to {spath}", highlight=False, soft_wrap=True)
+    console.print(f"summary written to {escape(str(spath))}", highlight=False, soft_wrap=True)
     return EXIT_VIOLATED if paths and not args.relax and not args.mutate else EXIT_OK

@@ -11,6 +11,8 @@ import json
 import os
 from fractions import Fraction
 
+from rich.markup import escape
+
 from ..engines.tightness import SweepResult, default_instance, tightness_sweep
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int, prepare_output_dir
 from ..exact import as_float, format_number
@@ -181,15 +183,12 @@ def run(args) -> int:
     ``--out`` that cannot be created or written, before any computation. Progress (one step per
     exact point) is shown on stderr and disappears when done.
     """
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from . import make_progress
+    from . import make_console, make_progress
 
-    console = Console()
-    if not console.is_terminal:  # pipes and files: rich would assume 80 columns
-        console = Console(width=120)
+    console = make_console()  # pipes and files: rich would assume 80 columns
     a = _validated(args)
     check_workers(args.workers, args.scheduler)
     prepare_output_dir("--out", args.out)
@@ -207,8 +206,8 @@ def run(args) -> int:
         res = tightness_sweep(problem, a["sigma"], S=a["S"], K=a["K"], T=a["T"], eta_g=a["eta_g"],
                               multiples=a["multiples"], mu=a["mu"], progress=tick,
                               workers=args.workers, scheduler=args.scheduler)
-    t = Table(title=f"SCAFFOLD.ConvexFiniteRoundConvergence on {problem.name}: h = m/(81 beta), "
-                    f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})",
+    t = Table(title=escape(f"SCAFFOLD.ConvexFiniteRoundConvergence on {problem.name}: h = m/(81 beta), "
+                           f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})"),
               caption="hypotheses: failing hypothesis keys (step_size: h <= 1/(81 beta); mu_h: mu h <= S/(15 N); "
                       "convexity: every f_i mu-strongly convex). Beyond the hypotheses the theorem claims "
                       "nothing; the status then says what LHS <= RHS itself does.")
@@ -221,11 +220,11 @@ def run(args) -> int:
     console.print(t)
     console.print(summary_text(res), highlight=False)
     if a["mu"] is not None and all("convexity" in p.failing for p in res.points if p.status != "undefined"):
-        console.print(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "
-                      "the convexity hypothesis fails at every point.", highlight=False)
+        console.print(escape(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "
+                             "the convexity hypothesis fails at every point."), highlight=False)
     png = plot_sweep(res, os.path.join(args.out, "tightness.png"))
     with open(os.path.join(args.out, "tightness.json"), "w", encoding="utf-8") as fh:
         json.dump(res.to_json(), fh, indent=1)
-    console.print(f"plot written to {png}", highlight=False)
+    console.print(f"plot written to {escape(str(png))}", highlight=False)
     inside_violation = any(p.hypotheses_hold and p.status == "violated" for p in res.points)
     return EXIT_VIOLATED if inside_violation else EXIT_OK

@@ -18,6 +18,8 @@ import json
 import os
 from fractions import Fraction
 
+from rich.markup import escape
+
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, prepare_output_dir
 from ..parallel import check_workers
 from .search import add_parallel_arguments
@@ -61,15 +63,13 @@ def _f(v, digits=4):
 
 def run(args) -> int:
     """Run the sweep described by parsed ``args`` (see :func:`register`); returns the exit status."""
-    from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
     from ..engines.pep import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
+    from . import make_console
 
-    console = Console()
-    if not console.is_terminal:  # pipes and files: rich would assume 80 columns
-        console = Console(width=120)
+    console = make_console()  # pipes and files: rich would assume 80 columns
     if args.N < 1:
         raise InputError("--clients", f"must be >= 1, got {args.N}")
     if args.solver is not None:
@@ -130,7 +130,7 @@ def run(args) -> int:
             "smallest_constant": {k: (str(v) if isinstance(v, Fraction) else v) for k, v in sc.items()},
             "results": [r.to_json() for r in results],
         }, fh, indent=1, default=str)
-    console.print(f"plot written to {png}; data written to {js}")
+    console.print(escape(f"plot written to {png}; data written to {js}"))
     return EXIT_VIOLATED if inside_violation else EXIT_OK
 
 
