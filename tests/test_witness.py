@@ -1,0 +1,166 @@
+"""Counterexamples that re-check exactly (issue 10): the witness schema round-trips exactly and
+holds no float; ``pyfed check --replay`` re-decides a recorded witness; the exported Lean file's
+rational literals are the JSON instance's numbers."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pyfed.engines.statement import (INSTANCE_SCHEMA, WITNESS_SCHEMA, RunInstance, instance_from_json,
+                                     instance_to_json, side_json)
+from pyfed.errors import InputError
+from pyfed.statements import our_statements, read_file
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent / "examples" / "statements"
+
+
+def _floats(obj, path="$"):
+    """Paths of every float in a JSON tree (bools and ints are not floats)."""
+    if isinstance(obj, float):
+        return [path]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in _floats(v, f"{path}.{k}")]
+    if isinstance(obj, list):
+        return [p for i, v in enumerate(obj) for p in _floats(v, f"{path}[{i}]")]
+    return []
+
+
+def _same_instance(a: RunInstance, b: RunInstance):
+    """Field-by-field exact equality (values and their exact types)."""
+    def same(u, v):
+        if u is None or v is None:
+            return u is None and v is None
+        if isinstance(u, np.ndarray) or isinstance(v, np.ndarray):
+            u, v = np.asarray(u, dtype=object), np.asarray(v, dtype=object)
+            return u.shape == v.shape and all(type(x) is type(y) is Fraction and x == y
+                                              for x, y in zip(u.ravel(), v.ravel()))
+        if isinstance(u, int) and isinstance(v, int):
+            return u == v
+        return Fraction(u) == Fraction(v) and type(v) is Fraction
+    pa, pb = a.problem, b.problem
+    assert same(pa.A_exact, pb.A_exact) and same(pa.b_exact, pb.b_exact)
+    assert pa.beta == pb.beta and pa.mu == pb.mu and same(pa.x_star_exact, pb.x_star_exact)
+    for f in ("sigma", "eta_l", "eta_g", "x0", "c0", "mu", "f_low", "xstar"):
+        assert same(getattr(a, f), getattr(b, f)), f
+    assert (a.S, a.K, a.T, a.name, a.description) == (b.S, b.K, b.T, b.name, b.description)
+    assert set(a.free) == set(b.free) and all(same(a.free[k], b.free[k]) for k in a.free)
+
+
+# ---------------------------------------------------------------- 1. the schema
+
+def test_round_trip_of_search_candidates_is_identical_and_float_free():
+    from pyfed.engines.statement_search import candidate
+    st = our_statements()["ConvexFiniteRoundConvergence"]
+    seen = 0
+    for index in (0, 18, 27, 81, 90):      # structured (x0 = x*, c0 = grad f_i(x*), S = 1 of 3, ...) and random
+        inst, _ = candidate(st, 7, index)
+        if inst is None:
+            continue
+        seen += 1
+        data = instance_to_json(inst)
+        assert data["schema"] == INSTANCE_SCHEMA and _floats(data) == []
+        back = instance_from_json(json.loads(json.dumps(data)))
+        _same_instance(inst, back)
+        assert instance_to_json(back) == data
+        # self-describing: the derived numbers are the problem's exact minimiser and h = K ηl ηg
+        p = inst.problem
+        assert data["derived"]["xstar"] == [str(v) for v in p.x_star_exact]
+        assert Fraction(data["derived"]["h"]) == inst.K * Fraction(inst.eta_l) * Fraction(inst.eta_g)
+        assert data["init"] == ("some" if inst.c0 is not None else "none")
+    assert seen == 5
+
+
+def test_round_trip_with_every_optional_field():
+    from pyfed.problems.quadratic import QuadraticProblem
+    F = Fraction
+    A = np.array([[[F(2), F(1, 3)], [F(1, 3), F(1)]], [[F(3), F(0)], [F(0), F(5, 2)]]], dtype=object)
+    b = np.array([[F(1), F(-2, 7)], [F(0), F(1, 9)]], dtype=object)
+    p = QuadraticProblem(A, b, name="hand")
+    inst = RunInstance("hand", p, F(1, 2), 1, 3, 2, F(1, 97), F(3, 2), np.array([F(1, 5), F(-1)], dtype=object),
+                       c0=np.array([[F(1), F(2)], [F(-3, 4), F(0)]], dtype=object), mu=F(1, 10), f_low=F(-7),
+                       xstar=np.array([F(1, 3), F(1, 4)], dtype=object),
+                       free={"n": 4, "r": F(-5, 3), "v": np.array([F(1), F(1, 2)], dtype=object)},
+                       description="every field")
+    data = instance_to_json(inst)
+    assert _floats(data) == []
+    assert (data["mu"], data["f_low"], data["xstar"]) == ("1/10", "-7", ["1/3", "1/4"])
+    assert data["derived"]["mu"] == "1/10" and data["derived"]["xstar"] == ["1/3", "1/4"]
+    assert data["free"] == {"n": 4, "r": "-5/3", "v": ["1", "1/2"]}
+    _same_instance(inst, instance_from_json(data))
+
+
+@pytest.mark.parametrize("field,value,named", [
+    ("sigma", 0.5, "instance.sigma"),                      # a float is not exact
+    ("eta_l", "1/0", "instance.eta_l"),
+    ("x0", ["0", "1"], "instance.x0"),                     # d = 1
+    ("S", "1", "instance.S"),
+    ("schema", "pyfed.instance/99", "instance.schema"),
+])
+def test_malformed_instance_names_the_field(field, value, named):
+    from pyfed.engines.statement_search import candidate
+    inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
+    data = instance_to_json(inst)
+    data[field] = value
+    with pytest.raises(InputError) as info:
+        instance_from_json(data)
+    assert info.value.argument == named
+
+
+def test_tampered_derived_value_is_rejected():
+    from pyfed.engines.statement_search import candidate
+    inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
+    data = instance_to_json(inst)
+    data["derived"]["xstar"] = ["12345"]
+    with pytest.raises(InputError) as info:
+        instance_from_json(data)
+    assert info.value.argument == "instance.derived.xstar"
+    del data["derived"]
+    instance_from_json(data)              # the earlier schema without `derived` still reads
+
+
+def test_side_json_of_irrational_value_has_certified_rational_bounds():
+    import sympy
+    s = side_json(sympy.sqrt(2) / 3)
+    lo, hi = Fraction(s["lower"]), Fraction(s["upper"])
+    assert s["exact"] is None and lo < hi and hi - lo < Fraction(1, 10 ** 60)
+    assert lo * lo * 9 < 2 < hi * hi * 9                 # the bounds enclose sqrt(2)/3
+    assert side_json(Fraction(-3, 4)) == {"exact": "-3/4"}
+
+
+@pytest.fixture(scope="module")
+def no_noise_record():
+    from pyfed.engines.statement_search import search
+    from pyfed.lean.statement_export import counterexample_record
+    (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
+    res = search(st, seed=0, budget=0)
+    assert res.verdict.status == "violated"
+    return st, counterexample_record(st, res.verdict, seed=0, budget=0)
+
+
+def test_counterexample_record_is_complete_and_float_free(no_noise_record):
+    import hashlib
+    st, rec = no_noise_record
+    assert _floats(json.loads(json.dumps(rec))) == []
+    assert rec["schema"] == WITNESS_SCHEMA
+    assert rec["lean_declaration"] == "SCAFFOLD.Examples.ConvexWithoutNoiseTerm"
+    assert rec["source"] == f"{EXAMPLES / 'convex_no_noise.lean'}:19"
+    assert rec["file"]["sha256"] == hashlib.sha256((EXAMPLES / "convex_no_noise.lean").read_bytes()).hexdigest()
+    assert rec["statement_text"].startswith("theorem ConvexWithoutNoiseTerm {d N : ℕ}")
+    lhs, rhs, margin = (Fraction(rec[k]["exact"]) for k in ("lhs", "rhs", "margin"))
+    assert margin == rhs - lhs < 0 and rhs == 0
+    assert (rec["seed"], rec["index"]) == (0, 0) and rec["relation"] == "≤"
+    inst = rec["instance"]
+    for key in ("A", "b", "x0", "c0", "N", "d", "S", "K", "T", "eta_l", "eta_g", "beta", "sigma", "oracle",
+                "sampling", "derived"):
+        assert inst[key] is not None, key
+    assert set(inst["derived"]) >= {"mu", "xstar", "f_star", "h"}
+    # the candidate index rebuilds the instance: same seed, same numbers
+    from pyfed.engines.statement_search import candidate
+    again, _ = candidate(st, rec["seed"], rec["index"])
+    assert instance_to_json(again) == inst
