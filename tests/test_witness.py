@@ -164,3 +164,97 @@ def test_counterexample_record_is_complete_and_float_free(no_noise_record):
     from pyfed.engines.statement_search import candidate
     again, _ = candidate(st, rec["seed"], rec["index"])
     assert instance_to_json(again) == inst
+
+
+# ---------------------------------------------------------------- 2. pyfed check --replay
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """The convex_no_noise example's counterexample, written by the CLI with --out."""
+    from pyfed.cli import main
+    out = tmp_path_factory.mktemp("cx")
+    code = main(["check", str(EXAMPLES / "convex_no_noise.lean"), "--quick", "--no-profile", "--budget", "1",
+                 "--out", str(out)])
+    assert code == 1
+    (js,) = sorted(out.glob("*.json"))
+    (lean,) = sorted(out.glob("*.lean"))
+    return js, lean
+
+
+def test_replay_reconfirms_the_violation_exactly(exported, capsys):
+    from pyfed.cli import main
+    js, _ = exported
+    capsys.readouterr()
+    assert main(["check", "--replay", str(js)]) == 1
+    out = capsys.readouterr().out
+    rec = json.loads(js.read_text())
+    assert "violated" in out and "equal the recorded ones exactly" in out
+    # the exact margin, every digit
+    assert f"margin rhs - lhs = {rec['margin']['exact']}" in " ".join(out.split())
+    # an explicit PATH.lean (the same file) works too
+    assert main(["check", "--replay", str(js), str(EXAMPLES / "convex_no_noise.lean")]) == 1
+
+
+def test_replay_of_a_tampered_number_that_no_longer_violates_exits_0(exported, tmp_path, capsys):
+    from pyfed.cli import main
+    js, _ = exported
+    rec = json.loads(js.read_text())
+    assert rec["instance"]["sigma"] != "0"
+    rec["instance"]["sigma"] = "0"        # no noise: x0 = x*, c0 = grad f_i(x*) never move, lhs = 0 = rhs
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert main(["check", "--replay", str(bad)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "holds" in out and "left side weightedGap A xstar μ = 0 " in out and "differ from the recorded" in out
+
+
+@pytest.mark.parametrize("edit,field", [
+    (lambda r: r["instance"].__setitem__("eta_l", 0.001), "instance.eta_l"),
+    (lambda r: r["instance"].pop("A"), "instance.A"),
+    (lambda r: r.pop("instance"), "instance"),
+    (lambda r: r.__setitem__("schema", "pyfed.counterexample/9"), "schema"),
+    (lambda r: r["instance"].__setitem__("c0", None), "instance.init"),
+    (lambda r: r.__setitem__("statement", "NoSuchTheorem"), "statement"),
+])
+def test_replay_of_a_malformed_record_exits_2_naming_file_and_field(exported, tmp_path, capsys, edit, field):
+    from pyfed.cli import main
+    js, _ = exported
+    rec = json.loads(js.read_text())
+    edit(rec)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert main(["check", "--replay", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and str(bad) in err, err
+    if field:
+        assert f"field `{field}`" in err, err
+
+
+def test_replay_file_errors_exit_2(exported, tmp_path, capsys):
+    from pyfed.cli import main
+    js, _ = exported
+    notjson = tmp_path / "x.json"
+    notjson.write_text("{not json")
+    for argv, words in [(["--replay", str(notjson)], ["not JSON", str(notjson)]),
+                        (["--replay", str(tmp_path / "missing.json")], ["cannot read"])]:
+        assert main(["check", *argv]) == 2
+        err = capsys.readouterr().err
+        assert all(w in err for w in words), err
+    # the statement file moved away, and a changed statement file (hash), accepted with --force
+    rec = json.loads(js.read_text())
+    rec["file"]["path"] = str(tmp_path / "gone.lean")
+    moved = tmp_path / "moved.json"
+    moved.write_text(json.dumps(rec))
+    assert main(["check", "--replay", str(moved)]) == 2
+    assert "not found" in capsys.readouterr().err
+    edited = tmp_path / "edited.lean"
+    edited.write_text((EXAMPLES / "convex_no_noise.lean").read_text(encoding="utf-8") + "\n-- edited\n",
+                      encoding="utf-8")
+    assert main(["check", "--replay", str(js), str(edited)]) == 2
+    assert "SHA-256" in capsys.readouterr().err
+    assert main(["check", "--replay", str(js), str(edited), "--force"]) == 1
+    assert "re-decided with --force" in capsys.readouterr().out
+    assert main(["check", str(EXAMPLES / "seed_convex.lean"), "--force"]) == 2
+    assert "--force" in capsys.readouterr().err
