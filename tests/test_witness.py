@@ -258,3 +258,71 @@ def test_replay_file_errors_exit_2(exported, tmp_path, capsys):
     assert "re-decided with --force" in capsys.readouterr().out
     assert main(["check", str(EXAMPLES / "seed_convex.lean"), "--force"]) == 2
     assert "--force" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- 3. the exported Lean file
+
+def _lean_literals(text):
+    """``{name: value}`` of every ``def name : T := literal`` line, parsed independently of pyfed's
+    own reader: integers and ``p / q`` become Fractions, lists stay lists. Asserts no decimal
+    point or exponent appears in any literal (ℚ literals must be exact)."""
+    import re
+    out = {}
+    for m in re.finditer(r"(?m)^def (\S+) : ([^:=]+) := (.+)$", text):
+        name, value = m.group(1), m.group(3).strip()
+        if value.startswith('"'):
+            out[name] = value.strip('"')
+            continue
+        assert not re.search(r"\d\.\d|\d[eE][-+]?\d", value), (name, value)
+        js = re.sub(r"(-?\d+)(?: / (\d+))?", lambda t: f'"{t.group(1)}/{t.group(2) or 1}"', value)
+        tree = json.loads(js)
+        conv = (lambda v: [conv(x) for x in v] if isinstance(v, list) else Fraction(v))
+        out[name] = conv(tree)
+    return out
+
+
+def test_exported_lean_literals_are_the_json_instance_exactly(exported):
+    js, lean = exported
+    rec = json.loads(js.read_text())
+    text = lean.read_text(encoding="utf-8")
+    lit = _lean_literals(text)
+    inst = rec["instance"]
+    Q = Fraction
+
+    def qs(v):
+        return [qs(x) for x in v] if isinstance(v, list) else Q(v)
+
+    assert lit["theoremName"] == rec["lean_declaration"] == "SCAFFOLD.Examples.ConvexWithoutNoiseTerm"
+    assert f"Counterexample to `{rec['lean_declaration']}`" in text
+    for lean_name, key in (("N", "N"), ("d", "d"), ("S", "S"), ("K", "K"), ("T", "T")):
+        assert lit[lean_name] == inst[key], lean_name
+    for lean_name, key in (("ηl", "eta_l"), ("ηg", "eta_g"), ("β", "beta"), ("σ", "sigma")):
+        assert lit[lean_name] == Q(inst[key]), lean_name
+    for key in ("A", "b", "x0", "c0"):
+        assert lit[key] == qs(inst[key]), key
+    # the statement's μ and xstar: the instance's own or, as here, the problem's (derived) ones
+    assert lit["μ"] == Q(inst["mu"] if inst["mu"] is not None else inst["derived"]["mu"])
+    assert lit["xstar"] == qs(inst["xstar"] if inst["xstar"] is not None else inst["derived"]["xstar"])
+    assert lit["lhs"] == Q(rec["lhs"]["exact"]) and lit["rhs"] == Q(rec["rhs"]["exact"])
+    assert lit["rhs"] - lit["lhs"] == Q(rec["margin"]["exact"]) < 0
+    assert "example : rhs < lhs := by norm_num [lhs, rhs]" in text
+    # pyfed's own reader of the file agrees
+    from pyfed.lean.statement_export import parse_counterexample_lean
+    back = parse_counterexample_lean(text)
+    assert back["mu"] == lit["μ"] and back["xstar"] == lit["xstar"] and back["A"] == lit["A"]
+
+
+def test_lean_export_of_irrational_sides_and_of_a_strict_statement_uses_certified_bounds(no_noise_record):
+    import sympy
+    from pyfed.lean.statement_export import render_statement_counterexample
+    _, rec = no_noise_record
+    rec = json.loads(json.dumps(rec))
+    rec["relation"] = "<"
+    rec["lhs"] = side_json(sympy.sqrt(3))
+    rec["rhs"] = side_json(sympy.Rational(1))
+    text = render_statement_counterexample(rec)
+    lit = _lean_literals(text)
+    assert lit["lhs"] == Fraction(rec["lhs"]["lower"]) and lit["lhs"] ** 2 <= 3 < (lit["lhs"] + Fraction(1, 10 ** 50)) ** 2
+    assert lit["rhs"] == 1
+    assert "example : rhs ≤ lhs := by norm_num [lhs, rhs]" in text      # violating `<` is rhs ≤ lhs
+    assert "certified lower bound of the left side" in text

@@ -112,8 +112,8 @@ def render_statement_counterexample(record: dict) -> str:
     try:
         exact = record["lhs"].get("exact") is not None and record["rhs"].get("exact") is not None
         # irrational sides: the certified bounds (rhs ≤ rhs_upper, lhs_lower ≤ lhs) carry the witness
-        lhs = Fraction(record["lhs"]["exact"] if exact else record["lhs"]["lower"])
-        rhs = Fraction(record["rhs"]["exact"] if exact else record["rhs"]["upper"])
+        lhs = Fraction(record["lhs"]["exact"] if record["lhs"].get("exact") is not None else record["lhs"]["lower"])
+        rhs = Fraction(record["rhs"]["exact"] if record["rhs"].get("exact") is not None else record["rhs"]["upper"])
     except (KeyError, TypeError, ValueError, AttributeError):
         raise InputError("record", "the counterexample's sides are neither exact rationals nor certified "
                          "rational bounds") from None
@@ -155,9 +155,11 @@ def render_statement_counterexample(record: dict) -> str:
         defs.append({"name": "xstar", "type": _depth_type(v), "value": _lean_list(v),
                      "doc": "the point `xstar`" + (" (the problem's exact minimiser)" if how else "")})
     defs += [{"name": "lhs", "type": "ℚ", "value": _lean_q(lhs),
-              "doc": "left side (exact)" if exact else "certified lower bound of the left side"},
+              "doc": "left side (exact)" if record["lhs"].get("exact") is not None
+              else "certified lower bound of the left side"},
              {"name": "rhs", "type": "ℚ", "value": _lean_q(rhs),
-              "doc": "right side (exact)" if exact else "certified upper bound of the right side"}]
+              "doc": "right side (exact)" if record["rhs"].get("exact") is not None
+              else "certified upper bound of the right side"}]
     init_text = ("deterministic initial controls `c0` (`some c0`)" if record.get("init") == "some"
                  else "the K-sample warm start (`none`)")
     tpl = environment().get_template("statement_counterexample.lean.j2")
