@@ -42,6 +42,10 @@ def register(subparsers) -> None:
                         "default: each checker's own (its quick budget with --quick)")
     p.add_argument("--skip-statements", action="store_true",
                    help="only the theorem instances, not the statement checkers of checkers/")
+    p.add_argument("--replay", metavar="FILE.json",
+                   help="re-decide a counterexample written by --out exactly (statement from the recorded file, "
+                        "or PATH.lean); exit 1 if the violation is re-confirmed")
+    p.add_argument("--force", action="store_true", help="with --replay: accept a statement file that changed")
     p.set_defaults(func=run)
 
 
@@ -143,6 +147,11 @@ def run(args) -> int:
     ``--seed`` >= 0, ``--replicates`` >= 2, ``--budget`` >= 1, ``--json`` a creatable file path
     (not empty, not a directory, in an existing writable directory).
     """
+    if getattr(args, "replay", None):
+        from .replay import run as run_replay
+        return run_replay(args)
+    if getattr(args, "force", False):
+        raise InputError("--force", "only applies with --replay")
     from rich.progress import Progress
 
     from ..check import default_replicates, report_json, run_check

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 __all__ = ["ModelFunction", "FUNCTIONS", "PREDICATES", "FIELDS", "STATISTICS", "MATH_FUNCTIONS",
            "MODEL_CONSTANTS", "PROBABILITY_CLASSES", "NAMESPACE", "SUPPORTED_TERMS",
-           "SUPPORTED_HYPOTHESES", "SUPPORTED_LEFT", "SUPPORTED_RIGHT", "MODEL_IMPORTS"]
+           "SUPPORTED_HYPOTHESES", "SUPPORTED_LEFT", "SUPPORTED_RIGHT", "MODEL_IMPORTS", "MODEL_TYPES",
+           "MODEL_NAMES"]
 
 NAMESPACE = "SCAFFOLD"
 
@@ -101,3 +102,10 @@ SUPPORTED_HYPOTHESES = ("comparisons ≤ < = ≠ ≥ > of ℕ/ℝ expressions, C
 SUPPORTED_LEFT = ("weightedGap A xstar μ, averageGradientSq A, expectedGap A xstar r, arithmetic of these, "
                   "and the file's own defs combining them")
 SUPPORTED_RIGHT = SUPPORTED_TERMS
+
+#: Structures and types of the model (namespace SCAFFOLD) that statements' binders use.
+MODEL_TYPES = ("Problem", "Run", "Space", "Initialization")
+
+#: Every name the reader knows in namespace :data:`NAMESPACE`: a statement names them as Lean
+#: would resolve them (``open SCAFFOLD``, ``namespace SCAFFOLD…``, or ``SCAFFOLD.name``).
+MODEL_NAMES = frozenset(FUNCTIONS) | frozenset(STATISTICS) | frozenset(PREDICATES) | frozenset(MODEL_TYPES)

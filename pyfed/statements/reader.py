@@ -99,6 +99,88 @@ class Declarations:
     imports: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     order: list = field(default_factory=list)
+    contexts: dict = field(default_factory=dict)     # theorem name -> _Context
+    def_keys: dict = field(default_factory=dict)     # def full name -> key in ``defs``
+    namespaces: set = field(default_factory=lambda: {model.NAMESPACE})
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Where a declaration sits for Lean's name resolution: its namespace (``SCAFFOLD.Examples``,
+    or ``""``) and the namespaces opened for it (``open X``, ``open X in``), outermost first."""
+
+    namespace: str = ""
+    opens: tuple = ()
+
+
+class LeanNameError(LeanSyntaxError):
+    """A name Lean would reject: ``path:line:col: unknown identifier `x` (…)`` or ``ambiguous …``."""
+
+    def __init__(self, message: str, *, line: int, col: int, path: str, construct: str):
+        super().__init__(construct, "", line=line, col=col, path=path)
+        self.message = self.reason = f"{path}:{line}:{col}: {message}"
+        self.args = (self.message,)
+
+
+def _model_hint(name: str) -> str:
+    return (f"the model's definitions live in namespace {model.NAMESPACE}: add `open {model.NAMESPACE}` "
+            f"or write {model.NAMESPACE}.{name}")
+
+
+def resolve_name(written: str, ctx: _Context, decls: "Declarations", node=None, path: str = "<text>"):
+    """Resolve ``written`` as Lean 4 does: ``("model", name)`` for a definition of the model
+    (namespace SCAFFOLD), ``("def", key)`` for a def of the file (``key`` into ``decls.defs``),
+    or None for a name that is neither (a binder, a Mathlib name: the caller decides).
+
+    Order (Lean's ``resolveGlobalName``): the enclosing namespaces, innermost first (a def of
+    the current namespace shadows the model's definition of the same name); then the root name
+    together with the opened namespaces, where two different hits are ambiguous. ``_root_.x``
+    skips the namespaces. Raises :class:`LeanNameError` (at ``node``'s position) for a model
+    name that is not in scope (no ``open SCAFFOLD``, not qualified) and for an ambiguous name.
+    """
+    done = getattr(node, "resolved", None)
+    if done is not None:                 # already resolved (and rewritten): the same answer
+        return None if done[0] == "other" else done
+
+    def lookup(full):
+        if full in decls.def_keys:
+            return ("def", decls.def_keys[full])
+        pre = model.NAMESPACE + "."
+        if full.startswith(pre) and full[len(pre):] in model.MODEL_NAMES:
+            return ("model", full[len(pre):])
+        return None
+
+    line, col = (node.line, node.col) if node is not None else (0, 0)
+    root_only = written.startswith("_root_.")
+    w = written[len("_root_."):] if root_only else written
+    if not root_only and ctx.namespace:
+        parts = ctx.namespace.split(".")
+        for k in range(len(parts), 0, -1):
+            hit = lookup(".".join(parts[:k]) + "." + w)
+            if hit is not None:
+                return _mark(node, hit)
+    hits: dict = {}
+    for full in [w] + ([] if root_only else [o + "." + w for o in ctx.opens]):
+        hit = lookup(full)
+        if hit is not None and hit not in hits.values():
+            hits[full] = hit
+    if len(hits) > 1:
+        raise LeanNameError(f"ambiguous identifier `{written}`, possible interpretations: "
+                            + ", ".join(f"`{h}`" for h in hits) + " (Lean rejects it: qualify the name)",
+                            line=line, col=col, path=path, construct=f"ambiguous identifier `{written}`")
+    if hits:
+        return _mark(node, next(iter(hits.values())))
+    if w in model.MODEL_NAMES:
+        raise LeanNameError(f"unknown identifier `{written}` ({_model_hint(w)})", line=line, col=col, path=path,
+                            construct=f"unknown identifier `{written}`")
+    _mark(node, ("other", written))
+    return None
+
+
+def _mark(node, hit):
+    if node is not None:
+        node.resolved = hit
+    return hit
 
 
 def _split_commands(text: str) -> list[_Command]:
@@ -152,9 +234,10 @@ class _Name:
 class _Elaborator:
     """Resolves names and assigns Lean types (``node.ty``) to terms of a statement or a def."""
 
-    def __init__(self, path: str, decls: Declarations, scope: dict, *, allow_stats: bool):
+    def __init__(self, path: str, decls: Declarations, scope: dict, *, allow_stats: bool, ctx=None):
         self.path = path
         self.decls = decls
+        self.ctx = ctx if ctx is not None else _Context(model.NAMESPACE)
         self.scope = dict(scope)       # name -> _Name
         self.allow_stats = allow_stats
         self.used_defs: dict = {}
@@ -165,6 +248,16 @@ class _Elaborator:
         raise LeanSyntaxError(construct, detail, line=node.line, col=node.col, path=self.path, supported=supported)
 
     # ---- names
+    def resolve(self, node):
+        """Resolve an identifier node that is not a binder (:func:`resolve_name`) and rewrite its
+        value to the canonical name the evaluator uses (the model's bare name, or the def's key);
+        returns that name, or None for a name that is neither."""
+        hit = resolve_name(node.value, self.ctx, self.decls, node, self.path)
+        if hit is None:
+            return None
+        node.value = hit[1]
+        return hit[1]
+
     def lookup(self, name: str):
         name = name.removeprefix(model.NAMESPACE + ".")
         return self.scope.get(name)
@@ -249,8 +342,8 @@ class _Elaborator:
                 return "real"
             n = self.lookup(node.value)
             if n is None:
-                name = node.value.removeprefix(model.NAMESPACE + ".")
-                if name in model.FUNCTIONS or name in model.STATISTICS or name in self.decls.defs:
+                name = self.resolve(node)
+                if name is not None:
                     return self.application(node, name, [])
                 self.unknown(node)
             if n.kind in ("nat", "real"):
@@ -261,7 +354,10 @@ class _Elaborator:
             head = node.args[0]
             if head.kind != "ident":
                 self.err(node, f"application of `{head.text}`")
-            return self.application(node, head.value.removeprefix(model.NAMESPACE + "."), node.args[1:])
+            if self.scope.get(head.value) is None and self.resolve(head) is None \
+                    and head.value in self.decls.defs:
+                self.unknown(head)       # a def's name that Lean does not see from here
+            return self.application(node, head.value, node.args[1:])
         if k == "cast":
             ty = node.args[1]
             tname = ty.value if ty.kind == "ident" else ty.text
@@ -410,6 +506,9 @@ class _Elaborator:
             return "real"
         if name in model.PREDICATES:
             self.err(node, f"predicate `{name}` inside a term", "", model.SUPPORTED_HYPOTHESES)
+        if name in self.decls.def_keys.values() and name not in self.decls.defs:
+            self.err(node, f"use of def `{name}` before its declaration", "Lean reads a file top to bottom",
+                     "defs declared before the theorem (or def) that uses them")
         if name in self.decls.defs:
             d = self.decls.defs[name]
             if isinstance(d, LeanSyntaxError):
@@ -486,12 +585,34 @@ class _Elaborator:
 
 # --------------------------------------------------------------------------- binder kinds
 
-def _type_kind(node: Node | None, binder_style: str, scope: dict):
-    """Kind of a binder's type: (kind, info) with info the type's argument nodes."""
+def _canon(node, ctx, decls, path):
+    """The head name of a type or proposition, resolved as Lean would (:func:`resolve_name`):
+    a model name becomes its bare name (the node is rewritten); other names stay as written.
+    Raises :class:`LeanNameError` for a model name out of scope or an ambiguous one."""
+    if node is None:
+        return None
+    ident = node if node.kind == "ident" else (
+        node.args[0] if node.kind == "app" and node.args and node.args[0].kind == "ident" else None)
+    if ident is None:
+        return None
+    if ctx is None:
+        return ident.value.removeprefix(model.NAMESPACE + ".")
+    hit = resolve_name(ident.value, ctx, decls, ident, path)
+    if hit is not None and hit[0] == "model":
+        ident.value = hit[1]
+    return ident.value
+
+
+def _type_kind(node: Node | None, binder_style: str, scope: dict, canon=None):
+    """Kind of a binder's type: (kind, info) with info the type's argument nodes. ``canon``:
+    resolves a head name (see :func:`_canon`); None: the model's names bare or ``SCAFFOLD.``-qualified."""
     if node is None:
         return None, None
-    h = node.head_name()
-    h = h.removeprefix(model.NAMESPACE + ".") if h else h
+    if canon is None:
+        def canon(n):
+            h0 = n.head_name()
+            return h0.removeprefix(model.NAMESPACE + ".") if h0 else h0
+    h = canon(node) if binder_style != "instance" else node.head_name()
     if node.kind == "ident":
         if h == "ℕ":
             return "nat", None
@@ -520,7 +641,7 @@ def _type_kind(node: Node | None, binder_style: str, scope: dict):
             return "prop", None
     if node.kind == "binop" and node.value == "→":
         a, b = node.args
-        if a.head_name() == "Fin" and b.head_name() in ("Space", model.NAMESPACE + ".Space"):
+        if a.head_name() == "Fin" and canon(b) == "Space":
             return "controls", [a.args[1] if len(a.args) > 1 else None, b.args[1] if len(b.args) > 1 else None]
     if node.kind == "ident" and h == "Run":
         return "unsupported-run", None
@@ -540,37 +661,99 @@ def _is_prop(node, scope) -> bool:
 
 # --------------------------------------------------------------------------- file reading
 
+def _open_names(spec: str) -> list:
+    """Namespaces of an ``open`` command's argument text (``scoped``, ``hiding …``, ``renaming …``
+    and explicit ``(names)`` lists are read as opening the namespace)."""
+    out = []
+    for w in spec.split():
+        if w in ("scoped", "hiding", "renaming") or w.startswith("("):
+            if w != "scoped":
+                break
+            continue
+        out.append(w)
+    return out
+
+
+def _resolve_namespace(name: str, ns: str, known: set) -> list:
+    """The namespaces ``open name`` opens inside namespace ``ns`` (Lean resolves it relative to
+    the enclosing namespaces first); an unknown one (Mathlib's) is kept as written."""
+    parts = ns.split(".") if ns else []
+    found = [".".join(parts[:k] + [name]) for k in range(len(parts), 0, -1)
+             if ".".join(parts[:k] + [name]) in known]
+    if name in known or not found:
+        found.append(name)
+    return found
+
+
 def read_declarations(text: str, path: str = "<text>") -> Declarations:
     """The file's commands: theorems, defs (read and elaborated), imports, variables.
+
+    Tracks ``namespace``/``section``/``end`` and ``open`` (file-, namespace- and section-level,
+    and ``open … in`` for one command) so that names are resolved as Lean resolves them
+    (:func:`resolve_name`): each theorem's :class:`_Context` is in ``contexts``; defs are keyed
+    by their name as declared, or by ``_root_.<full name>`` when that name is also a model
+    definition or another def's.
 
     Raises :class:`ReaderError` for a text that cannot be split into commands; unsupported
     commands are collected in ``errors`` (reported when theorems are read)."""
     clean = terms.strip_comments(text)
     decls = Declarations(path)
-    ns_stack: list = []
+    frames: list = [["root", "", []]]   # [kind, name, opened namespaces]
     variables: list = []        # [(binder, section depth)]
+    raw: list = []              # [(declared name, full name, cmd, variables, context)]
+    pending: list = []          # namespaces of an `open … in` line, for the next command
+    # namespaces the file declares (for `open X` relative to the enclosing namespace)
+    for m in re.finditer(r"(?m)^namespace\s+(\S+)", clean):
+        parts = m.group(1).split(".")
+        decls.namespaces.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+
+    def current_ns():
+        return ".".join(n for k, n, _ in frames if k == "namespace" and n)
+
     for cmd in _split_commands(clean):
         body = cmd.text.strip()
         first = body.split(None, 1)[0] if body else ""
+        once: list = []
+        if first == "open":
+            m = re.match(r"open\s+(.*?)\s+in\b\s*", body, re.S)
+            if m is None:        # `open X Y`: until the end of the enclosing namespace or section
+                for name in _open_names(body[len("open"):]):
+                    frames[-1][2].extend(_resolve_namespace(name, current_ns(), decls.namespaces))
+                continue
+            for name in _open_names(m.group(1)):
+                once.extend(_resolve_namespace(name, current_ns(), decls.namespaces))
+            rest = body[m.end():]
+            if not rest.strip():
+                # `open X in` on its own line: it applies to the next command
+                pending = once
+                continue
+            lead = len(cmd.text) - len(cmd.text.lstrip())
+            off = cmd.offset + lead + m.end()
+            line, col = terms.position_of(clean, off)
+            cmd = _Command(rest, off, line, col)
+            body = rest.strip()
+            first = body.split(None, 1)[0] if body else ""
+        elif pending:
+            once, pending = pending, []
         if first == "import":
             decls.imports.extend(body.split()[1:])
             continue
-        if first in ("open", "universe", "set_option", "attribute", "notation", "macro") or first.startswith("#"):
+        if first in ("universe", "set_option", "attribute", "notation", "macro") or first.startswith("#"):
             if first in ("notation", "macro"):
                 decls.errors.append(LeanSyntaxError(f"`{first}` command", "new syntax is not read",
                                                     line=cmd.line, col=cmd.col, path=path,
                                                     supported="the model's own notation"))
             continue
         if first == "namespace":
-            ns_stack.append(("namespace", body.split()[1] if len(body.split()) > 1 else ""))
+            frames.append(["namespace", body.split()[1] if len(body.split()) > 1 else "", []])
             continue
         if first == "section" or body.startswith("noncomputable section"):
-            ns_stack.append(("section", ""))
+            frames.append(["section", "", []])
             continue
         if first == "end":
-            if ns_stack:
-                ns_stack.pop()
-            depth = len(ns_stack)
+            if len(frames) > 1:
+                frames.pop()
+            depth = len(frames) - 1
             variables = [(b, d) for b, d in variables if d <= depth]
             continue
         if first == "variable":
@@ -582,7 +765,7 @@ def read_declarations(text: str, path: str = "<text>") -> Declarations:
             except LeanSyntaxError as e:
                 decls.errors.append(e)
                 continue
-            variables.extend((b, len(ns_stack)) for b in bs)
+            variables.extend((b, len(frames) - 1) for b in bs)
             continue
         m = _DECL_RE.match(body)
         if not m:
@@ -590,12 +773,16 @@ def read_declarations(text: str, path: str = "<text>") -> Declarations:
                                                 supported="import, namespace, section, open, variable, def, theorem"))
             continue
         kind, name = m.group("kind"), m.group("name")
-        namespace = ".".join(n for k, n in ns_stack if k == "namespace" and n)
+        namespace = current_ns()
+        ctx = _Context(namespace, tuple(o for _, _, opens in frames for o in opens) + tuple(once))
         if kind in ("theorem", "lemma"):
             decls.theorems[name] = (namespace, cmd, [b for b, _ in variables])
+            decls.contexts[name] = ctx
             decls.order.append(name)
         elif kind in ("def", "abbrev"):
-            decls.defs[name] = (cmd, [b for b, _ in variables])
+            full = name[len("_root_."):] if name.startswith("_root_.") else \
+                (f"{namespace}.{name}" if namespace else name)
+            raw.append((name, full, cmd, [b for b, _ in variables], ctx))
         elif kind == "example":
             decls.errors.append(LeanSyntaxError("`example`", "give the statement a name with `theorem`",
                                                 line=cmd.line, col=cmd.col, path=path, supported="theorem NAME : …"))
@@ -603,14 +790,24 @@ def read_declarations(text: str, path: str = "<text>") -> Declarations:
             decls.errors.append(LeanSyntaxError(f"`{kind}` declaration", "the reader knows the model's own "
                                                 "structures only", line=cmd.line, col=cmd.col, path=path,
                                                 supported="def (arithmetic) and theorem"))
+    # def keys: the declared name, unless it clashes with the model's names, Mathlib's functions
+    # or another def's declared name (then the full name, `_root_.`-prefixed: never a clash)
+    declared = [r[0] for r in raw]
+    for name, full, *_ in raw:
+        clash = name in model.MODEL_NAMES or name in model.MATH_FUNCTIONS or declared.count(name) > 1
+        decls.def_keys[full] = f"_root_.{full}" if clash else name
+    for name, full, *_ in raw:
+        parts = full.split(".")[:-1]
+        decls.namespaces.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
     # elaborate defs in file order (a def may use the defs before it)
-    raw = decls.defs
     decls.defs = {}
-    for name, (cmd, variables) in raw.items():
+    for name, full, cmd, variables, ctx in raw:
+        key = decls.def_keys[full]
         try:
-            decls.defs[name] = _read_def(name, cmd, variables, decls, clean, path)
+            decls.defs[key] = _read_def(name, cmd, variables, decls, clean, path, ctx)
+            decls.defs[key].name = key
         except LeanSyntaxError as e:
-            decls.defs[name] = e
+            decls.defs[key] = e
     return decls
 
 
@@ -631,12 +828,12 @@ def _header_tokens(cmd: _Command, clean: str, path: str, kind: str, name: str):
     return toks, body, body_pos
 
 
-def _binder_scope(binders, path, decls, scope=None):
+def _binder_scope(binders, path, decls, scope=None, ctx=None):
     """Scope entries for binders (kinds from their types); raises for unsupported binder types."""
     scope = dict(scope or {})
     params = []
     for b in binders:
-        kind, info = _type_kind(b.type, b.style, scope)
+        kind, info = _type_kind(b.type, b.style, scope, _canon_in(ctx, decls, path))
         if b.type is None:
             raise LeanSyntaxError(f"binder `{b.name}` without a type", "", line=b.line, col=b.col, path=path,
                                   supported="(x : T)")
@@ -655,7 +852,11 @@ def _binder_scope(binders, path, decls, scope=None):
     return scope, params
 
 
-def _read_def(name, cmd, variables, decls, clean, path) -> UserDef:
+def _canon_in(ctx, decls, path):
+    return None if ctx is None else (lambda n: _canon(n, ctx, decls, path))
+
+
+def _read_def(name, cmd, variables, decls, clean, path, ctx=None) -> UserDef:
     toks, body, body_pos = _header_tokens(cmd, clean, path, "def", name)
     p = _parser(toks, path)
     binders = p.binders()
@@ -682,7 +883,7 @@ def _read_def(name, cmd, variables, decls, clean, path) -> UserDef:
         raise LeanSyntaxError(f"def `{name}` without `:=`", "", line=cmd.line, col=cmd.col, path=path,
                               supported="def f … : ℝ := body")
     used_vars = _used_variables(variables, binders, body)
-    scope, params = _binder_scope(used_vars + binders, path, decls)
+    scope, params = _binder_scope(used_vars + binders, path, decls, ctx=ctx)
     explicit = [(b.name, kind) for b, kind, _ in params if b.style == "explicit"]
     implicit = [(b.name, kind, info) for b, kind, info in params if b.style != "explicit"]
     for b, kind, _ in params:
@@ -690,7 +891,7 @@ def _read_def(name, cmd, variables, decls, clean, path) -> UserDef:
             raise LeanSyntaxError(f"hypothesis argument `{b.name}` of def `{name}`", "", line=b.line, col=b.col,
                                   path=path, supported="defs whose arguments are ℕ, ℝ, problems, points, runs")
     node = terms.parse_term(body, path=path, line=body_pos[0], col=body_pos[1])
-    el = _Elaborator(path, decls, scope, allow_stats=True)
+    el = _Elaborator(path, decls, scope, allow_stats=True, ctx=ctx)
     el.arith(node, result)
     d = UserDef(name, explicit, implicit, result, node, Location(path, cmd.line, cmd.col),
                 uses_run=bool(el.statistics))
@@ -731,6 +932,12 @@ def _used_variables(variables, binders, body_text: str, exclude=frozenset()):
 
 # --------------------------------------------------------------------------- theorems
 
+def _is_run_type(t) -> bool:
+    """``Run …`` however qualified (resolution proper happens when the binder's type is read)."""
+    h = t.head_name() or ""
+    return h.removeprefix("_root_.").removeprefix(model.NAMESPACE + ".") == "Run"
+
+
 def _peel(node, own_binders, hyps_raw):
     """Split a statement's type into [(binders, hypotheses, conclusion, suffix)]: ∀ binders and
     → hypotheses are peeled off; a conclusion ``(∀ …, …) ∧ (∀ …, …)`` whose conjuncts are both
@@ -752,7 +959,7 @@ def _peel(node, own_binders, hyps_raw):
         else:
             break
     if node.kind == "binop" and node.value == "∧" and all(
-            any(n.kind == "forall" and any(b.type is not None and b.type.head_name() in ("Run", "SCAFFOLD.Run")
+            any(n.kind == "forall" and any(b.type is not None and _is_run_type(b.type)
                                            for b in n.value) for n in side.walk()) for side in node.args):
         out = []
         for k, side in enumerate(node.args, 1):
@@ -779,7 +986,8 @@ def _statements_from(name, namespace, cmd, variables, decls, clean, path) -> lis
     out = []
     for own_binders, hyps_raw, conclusion, suffix in _peel(ty, binders, []):
         out.append(_build_statement(name + suffix, namespace, cmd, variables, decls, path, binders, ty,
-                                    own_binders, hyps_raw, conclusion, header_text))
+                                    own_binders, hyps_raw, conclusion, header_text,
+                                    ctx=decls.contexts.get(name, _Context(namespace))))
     return out
 
 
@@ -793,10 +1001,11 @@ def _statement_from(name, namespace, cmd, variables, decls, clean, path) -> Stat
 
 
 def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, own_binders, hyps_raw, conclusion,
-                     header_text) -> Statement:
+                     header_text, ctx=None) -> Statement:
     loc = Location(path, cmd.line, cmd.col)
-    if not any(b.type is not None and b.type.head_name() in ("Run", "SCAFFOLD.Run") for b in own_binders) \
-            and not any(b.type is not None and b.type.head_name() in ("Run", "SCAFFOLD.Run") for b in variables):
+    canon = _canon_in(ctx, decls, path)
+    if not any(b.type is not None and _is_run_type(b.type) for b in own_binders) \
+            and not any(b.type is not None and _is_run_type(b.type) for b in variables):
         raise LeanSyntaxError(f"theorem `{name}` without a run", "the reader reads statements about SCAFFOLD runs "
                               "(`∀ A : Run P ν S K T ηl ηg init, …`)", line=cmd.line, col=cmd.col, path=path,
                               supported="theorems quantifying over `A : Run P ν S K T ηl ηg (some c0)` or `… none`")
@@ -811,9 +1020,9 @@ def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, 
         if b.type is None:
             raise LeanSyntaxError(f"binder `{b.name}` without a type", "give every bound name a type",
                                   line=b.line, col=b.col, path=path, supported="∀ (x : T), …")
-        kind, info = _type_kind(b.type, b.style, scope)
+        kind, info = _type_kind(b.type, b.style, scope, canon)
         if kind is None or kind.startswith("unsupported"):
-            _binder_scope([b], path, decls, scope)   # raises with the construct named
+            _binder_scope([b], path, decls, scope, ctx=ctx)   # raises with the construct named
         if kind == "prop":
             hyps_raw.append((b.type, b.name))
             params.append(Parameter(b.name, "prop", None, b.type.text, Location(path, b.line, b.col), b.type))
@@ -840,7 +1049,7 @@ def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, 
         raise LeanSyntaxError("problems" if problems else "statement without `P : Problem d N`",
                               f"{len(problems)} bound problems", line=where.line, col=where.col, path=path,
                               supported="exactly one `P : Problem d N`")
-    el = _Elaborator(path, decls, scope, allow_stats=False)
+    el = _Elaborator(path, decls, scope, allow_stats=False, ctx=ctx)
     run = _run_args(runs[0], scope, el, path)
     _problem_args(problems[0], scope, el, path)
     for prm in params:
@@ -864,12 +1073,12 @@ def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, 
     if relation in ("≥", ">"):
         lhs, rhs = rhs, lhs
         relation = {"≥": "≤", ">": "<"}[relation]
-    left = _Elaborator(path, decls, scope, allow_stats=True)
+    left = _Elaborator(path, decls, scope, allow_stats=True, ctx=ctx)
     left.arith(lhs, "real")
     if not left.statistics:
         raise LeanSyntaxError(f"left side `{lhs.text[:60]}`", "it does not involve the run",
                               line=lhs.line, col=lhs.col, path=path, supported=model.SUPPORTED_LEFT)
-    right = _Elaborator(path, decls, scope, allow_stats=False)
+    right = _Elaborator(path, decls, scope, allow_stats=False, ctx=ctx)
     right.arith(rhs, "real")
     # roles
     _assign_roles(params, run, hyps)
@@ -963,6 +1172,8 @@ def _hypotheses(node, name, scope, el, path) -> list:
         cmp.ty = ty
         return [HypothesisSpec("", node.text, loc, "compare", cmp, op=op, name=name)]
     h = node.head_name()
+    if h and node.kind in ("app", "ident") and h not in scope:
+        h = _canon(node, el.ctx, el.decls, path)
     h = h.removeprefix(model.NAMESPACE + ".") if h else None
     if h in model.PREDICATES and node.kind == "app":
         kinds = model.PREDICATES[h]
@@ -982,10 +1193,10 @@ def _hypotheses(node, name, scope, el, path) -> list:
     if node.kind == "forall" and len(node.value) == 1:
         b = node.value[0]
         body = node.args[0]
-        if b.type is None or b.type.head_name() in ("Space", model.NAMESPACE + ".Space"):
+        if b.type is None or _canon(b.type, el.ctx, el.decls, path) == "Space":
             if body.kind == "binop" and body.value in ("≤", "≥"):
                 lo, hi = body.args if body.value == "≤" else body.args[::-1]
-                if hi.head_name() in ("objective", model.NAMESPACE + ".objective") and len(hi.args) == 3 \
+                if hi.kind == "app" and _canon(hi, el.ctx, el.decls, path) == "objective" and len(hi.args) == 3 \
                         and hi.args[2].kind == "ident" and hi.args[2].value == b.name:
                     el.object_arg(hi.args[1], "clients", "objective")
                     if b.name in {n.value for n in lo.walk() if n.kind == "ident"}:

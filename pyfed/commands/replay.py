@@ -1,0 +1,174 @@
+"""``pyfed check --replay FILE.json [PATH.lean]``: re-decide a recorded counterexample exactly.
+
+Reads a counterexample record (schema ``pyfed.counterexample/1``, written by ``pyfed check
+PATH.lean --out DIR``; see :func:`pyfed.lean.statement_export.counterexample_record`), re-reads
+the statement from the recorded source file (or from ``PATH.lean`` when given), checks that the
+file is the one the record was made from (its SHA-256; ``--force`` accepts a changed file), and
+re-decides the recorded instance with the exact-moment engine in exact arithmetic
+(:func:`pyfed.engines.statement.decide_exact`). Prints the verdict with both sides and the
+margin in full (every digit), and whether they equal the recorded ones.
+
+Exit status: 1 when the violation is re-confirmed, 0 when the statement holds on the instance
+(or the theorem claims nothing there: a hypothesis fails, reported), 2 for a record that cannot
+be read (one line naming the file and the field), a missing statement file, or a file whose hash
+differs (without ``--force``).
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["run", "load_record", "replay"]
+
+
+def _bad(file, field, why):
+    return InputError(f"--replay {file}", f"field `{field}`: {why}")
+
+
+def load_record(file) -> dict:
+    """The JSON record of ``file``, checked for the fields a replay needs.
+
+    Raises InputError (argument ``--replay FILE``, the reason naming the field) for an unreadable
+    file, invalid JSON, an unknown ``schema`` or a missing/ill-typed ``statement`` / ``instance``
+    / ``source``."""
+    from ..engines.statement import WITNESS_SCHEMA
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--replay {file}", f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--replay {file}", f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(rec, dict):
+        raise _bad(file, "$", "expected a JSON object (a counterexample record)")
+    schema = rec.get("schema", WITNESS_SCHEMA)     # records before the schema field: same layout
+    if schema != WITNESS_SCHEMA:
+        raise _bad(file, "schema", f"unsupported {schema!r} (this pyfed reads {WITNESS_SCHEMA!r})")
+    for key, typ in (("statement", str), ("instance", dict)):
+        if not isinstance(rec.get(key), typ):
+            raise _bad(file, key, "missing" if key not in rec else f"expected a {typ.__name__}")
+    if not isinstance(rec.get("source"), str) and not isinstance((rec.get("file") or {}).get("path"), str):
+        raise _bad(file, "file.path", "missing (no recorded statement file: give PATH.lean)")
+    return rec
+
+
+def _recorded_path(rec) -> str | None:
+    f = rec.get("file")
+    if isinstance(f, dict) and isinstance(f.get("path"), str):
+        return f["path"]
+    src = rec.get("source")
+    if isinstance(src, str) and ":" in src:
+        return src.rsplit(":", 1)[0]
+    return None
+
+
+def replay(file, lean_path=None, *, force: bool = False):
+    """(record, statement, instance, verdict, notes) of a replay (see the module docstring).
+
+    Raises InputError for the exit-2 cases. ``notes``: warnings to print (a hash accepted with
+    ``--force``)."""
+    from ..engines.statement import decide_exact, fits, instance_from_json
+    from ..lean.statement_export import file_sha256
+    from ..statements import read_file
+
+    rec = load_record(file)
+    notes = []
+    path = lean_path or _recorded_path(rec)
+    if not path:
+        raise _bad(file, "file.path", "missing (no recorded statement file: give PATH.lean)")
+    if not Path(path).is_file():
+        raise InputError("PATH.lean" if lean_path else f"--replay {file}",
+                         f"statement file {path!r} not found" + ("" if lean_path else
+                                                                 " (give its current path as PATH.lean)"))
+    want = (rec.get("file") or {}).get("sha256") if isinstance(rec.get("file"), dict) else None
+    have = file_sha256(path)
+    if want is not None and have != want:
+        if not force:
+            raise InputError("PATH.lean" if lean_path else f"--replay {file}",
+                             f"{path} has SHA-256 {have[:16]}… but the record was made from {want[:16]}… "
+                             "(the file changed; --force re-decides with the file as it is now)")
+        notes.append(f"{path} differs from the recorded file (SHA-256); re-decided with --force")
+    name = rec["statement"]
+    base = name.split(".")[0]              # conjunct statements are named `Theorem.1`, `Theorem.2`
+    try:
+        sts = [s for s in read_file(path, theorem=base) if s.name == name]
+    except InputError as exc:
+        if exc.argument != "--theorem":      # ReaderError: the file's own file:line:col message
+            raise
+        sts = []
+    if not sts:
+        raise _bad(file, "statement", f"no statement {name!r} in {path}")
+    st = sts[0]
+    decl = rec.get("lean_declaration")
+    if decl is not None and decl != st.qualified_name:
+        if not force:
+            raise _bad(file, "lean_declaration", f"recorded {decl!r} but {path} declares {st.qualified_name!r} "
+                       "(--force re-decides anyway)")
+        notes.append(f"declaration {st.qualified_name} (recorded {decl})")
+    try:
+        inst = instance_from_json(rec["instance"])
+    except InputError as exc:
+        field = exc.argument if exc.argument.startswith("instance") else "instance"
+        raise _bad(file, field, exc.reason) from None
+    why = fits(st, inst)
+    if why:
+        raise _bad(file, "instance", f"does not fit {st.qualified_name}: {why}")
+    try:
+        verdict = decide_exact(st, inst, arithmetic="exact")
+    except InputError as exc:
+        raise _bad(file, "instance", f"cannot be decided: {exc.reason}") from None
+    return rec, st, inst, verdict, notes
+
+
+def _full(v) -> str:
+    from ..exact import rational_str
+    return rational_str(v) if isinstance(v, Fraction) else str(v)
+
+
+def _recorded(rec, key):
+    side = rec.get(key)
+    if isinstance(side, dict) and side.get("exact") is not None:
+        try:
+            return Fraction(side["exact"])
+        except (TypeError, ValueError, ZeroDivisionError):
+            return None
+    return None
+
+
+def run(args) -> int:
+    """Front end of ``pyfed check --replay FILE.json [PATH.lean] [--force]``: prints the verdict,
+    both sides and the margin exactly; returns 1 (violation re-confirmed) or 0 (see the module
+    docstring); InputError (exit 2) for the bad-input cases."""
+    from . import STYLE, make_console
+
+    file = args.replay
+    lean_path = getattr(args, "path", None)
+    rec, st, inst, v, notes = replay(file, lean_path, force=bool(getattr(args, "force", False)))
+    console = make_console()
+    for n in notes:
+        console.print(f"[yellow]{n}[/yellow]")
+    console.print(f"replay of {file}: {st.qualified_name} ({st.source}), candidate {rec.get('index')} "
+                  f"of seed {rec.get('seed')}")
+    status = v.status
+    console.print(f"verdict: [{STYLE.get(status, '')}]{status}[/] (exact moments, exact arithmetic)")
+    if v.lhs is not None and v.rhs is not None:
+        margin = v.rhs - v.lhs
+        console.print(f"  left side  {st.lhs.text} = {_full(v.lhs)}", soft_wrap=True)
+        console.print(f"  right side {st.rhs.text} = {_full(v.rhs)}", soft_wrap=True)
+        console.print(f"  margin rhs - lhs = {_full(margin)} ({'≤' if st.relation == '≤' else '<'} needs "
+                      f"{'≥ 0' if st.relation == '≤' else '> 0'})", soft_wrap=True)
+        old = (_recorded(rec, "lhs"), _recorded(rec, "rhs"))
+        if None not in old:
+            same = old == (v.lhs, v.rhs)
+            console.print("  both sides equal the recorded ones exactly" if same else
+                          "  [yellow]the sides differ from the recorded ones (the record was edited, or the "
+                          "statement changed)[/yellow]")
+    reason = getattr(v, "reason", "")
+    if reason:
+        console.print(f"  [yellow]{reason}[/yellow]")
+    return 1 if status == "violated" else 0

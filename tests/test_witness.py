@@ -1,0 +1,328 @@
+"""Counterexamples that re-check exactly (issue 10): the witness schema round-trips exactly and
+holds no float; ``pyfed check --replay`` re-decides a recorded witness; the exported Lean file's
+rational literals are the JSON instance's numbers."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pyfed.engines.statement import (INSTANCE_SCHEMA, WITNESS_SCHEMA, RunInstance, instance_from_json,
+                                     instance_to_json, side_json)
+from pyfed.errors import InputError
+from pyfed.statements import our_statements, read_file
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent / "examples" / "statements"
+
+
+def _floats(obj, path="$"):
+    """Paths of every float in a JSON tree (bools and ints are not floats)."""
+    if isinstance(obj, float):
+        return [path]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in _floats(v, f"{path}.{k}")]
+    if isinstance(obj, list):
+        return [p for i, v in enumerate(obj) for p in _floats(v, f"{path}[{i}]")]
+    return []
+
+
+def _same_instance(a: RunInstance, b: RunInstance):
+    """Field-by-field exact equality (values and their exact types)."""
+    def same(u, v):
+        if u is None or v is None:
+            return u is None and v is None
+        if isinstance(u, np.ndarray) or isinstance(v, np.ndarray):
+            u, v = np.asarray(u, dtype=object), np.asarray(v, dtype=object)
+            return u.shape == v.shape and all(type(x) is type(y) is Fraction and x == y
+                                              for x, y in zip(u.ravel(), v.ravel()))
+        if isinstance(u, int) and isinstance(v, int):
+            return u == v
+        return Fraction(u) == Fraction(v) and type(v) is Fraction
+    pa, pb = a.problem, b.problem
+    assert same(pa.A_exact, pb.A_exact) and same(pa.b_exact, pb.b_exact)
+    assert pa.beta == pb.beta and pa.mu == pb.mu and same(pa.x_star_exact, pb.x_star_exact)
+    for f in ("sigma", "eta_l", "eta_g", "x0", "c0", "mu", "f_low", "xstar"):
+        assert same(getattr(a, f), getattr(b, f)), f
+    assert (a.S, a.K, a.T, a.name, a.description) == (b.S, b.K, b.T, b.name, b.description)
+    assert set(a.free) == set(b.free) and all(same(a.free[k], b.free[k]) for k in a.free)
+
+
+# ---------------------------------------------------------------- 1. the schema
+
+def test_round_trip_of_search_candidates_is_identical_and_float_free():
+    from pyfed.engines.statement_search import candidate
+    st = our_statements()["ConvexFiniteRoundConvergence"]
+    seen = 0
+    for index in (0, 18, 27, 81, 90):      # structured (x0 = x*, c0 = grad f_i(x*), S = 1 of 3, ...) and random
+        inst, _ = candidate(st, 7, index)
+        if inst is None:
+            continue
+        seen += 1
+        data = instance_to_json(inst)
+        assert data["schema"] == INSTANCE_SCHEMA and _floats(data) == []
+        back = instance_from_json(json.loads(json.dumps(data)))
+        _same_instance(inst, back)
+        assert instance_to_json(back) == data
+        # self-describing: the derived numbers are the problem's exact minimiser and h = K ηl ηg
+        p = inst.problem
+        assert data["derived"]["xstar"] == [str(v) for v in p.x_star_exact]
+        assert Fraction(data["derived"]["h"]) == inst.K * Fraction(inst.eta_l) * Fraction(inst.eta_g)
+        assert data["init"] == ("some" if inst.c0 is not None else "none")
+    assert seen == 5
+
+
+def test_round_trip_with_every_optional_field():
+    from pyfed.problems.quadratic import QuadraticProblem
+    F = Fraction
+    A = np.array([[[F(2), F(1, 3)], [F(1, 3), F(1)]], [[F(3), F(0)], [F(0), F(5, 2)]]], dtype=object)
+    b = np.array([[F(1), F(-2, 7)], [F(0), F(1, 9)]], dtype=object)
+    p = QuadraticProblem(A, b, name="hand")
+    inst = RunInstance("hand", p, F(1, 2), 1, 3, 2, F(1, 97), F(3, 2), np.array([F(1, 5), F(-1)], dtype=object),
+                       c0=np.array([[F(1), F(2)], [F(-3, 4), F(0)]], dtype=object), mu=F(1, 10), f_low=F(-7),
+                       xstar=np.array([F(1, 3), F(1, 4)], dtype=object),
+                       free={"n": 4, "r": F(-5, 3), "v": np.array([F(1), F(1, 2)], dtype=object)},
+                       description="every field")
+    data = instance_to_json(inst)
+    assert _floats(data) == []
+    assert (data["mu"], data["f_low"], data["xstar"]) == ("1/10", "-7", ["1/3", "1/4"])
+    assert data["derived"]["mu"] == "1/10" and data["derived"]["xstar"] == ["1/3", "1/4"]
+    assert data["free"] == {"n": 4, "r": "-5/3", "v": ["1", "1/2"]}
+    _same_instance(inst, instance_from_json(data))
+
+
+@pytest.mark.parametrize("field,value,named", [
+    ("sigma", 0.5, "instance.sigma"),                      # a float is not exact
+    ("eta_l", "1/0", "instance.eta_l"),
+    ("x0", ["0", "1"], "instance.x0"),                     # d = 1
+    ("S", "1", "instance.S"),
+    ("schema", "pyfed.instance/99", "instance.schema"),
+])
+def test_malformed_instance_names_the_field(field, value, named):
+    from pyfed.engines.statement_search import candidate
+    inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
+    data = instance_to_json(inst)
+    data[field] = value
+    with pytest.raises(InputError) as info:
+        instance_from_json(data)
+    assert info.value.argument == named
+
+
+def test_tampered_derived_value_is_rejected():
+    from pyfed.engines.statement_search import candidate
+    inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
+    data = instance_to_json(inst)
+    data["derived"]["xstar"] = ["12345"]
+    with pytest.raises(InputError) as info:
+        instance_from_json(data)
+    assert info.value.argument == "instance.derived.xstar"
+    del data["derived"]
+    instance_from_json(data)              # the earlier schema without `derived` still reads
+
+
+def test_side_json_of_irrational_value_has_certified_rational_bounds():
+    import sympy
+    s = side_json(sympy.sqrt(2) / 3)
+    lo, hi = Fraction(s["lower"]), Fraction(s["upper"])
+    assert s["exact"] is None and lo < hi and hi - lo < Fraction(1, 10 ** 60)
+    assert lo * lo * 9 < 2 < hi * hi * 9                 # the bounds enclose sqrt(2)/3
+    assert side_json(Fraction(-3, 4)) == {"exact": "-3/4"}
+
+
+@pytest.fixture(scope="module")
+def no_noise_record():
+    from pyfed.engines.statement_search import search
+    from pyfed.lean.statement_export import counterexample_record
+    (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
+    res = search(st, seed=0, budget=0)
+    assert res.verdict.status == "violated"
+    return st, counterexample_record(st, res.verdict, seed=0, budget=0)
+
+
+def test_counterexample_record_is_complete_and_float_free(no_noise_record):
+    import hashlib
+    st, rec = no_noise_record
+    assert _floats(json.loads(json.dumps(rec))) == []
+    assert rec["schema"] == WITNESS_SCHEMA
+    assert rec["lean_declaration"] == "SCAFFOLD.Examples.ConvexWithoutNoiseTerm"
+    assert rec["source"] == f"{EXAMPLES / 'convex_no_noise.lean'}:19"
+    assert rec["file"]["sha256"] == hashlib.sha256((EXAMPLES / "convex_no_noise.lean").read_bytes()).hexdigest()
+    assert rec["statement_text"].startswith("theorem ConvexWithoutNoiseTerm {d N : ℕ}")
+    lhs, rhs, margin = (Fraction(rec[k]["exact"]) for k in ("lhs", "rhs", "margin"))
+    assert margin == rhs - lhs < 0 and rhs == 0
+    assert (rec["seed"], rec["index"]) == (0, 0) and rec["relation"] == "≤"
+    inst = rec["instance"]
+    for key in ("A", "b", "x0", "c0", "N", "d", "S", "K", "T", "eta_l", "eta_g", "beta", "sigma", "oracle",
+                "sampling", "derived"):
+        assert inst[key] is not None, key
+    assert set(inst["derived"]) >= {"mu", "xstar", "f_star", "h"}
+    # the candidate index rebuilds the instance: same seed, same numbers
+    from pyfed.engines.statement_search import candidate
+    again, _ = candidate(st, rec["seed"], rec["index"])
+    assert instance_to_json(again) == inst
+
+
+# ---------------------------------------------------------------- 2. pyfed check --replay
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """The convex_no_noise example's counterexample, written by the CLI with --out."""
+    from pyfed.cli import main
+    out = tmp_path_factory.mktemp("cx")
+    code = main(["check", str(EXAMPLES / "convex_no_noise.lean"), "--quick", "--no-profile", "--budget", "1",
+                 "--out", str(out)])
+    assert code == 1
+    (js,) = sorted(out.glob("*.json"))
+    (lean,) = sorted(out.glob("*.lean"))
+    return js, lean
+
+
+def test_replay_reconfirms_the_violation_exactly(exported, capsys):
+    from pyfed.cli import main
+    js, _ = exported
+    capsys.readouterr()
+    assert main(["check", "--replay", str(js)]) == 1
+    out = capsys.readouterr().out
+    rec = json.loads(js.read_text())
+    assert "violated" in out and "equal the recorded ones exactly" in out
+    # the exact margin, every digit
+    assert f"margin rhs - lhs = {rec['margin']['exact']}" in " ".join(out.split())
+    # an explicit PATH.lean (the same file) works too
+    assert main(["check", "--replay", str(js), str(EXAMPLES / "convex_no_noise.lean")]) == 1
+
+
+def test_replay_of_a_tampered_number_that_no_longer_violates_exits_0(exported, tmp_path, capsys):
+    from pyfed.cli import main
+    js, _ = exported
+    rec = json.loads(js.read_text())
+    assert rec["instance"]["sigma"] != "0"
+    rec["instance"]["sigma"] = "0"        # no noise: x0 = x*, c0 = grad f_i(x*) never move, lhs = 0 = rhs
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert main(["check", "--replay", str(bad)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "holds" in out and "left side weightedGap A xstar μ = 0 " in out and "differ from the recorded" in out
+
+
+@pytest.mark.parametrize("edit,field", [
+    (lambda r: r["instance"].__setitem__("eta_l", 0.001), "instance.eta_l"),
+    (lambda r: r["instance"].pop("A"), "instance.A"),
+    (lambda r: r.pop("instance"), "instance"),
+    (lambda r: r.__setitem__("schema", "pyfed.counterexample/9"), "schema"),
+    (lambda r: r["instance"].__setitem__("c0", None), "instance.init"),
+    (lambda r: r.__setitem__("statement", "NoSuchTheorem"), "statement"),
+])
+def test_replay_of_a_malformed_record_exits_2_naming_file_and_field(exported, tmp_path, capsys, edit, field):
+    from pyfed.cli import main
+    js, _ = exported
+    rec = json.loads(js.read_text())
+    edit(rec)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rec))
+    capsys.readouterr()
+    assert main(["check", "--replay", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and str(bad) in err, err
+    if field:
+        assert f"field `{field}`" in err, err
+
+
+def test_replay_file_errors_exit_2(exported, tmp_path, capsys):
+    from pyfed.cli import main
+    js, _ = exported
+    notjson = tmp_path / "x.json"
+    notjson.write_text("{not json")
+    for argv, words in [(["--replay", str(notjson)], ["not JSON", str(notjson)]),
+                        (["--replay", str(tmp_path / "missing.json")], ["cannot read"])]:
+        assert main(["check", *argv]) == 2
+        err = capsys.readouterr().err
+        assert all(w in err for w in words), err
+    # the statement file moved away, and a changed statement file (hash), accepted with --force
+    rec = json.loads(js.read_text())
+    rec["file"]["path"] = str(tmp_path / "gone.lean")
+    moved = tmp_path / "moved.json"
+    moved.write_text(json.dumps(rec))
+    assert main(["check", "--replay", str(moved)]) == 2
+    assert "not found" in capsys.readouterr().err
+    edited = tmp_path / "edited.lean"
+    edited.write_text((EXAMPLES / "convex_no_noise.lean").read_text(encoding="utf-8") + "\n-- edited\n",
+                      encoding="utf-8")
+    assert main(["check", "--replay", str(js), str(edited)]) == 2
+    assert "SHA-256" in capsys.readouterr().err
+    assert main(["check", "--replay", str(js), str(edited), "--force"]) == 1
+    assert "re-decided with --force" in capsys.readouterr().out
+    assert main(["check", str(EXAMPLES / "seed_convex.lean"), "--force"]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- 3. the exported Lean file
+
+def _lean_literals(text):
+    """``{name: value}`` of every ``def name : T := literal`` line, parsed independently of pyfed's
+    own reader: integers and ``p / q`` become Fractions, lists stay lists. Asserts no decimal
+    point or exponent appears in any literal (ℚ literals must be exact)."""
+    import re
+    out = {}
+    for m in re.finditer(r"(?m)^def (\S+) : ([^:=]+) := (.+)$", text):
+        name, value = m.group(1), m.group(3).strip()
+        if value.startswith('"'):
+            out[name] = value.strip('"')
+            continue
+        assert not re.search(r"\d\.\d|\d[eE][-+]?\d", value), (name, value)
+        js = re.sub(r"(-?\d+)(?: / (\d+))?", lambda t: f'"{t.group(1)}/{t.group(2) or 1}"', value)
+        tree = json.loads(js)
+        conv = (lambda v: [conv(x) for x in v] if isinstance(v, list) else Fraction(v))
+        out[name] = conv(tree)
+    return out
+
+
+def test_exported_lean_literals_are_the_json_instance_exactly(exported):
+    js, lean = exported
+    rec = json.loads(js.read_text())
+    text = lean.read_text(encoding="utf-8")
+    lit = _lean_literals(text)
+    inst = rec["instance"]
+    Q = Fraction
+
+    def qs(v):
+        return [qs(x) for x in v] if isinstance(v, list) else Q(v)
+
+    assert lit["theoremName"] == rec["lean_declaration"] == "SCAFFOLD.Examples.ConvexWithoutNoiseTerm"
+    assert f"Counterexample to `{rec['lean_declaration']}`" in text
+    for lean_name, key in (("N", "N"), ("d", "d"), ("S", "S"), ("K", "K"), ("T", "T")):
+        assert lit[lean_name] == inst[key], lean_name
+    for lean_name, key in (("ηl", "eta_l"), ("ηg", "eta_g"), ("β", "beta"), ("σ", "sigma")):
+        assert lit[lean_name] == Q(inst[key]), lean_name
+    for key in ("A", "b", "x0", "c0"):
+        assert lit[key] == qs(inst[key]), key
+    # the statement's μ and xstar: the instance's own or, as here, the problem's (derived) ones
+    assert lit["μ"] == Q(inst["mu"] if inst["mu"] is not None else inst["derived"]["mu"])
+    assert lit["xstar"] == qs(inst["xstar"] if inst["xstar"] is not None else inst["derived"]["xstar"])
+    assert lit["lhs"] == Q(rec["lhs"]["exact"]) and lit["rhs"] == Q(rec["rhs"]["exact"])
+    assert lit["rhs"] - lit["lhs"] == Q(rec["margin"]["exact"]) < 0
+    assert "example : rhs < lhs := by norm_num [lhs, rhs]" in text
+    # pyfed's own reader of the file agrees
+    from pyfed.lean.statement_export import parse_counterexample_lean
+    back = parse_counterexample_lean(text)
+    assert back["mu"] == lit["μ"] and back["xstar"] == lit["xstar"] and back["A"] == lit["A"]
+
+
+def test_lean_export_of_irrational_sides_and_of_a_strict_statement_uses_certified_bounds(no_noise_record):
+    import sympy
+    from pyfed.lean.statement_export import render_statement_counterexample
+    _, rec = no_noise_record
+    rec = json.loads(json.dumps(rec))
+    rec["relation"] = "<"
+    rec["lhs"] = side_json(sympy.sqrt(3))
+    rec["rhs"] = side_json(sympy.Rational(1))
+    text = render_statement_counterexample(rec)
+    lit = _lean_literals(text)
+    assert lit["lhs"] == Fraction(rec["lhs"]["lower"]) and lit["lhs"] ** 2 <= 3 < (lit["lhs"] + Fraction(1, 10 ** 50)) ** 2
+    assert lit["rhs"] == 1
+    assert "example : rhs ≤ lhs := by norm_num [lhs, rhs]" in text      # violating `<` is rhs ≤ lhs
+    assert "certified lower bound of the left side" in text
