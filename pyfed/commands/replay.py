@@ -146,20 +146,26 @@ def run(args) -> int:
     docstring); InputError (exit 2) for the bad-input cases."""
     from . import STYLE, make_console
 
+    from rich.markup import escape
+
     file = args.replay
-    lean_path = getattr(args, "path", None)
+    lean_path = getattr(args, "path", None) or None
+    if isinstance(lean_path, (list, tuple)):
+        if len(lean_path) > 1:
+            raise InputError("PATH.lean", f"--replay takes at most one statement file, got {len(lean_path)}")
+        lean_path = lean_path[0] if lean_path else None
     rec, st, inst, v, notes = replay(file, lean_path, force=bool(getattr(args, "force", False)))
     console = make_console()
     for n in notes:
-        console.print(f"[yellow]{n}[/yellow]")
-    console.print(f"replay of {file}: {st.qualified_name} ({st.source}), candidate {rec.get('index')} "
+        console.print(f"[yellow]{escape(str(n))}[/yellow]")
+    console.print(f"replay of {escape(str(file))}: {escape(st.qualified_name)} ({escape(str(st.source))}), candidate {rec.get('index')} "
                   f"of seed {rec.get('seed')}")
     status = v.status
     console.print(f"verdict: [{STYLE.get(status, '')}]{status}[/] (exact moments, exact arithmetic)")
     if v.lhs is not None and v.rhs is not None:
         margin = v.rhs - v.lhs
-        console.print(f"  left side  {st.lhs.text} = {_full(v.lhs)}", soft_wrap=True)
-        console.print(f"  right side {st.rhs.text} = {_full(v.rhs)}", soft_wrap=True)
+        console.print(f"  left side  {escape(st.lhs.text)} = {_full(v.lhs)}", soft_wrap=True)
+        console.print(f"  right side {escape(st.rhs.text)} = {_full(v.rhs)}", soft_wrap=True)
         console.print(f"  margin rhs - lhs = {_full(margin)} ({'≤' if st.relation == '≤' else '<'} needs "
                       f"{'≥ 0' if st.relation == '≤' else '> 0'})", soft_wrap=True)
         old = (_recorded(rec, "lhs"), _recorded(rec, "rhs"))
@@ -170,5 +176,5 @@ def run(args) -> int:
                           "statement changed)[/yellow]")
     reason = getattr(v, "reason", "")
     if reason:
-        console.print(f"  [yellow]{reason}[/yellow]")
+        console.print(f"  [yellow]{escape(str(reason))}[/yellow]")
     return 1 if status == "violated" else 0
