@@ -679,13 +679,14 @@ def _hyp_groups(lits) -> list:
     return list(groups.items())
 
 
-def profile_size(st, budget: int) -> int:
+def profile_size(st, budget: int, only=None) -> int:
     """Number of candidates :func:`constant_profile` evaluates (for a progress bar's total):
     ``(structured_count + budget)`` once for the right side and once per relaxed hypothesis."""
-    return (structured_count(st) + int(budget)) * (1 + len(_hyp_groups(literals(st))))
+    lits = [lit for lit in literals(st) if only is None or lit.key in set(only)]
+    return (structured_count(st) + int(budget)) * (1 + len(_hyp_groups(lits)))
 
 
-def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None) -> dict:
+def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None, only=None) -> dict:
     """The constant profile of ``st`` (see the module docstring).
 
     Right-side constants are profiled on the search's decided instances; the numerals of each
@@ -705,8 +706,15 @@ def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool
     value >= 0 works on these instances), ``violated_at_own_value`` (the statement's own value is
     on the unsafe side), ``pinned_by`` (the instance's index, description and exact JSON),
     ``decided``, ``note`` and a ``statement`` sentence. Same seed and budget give identical
-    output."""
+    output. ``only``: profile just the constants with these keys (the unrelaxed search is always
+    run: it decides ``violated``); InputError for an unknown key."""
     lits = literals(st)
+    if only is not None:
+        unknown = set(only) - {lit.key for lit in lits}
+        if unknown:
+            raise InputError("only", f"no such constant: {', '.join(sorted(unknown))}; the constants are "
+                                     f"{', '.join(lit.key for lit in lits)}")
+        lits = [lit for lit in lits if lit.key in set(only)]
     rhs_keys = tuple(lit.key for lit in lits if lit.where == "rhs")
     groups = _hyp_groups(lits)
     idx = list(range(structured_count(st) + int(budget)))
