@@ -296,7 +296,10 @@ def _read_with_checkers(args):
 def run_file(args) -> int:
     """``pyfed check PATH.lean``: read the file's theorems, decide each with every engine, print
     the default report's table per theorem (plus the constant profile), write the JSON report and
-    counterexample files; exit 1 iff some verdict is violated (2 for an unreadable file)."""
+    counterexample files; exit 1 iff some verdict is violated (2 for an unreadable file). The
+    constant profile's candidates go through :mod:`pyfed.parallel` (``--workers`` /
+    ``--scheduler``, validated before any work; the output does not depend on them), with a
+    progress bar over them."""
     from rich.progress import Progress
 
     from ..check import check_statement, default_replicates, statement_report_json

@@ -8,17 +8,26 @@ the records in index order with byte-identical results.
 
 The first candidates are structured edge cases: x0 = x⋆ with c0 = ∇fᵢ(x⋆) and σ > 0 (only the
 noise is left), the same with σ = 0, full participation S = N and S = 1 of N = 3, a client that
-is not strongly convex (μ = 0), T = 1 and a long horizon, ηg > 1. The step ``ηl`` of each
-candidate is the largest one the hypotheses admit (found exactly) or a fraction of it; when the
-statement puts no upper bound on the step (it dropped the seed's step-size hypothesis) the search
-goes where that hypothesis used to fence it off: steps from the seed's bound 1/(81 β) up to
-3/β, beyond divergence.
+is not strongly convex (μ = 0), T = 1 and a long horizon, ηg > 1; then the instances where the
+convex / nonconvex bounds are tightest: the noise floor (x0 = x⋆, c0 = ∇fᵢ(x⋆), σ > 0, the
+largest admissible step, T = 200 so that the noise term is all the right side has and the left
+side has climbed to it), the noise floor with S = N = 3, ηg = 1/2 and ηg = 2 at the same
+h = K ηl ηg, K = 20 local steps, μ = β (identical clients) with μ h ≤ S/(15 N) binding, and a
+long horizon T = 200 from x0 ≠ x⋆. Each is labelled by its description. The step ``ηl`` of each
+candidate is the largest one the hypotheses admit (found exactly, :func:`max_eta_l`) or a
+fraction of it; when the statement puts no upper bound on the step (it dropped the seed's
+step-size hypothesis) the search goes where that hypothesis used to fence it off: steps from
+the seed's bound 1/(81 β) up to 243/(81 β) = 3/β, beyond divergence (the T = 200 cases try
+fewer multiples: each costs about a second of exact arithmetic).
 
 :func:`constant_profile` varies each numeric constant of the right side (the model's 9, 12, 14,
 70 inside ``convexRHS`` / ``nonconvexRHS``, and the file's own literals) and of each step-size
 hypothesis (81, 15, 24, …), others fixed, and reports the smallest value at which none of the
 decided instances violates the statement, with the instance that pins it. On a finite set of
-instances this is evidence, not a proof, and the report says so.
+instances this is evidence, not a proof, and the report says so. Its candidates (the
+unrelaxed search, then one search per step hypothesis with that hypothesis relaxed) go through
+one index-ordered map, serially or on a :class:`pyfed.parallel.Pool` (``pyfed check PATH.lean
+--workers N``), with identical output.
 """
 
 from __future__ import annotations
@@ -317,7 +326,8 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
 
     Structured candidate ``index < structured_count(st)`` is edge case ``index // len(LADDER)``
     at step multiple ``LADDER[index % len(LADDER)]`` of the largest admissible step (multiples
-    above 1 only when the statement (or ``relax``) leaves the step unbounded or relaxed)."""
+    above 1 only when the statement (or ``relax``) leaves the step unbounded or relaxed, and only
+    those in the edge case's ``ladder``); the others are ``(None, why)`` (skipped)."""
     n = structured_count(st)
     relax = tuple(relax)
     if index < n:
