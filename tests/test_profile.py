@@ -167,6 +167,12 @@ def test_outward_decimal():
     assert outward_decimal(Fraction(2, 3) / 10**8, True) == "6.66667e-09"
     cbrt2 = sympy.Integer(2) ** sympy.Rational(1, 3)       # 1.2599210498...
     assert (outward_decimal(cbrt2, True), outward_decimal(cbrt2, False)) == ("1.25993", "1.25992")
+    # the displayed threshold: exact when short; just beside the statement's own value as own +- delta
+    from pyfed.engines.statement_search import _display
+    assert _display(Fraction(1, 2), 81, True) == "1/2"
+    near = 24 + Fraction(1, 3 * 10**17)
+    assert (_display(near, 24, True), _display(near, 24, False)) == ("24 + 3.33334e-18", "24 + 3.33333e-18")
+    assert _display(Fraction(1234567, 1000003), 12, True) == "1.23457"
 
 
 @pytest.mark.parametrize("argv,arg", [

@@ -240,7 +240,7 @@ def render_profile(console, profile) -> None:
         elif c["needed"] is None:
             need = c["note"]
         else:
-            need = f"{cmp} {c['needed'] if len(c['needed']) <= 12 else c['needed_decimal']}"
+            need = f"{cmp} {c.get('needed_display') or c['needed_decimal']}"
             if c.get("violated_at_own_value") and not viol:
                 need += " (the statement's own value admits a violation)"
         pin = c.get("pinned_by")
@@ -302,9 +302,7 @@ def run_file(args) -> int:
     progress bar over them."""
     from rich.progress import Progress
 
-    from ..check import check_statement, default_replicates, statement_report_json
-
-    from ..check import default_budget
+    from ..check import check_statement, default_budget, default_replicates, statement_report_json
     from ..engines.statement_search import constant_profile, profile_size
     from ..parallel import Pool, check_workers
 

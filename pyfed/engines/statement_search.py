@@ -803,6 +803,24 @@ def outward_decimal(v, up: bool, digits: int = 6) -> str:
     return _format_digits("-" if neg else "", text, e, digits)
 
 
+def _display(needed, own, up: bool) -> str:
+    """Short certified text of a threshold: itself when its "p/q" is short (<= 12 characters);
+    ``own ± δ`` (δ rounded toward the safe side) when it lies within a relative 10^-4 of the
+    statement's own value ``own`` (a violation at a hypothesis boundary: 24.0001 would hide how
+    close it is); else :func:`outward_decimal`."""
+    text = _fmt(needed)
+    if len(text) <= 12:
+        return text
+    lo, hi = _enclosure(needed)
+    own = Fraction(own)
+    if own != 0 and abs((lo if up else hi) - own) < abs(own) / 10**4:
+        diff = ((hi if up else lo) - own)
+        if diff != 0:
+            p = outward_decimal(diff, up=up)
+            return f"{_fmt(own)} {'-' if p.startswith('-') else '+'} {p.lstrip('-')}"
+    return outward_decimal(needed, up=up)
+
+
 def _cmp(direction, strict) -> str:
     return (">" if strict else ">=") if direction == "at least" else ("<" if strict else "<=")
 
@@ -817,16 +835,18 @@ def _entry(lit, n, needed, strict, pin, direction, note, *, not_needed=False):
         e["pinned_by"] = {"index": pin.index, "description": pin.description, "instance": pin.instance,
                           "lhs": _s(pin.lhs), "rhs": _s(pin.rhs)}
     cmp = _cmp(direction, strict)
+    e["needed_display"] = None
     if needed is not None:
         s = decide_sign(lit.value - needed) if direction == "at least" else decide_sign(needed - lit.value)
         e["violated_at_own_value"] = bool(s < 0 or (s == 0 and strict))
+        e["needed_display"] = _display(needed, lit.value, up=direction == "at least")
     if not_needed:
         e["statement"] = (f"{lit.description}: not needed on {n} exactly decided instances (any value >= 0 works; "
                           f"the threshold is {e['needed_decimal']})")
     elif needed is None:
         e["statement"] = f"{lit.description}: {note} (on {n} exactly decided instances)"
     else:
-        t = e["needed"] if len(e["needed"]) <= 20 else f"{e['needed_decimal']} (rounded toward the safe side)"
+        t = e["needed_display"] + ("" if e["needed_display"] == e["needed"] else " (rounded toward the safe side)")
         e["statement"] = (f"{lit.description}: no violation on {n} exactly decided instances iff the constant is "
                           f"{cmp} {t}; the statement has {_fmt(lit.value)}")
         if note:
