@@ -29,7 +29,9 @@ Dask is an optional dependency (``pip install 'pyfed[parallel]'``, included in `
 reached, before any work starts.
 
 Users: ``pyfed search --workers N`` (candidates evaluated through the map, :mod:`pyfed.search`),
-``pyfed tightness`` and ``pyfed worst-case`` (sweep points through the map).
+``pyfed tightness`` and ``pyfed worst-case`` (sweep points through the map), ``pyfed check
+PATH.lean --workers N`` (the constant profile's candidates,
+:func:`pyfed.engines.statement_search.constant_profile`).
 """
 
 from __future__ import annotations

@@ -46,6 +46,8 @@ def register(subparsers) -> None:
                    help="re-decide a counterexample written by --out exactly (statement from the recorded file, "
                         "or PATH.lean); exit 1 if the violation is re-confirmed")
     p.add_argument("--force", action="store_true", help="with --replay: accept a statement file that changed")
+    from .search import add_parallel_arguments
+    add_parallel_arguments(p, "the constant profile's candidates (with PATH.lean)")
     p.set_defaults(func=run)
 
 
@@ -166,7 +168,7 @@ def run(args) -> int:
         check_output_file("--json", args.json)
     if getattr(args, "path", None):
         return run_file(args)
-    for opt in ("theorem", "out"):
+    for opt in ("theorem", "out", "workers", "scheduler"):
         if getattr(args, opt, None):
             raise InputError(f"--{opt}", "only applies with a PATH.lean to check")
     console = make_console()
@@ -251,27 +253,38 @@ def _short(exact: str | None) -> str:
 
 
 def render_profile(console, profile) -> None:
-    """Print a constant profile (see :func:`pyfed.engines.statement_search.constant_profile`)."""
-    t = Table(title=f"constant profile: {profile['statement']} (seed {profile['seed']}, budget {profile['budget']})")
+    """Print a constant profile (see :func:`pyfed.engines.statement_search.constant_profile`):
+    one line up front when the statement is already violated at its own constants, then one
+    short row per constant. Thresholds print exactly when short, else as the engine's certified
+    decimal rounded toward the safe side (``needed_decimal``); the JSON report has them exact."""
+    from rich.markup import escape
+
+    viol = profile.get("violated")
+    if viol:
+        console.print(f"  [red]{escape(profile['statement'])} is already violated at its own constants (candidate "
+                      f"#{viol['index']}: {escape(viol['description'])}): the profile only shows how far each "
+                      "constant would have to move to exclude the violations drawn.[/red]", highlight=False)
+    t = Table(title=escape(f"constant profile: {profile['statement']} (seed {profile['seed']}, "
+                           f"budget {profile['budget']})"))
     for col in ("constant", "where", "needed on the decided instances", "pinned by", "decided"):
         t.add_column(col, overflow="fold")
     for c in profile["constants"]:
         cmp = (">" if c["strict"] else ">=") if c["direction"] == "at least" else ("<" if c["strict"] else "<=")
-        if c["needed"] is None:
+        if c.get("not_needed"):
+            need = "not needed on these instances (any value >= 0 works)"
+        elif c["needed"] is None:
             need = c["note"]
-        elif c["direction"] == "at least" and c["needed_float"] <= 0:
-            need = f"{cmp} {_short(c['needed'])}: the term is not needed on these instances"
         else:
-            short = c["needed"] if len(c["needed"]) <= 24 else f"~{c['needed_float']:.6g}"
-            need = f"{cmp} {short}" + (f" (~{c['needed_float']:.6g})" if len(c["needed"]) <= 24 and "/" in c["needed"]
-                                       else "")
-        if c["needed"] is not None and c.get("note"):
-            need += f" ({c['note']})"
+            need = f"{cmp} {c.get('needed_display') or c['needed_decimal']}"
+            if c.get("violated_at_own_value") and not viol:
+                need += " (the statement's own value admits a violation)"
         pin = c.get("pinned_by")
-        t.add_row(c["constant"], c["description"] + (f" [{c['location']}]" if c["location"] else ""), need,
-                  f"#{pin['index']}: {pin['description']}" if pin else "-", str(c["decided"]))
+        where = c["description"] + (f" [{c['location']}]" if c["location"] else "")
+        t.add_row(escape(c["constant"]), escape(where), escape(need),   # the user's text is not markup
+                  escape(f"#{pin['index']}: {pin['description']}") if pin else "-", str(c["decided"]))
     console.print(t)
-    console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof.[/dim]")
+    console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof. "
+                  "Decimals are rounded toward the safe side; the JSON report has the exact values.[/dim]")
 
 
 def _checker_verdict(name, args):
@@ -345,32 +358,49 @@ def run_file(args) -> int:
     theorem (plus the constant profile) file by file, write one JSON report with every
     statement and the counterexample files; exit 1 iff some verdict of some file is violated
     (2 for an unreadable file, before any work). ``args.path`` is a list of paths (a single
-    string is accepted as one file)."""
+    string is accepted as one file). The
+    constant profile's candidates go through :mod:`pyfed.parallel` (``--workers`` /
+    ``--scheduler``, validated before any work; the output does not depend on them), with a
+    progress bar over them."""
     from rich.progress import Progress
 
-    from ..check import check_statement, default_replicates, statement_report_json
+    from ..check import check_statement, default_budget, default_replicates, statement_report_json
+    from ..engines.statement_search import constant_profile, profile_size
+    from ..parallel import Pool, check_workers
 
     paths = [args.path] if isinstance(args.path, str) else list(args.path)
     if args.budget is not None:
         from ..errors import check_int
         check_int("--budget", args.budget, minimum=1)
+    workers, scheduler = check_workers(getattr(args, "workers", None), getattr(args, "scheduler", None))
     if args.out:
         from ..search import prepare_out
         prepare_out(args.out)
     read = _read_all(paths, args.theorem)      # ReaderError: exit 2 with file:line:col
     console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
+    budget = default_budget(args.quick) if args.budget is None else args.budget
     results = []        # [(path, reports, checked lemmas)]
-    with Progress(console=console, transient=True) as progress:
+    with Progress(console=console, transient=True) as progress, \
+            Pool(workers=None if args.no_profile else workers, scheduler=None if args.no_profile else scheduler) \
+            as pool:    # an unreachable --scheduler is an InputError here, before any work
         task = progress.add_task("pyfed check", total=None)
 
         def tick(label):
             progress.update(task, description=escape(f"running {label}"))
 
         for path, statements, lemmas in read:
-            reports = [check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
-                                       profile=not args.no_profile, out=args.out, progress=tick)
-                       for st in statements]
+            reports = []
+            for st in statements:
+                rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
+                                      profile=False, out=args.out, progress=tick)
+                if not args.no_profile:     # the profile's candidates through pyfed.parallel (--workers)
+                    tick(f"{st.name}: constant profile")
+                    bar = progress.add_task(escape(f"{st.name}: constant profile"), total=profile_size(st, budget))
+                    rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,
+                                                   progress=lambda k, bar=bar: progress.advance(bar, k))
+                    progress.remove_task(bar)
+                reports.append(rep)
             checked_lemmas = []
             for name in lemmas:
                 tick(f"{name} (statement checker)")

@@ -8,21 +8,31 @@ the records in index order with byte-identical results.
 
 The first candidates are structured edge cases: x0 = x⋆ with c0 = ∇fᵢ(x⋆) and σ > 0 (only the
 noise is left), the same with σ = 0, full participation S = N and S = 1 of N = 3, a client that
-is not strongly convex (μ = 0), T = 1 and a long horizon, ηg > 1. The step ``ηl`` of each
-candidate is the largest one the hypotheses admit (found exactly) or a fraction of it; when the
-statement puts no upper bound on the step (it dropped the seed's step-size hypothesis) the search
-goes where that hypothesis used to fence it off: steps from the seed's bound 1/(81 β) up to
-3/β, beyond divergence.
+is not strongly convex (μ = 0), T = 1 and a long horizon, ηg > 1; then the instances where the
+convex / nonconvex bounds are tightest: the noise floor (x0 = x⋆, c0 = ∇fᵢ(x⋆), σ > 0, the
+largest admissible step, T = 200 so that the noise term is all the right side has and the left
+side has climbed to it), the noise floor with S = N = 3, ηg = 1/2 and ηg = 2 at the same
+h = K ηl ηg, K = 20 local steps, μ = β (identical clients) with μ h ≤ S/(15 N) binding, and a
+long horizon T = 200 from x0 ≠ x⋆. Each is labelled by its description. The step ``ηl`` of each
+candidate is the largest one the hypotheses admit (found exactly, :func:`max_eta_l`) or a
+fraction of it; when the statement puts no upper bound on the step (it dropped the seed's
+step-size hypothesis) the search goes where that hypothesis used to fence it off: steps from
+the seed's bound 1/(81 β) up to 243/(81 β) = 3/β, beyond divergence (the T = 200 cases try
+fewer multiples: each costs about a second of exact arithmetic).
 
 :func:`constant_profile` varies each numeric constant of the right side (the model's 9, 12, 14,
 70 inside ``convexRHS`` / ``nonconvexRHS``, and the file's own literals) and of each step-size
 hypothesis (81, 15, 24, …), others fixed, and reports the smallest value at which none of the
 decided instances violates the statement, with the instance that pins it. On a finite set of
-instances this is evidence, not a proof, and the report says so.
+instances this is evidence, not a proof, and the report says so. Its candidates (the
+unrelaxed search, then one search per step hypothesis with that hypothesis relaxed) go through
+one index-ordered map, serially or on a :class:`pyfed.parallel.Pool` (``pyfed check PATH.lean
+--workers N``), with identical output.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -31,13 +41,13 @@ import numpy as np
 import sympy
 
 from ..errors import InputError
-from ..exact import as_float, rational_str
+from ..exact import _decimal_exponent, _format_digits, as_float, rational_str
 from ..statements.evaluate import EvaluationError, Undecided, decide, decide_sign, evaluate, to_exact
 from ..verdicts import Inconclusive, Violated
 from .statement import (ExactAccess, RunInstance, bind, evaluate_hypotheses, instance_to_json, sides_exact)
 
-__all__ = ["candidate", "evaluate_candidate", "search", "constant_profile", "max_eta_l", "literals",
-           "structured_count", "SearchResult", "Literal"]
+__all__ = ["candidate", "evaluate_candidate", "search", "constant_profile", "profile_size", "max_eta_l",
+           "literals", "structured_count", "outward_decimal", "SearchResult", "Literal"]
 
 #: Multiples of the step boundary tried when a hypothesis is relaxed (up to divergence).
 LADDER = (1, 2, 4, 8, 16, 32, 81, 162, 243)
@@ -99,11 +109,17 @@ def _admissible(st, inst, hyps, ignore=()) -> bool:
     return True
 
 
-def max_eta_l(st, inst: RunInstance, *, ignore=()) -> tuple:
+def max_eta_l(st, inst: RunInstance, *, ignore=(), bits: int = 60) -> tuple:
     """(largest admissible ηl, bounded) for ``inst`` with the other parameters fixed: the
     statement's step hypotheses (those mentioning ηl, minus ``ignore``) decided exactly. Returns
     (None, True) when no positive ηl is admissible and (None, False) when the hypotheses put no
-    upper bound on ηl below h = 64/β."""
+    upper bound on ηl below h = 64/β.
+
+    The boundary is bracketed within a factor 2, bisected ``bits`` times, and the rational with
+    the smallest denominator in the final bracket is returned if admissible (an exact rational
+    boundary such as 1/(81 β) is found exactly; an irrational one such as (S/N)^(2/3)/(24 β) is
+    approached from inside within a relative 2^-bits; fewer bits give smaller denominators, which
+    long horizons need: the exact moments' denominators grow like the step's, per round)."""
     hyps = _step_relevant(st)
     unit = Fraction(1) / (inst.K * Fraction(inst.eta_g) * Fraction(inst.problem.beta))   # h = 1/beta
 
@@ -127,7 +143,7 @@ def max_eta_l(st, inst: RunInstance, *, ignore=()) -> tuple:
             return (None, False) if lo is not None else (None, True)
         if lo is None:
             return None, True
-        for _ in range(60):
+        for _ in range(int(bits)):
             mid = (lo + hi) / 2
             if ok(mid):
                 lo = mid
@@ -153,9 +169,11 @@ class _Base:
     K: int
     T: int
     eta_g: Fraction
-    x0: list
+    x0: list                  # explicit list, or "star" (the minimiser x*)
     c0: str                   # "grad_star" | "grad_x0" | "zero" | explicit list
     mu: str = "problem"       # "problem" | "zero"
+    ladder: tuple = LADDER    # step multiples tried when the step is free (expensive cases: fewer)
+    bits: int = 60            # bisection steps of the largest admissible step (see max_eta_l)
 
 
 _STRUCTURED = [
@@ -176,13 +194,31 @@ _STRUCTURED = [
           [1], "grad_x0", mu="zero"),
     _Base("one client x^2/2, K = 1, mu = 0, sigma = 0 (gradient descent; diverges for h > 2/beta)", [[[1]]], [[0]],
           Fraction(0), 1, 1, 5, Fraction(1), [1], "grad_star", mu="zero"),
+    # -- where the theory's bounds are tightest (appended: the indices above stay as they were)
+    _Base("noise floor: x0 = x*, c0 = grad f_i(x*), sigma > 0, S = 1 of N = 2, long horizon T = 200 (the noise "
+          "term dominates)", [[[1]], [[2]]], [[1], [-1]], Fraction(1), 1, 2, 200, Fraction(1), "star", "grad_star",
+          ladder=LADDER[:2], bits=20),
+    _Base("noise floor with S = N = 3: x0 = x*, c0 = grad f_i(x*), sigma > 0, T = 40",
+          [[[1]], [[2]], [[4]]], [[1], [0], [-2]], Fraction(1), 3, 2, 40, Fraction(1), "star", "grad_star",
+          ladder=LADDER[:5]),
+    _Base("eta_g = 1/2 < 1 (the same h as the eta_g = 2 case), sigma > 0, T = 10", [[[1]], [[3]]], [[1], [-1]],
+          Fraction(1, 2), 1, 2, 10, Fraction(1, 2), [2], "grad_x0"),
+    _Base("eta_g = 2 > 1 (the same h as the eta_g = 1/2 case), sigma > 0, T = 10", [[[1]], [[3]]], [[1], [-1]],
+          Fraction(1, 2), 1, 2, 10, Fraction(2), [2], "grad_x0"),
+    _Base("K = 20 local steps, S = 1 of N = 2, sigma > 0, T = 10", [[[1]], [[2]]], [[1], [-1]], Fraction(1),
+          1, 20, 10, Fraction(1), [1], "grad_x0"),
+    _Base("mu = beta (identical clients) with mu h <= S/(15 N) binding: S = 1 of N = 6, sigma > 0, T = 20",
+          [[[1]]] * 6, [[3], [2], [1], [-1], [-2], [-3]], Fraction(1), 1, 2, 20, Fraction(1), [1], "zero"),
+    _Base("long horizon T = 200 from x0 != x*, zero controls, S = N = 2, sigma > 0", [[[1]], [[2]]], [[1], [-1]],
+          Fraction(1, 2), 2, 2, 200, Fraction(1), [2], "zero", ladder=LADDER[:1], bits=20),
 ]
 
 
 def _build(st, base: _Base, eta_l=None, rng=None) -> RunInstance:
     p = _problem(base.A, base.b, base.name)
     d = p.d
-    x0 = np.array([Fraction(v) for v in base.x0], dtype=object)
+    x0 = (np.array(list(p.x_star_exact), dtype=object) if isinstance(base.x0, str) and base.x0 == "star"
+          else np.array([Fraction(v) for v in base.x0], dtype=object))
     if st.init == "none":
         c0 = None
     elif base.c0 == "grad_star":
@@ -264,6 +300,20 @@ def _random_base(st, rng) -> tuple:
     return _Base("random", A, b, sigma, S, K, T, eta_g, x0, c0, mu), frac, mult
 
 
+_MEMO: list = []      # [(statement, {(edge case, relax): step data})], the last few statements
+
+
+def _step_memo(st) -> dict:
+    """Per-process memo of the structured candidates' largest steps (a pure function of the
+    statement, the edge case and ``relax``: the nine step multiples of one edge case share it)."""
+    for s, memo in _MEMO:
+        if s is st:
+            return memo
+    _MEMO.append((st, {}))
+    del _MEMO[:-4]
+    return _MEMO[-1][1]
+
+
 def structured_count(st) -> int:
     """Number of structured candidates (indices 0 .. structured_count - 1)."""
     return len(_STRUCTURED) * len(LADDER)
@@ -276,22 +326,32 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
 
     Structured candidate ``index < structured_count(st)`` is edge case ``index // len(LADDER)``
     at step multiple ``LADDER[index % len(LADDER)]`` of the largest admissible step (multiples
-    above 1 only when the statement (or ``relax``) leaves the step unbounded or relaxed)."""
+    above 1 only when the statement (or ``relax``) leaves the step unbounded or relaxed, and only
+    those in the edge case's ``ladder``); the others are ``(None, why)`` (skipped)."""
     n = structured_count(st)
+    relax = tuple(relax)
     if index < n:
         base = _STRUCTURED[index // len(LADDER)]
         mult = LADDER[index % len(LADDER)]
         frac = Fraction(1)
         rng = None
+        if mult not in base.ladder:
+            return None, f"multiple {mult} not tried for this edge case (long computation)"
     else:
         rng = np.random.default_rng([int(seed), int(index)])
         base, frac, mult = _random_base(st, rng)
     inst = _build(st, base, rng=rng)
-    top, bounded = max_eta_l(st, inst)
-    if relax:
-        rest, rest_bounded = max_eta_l(st, inst, ignore=relax)
+    if rng is None:     # structured: the steps depend on (statement, edge case, relax) only
+        key = (index // len(LADDER), relax)
+        memo = _step_memo(st)
+        if key not in memo:
+            memo[key] = (max_eta_l(st, inst, bits=base.bits),
+                         max_eta_l(st, inst, ignore=relax, bits=base.bits) if relax else None)
+        (top, bounded), rest_pair = memo[key]
     else:
-        rest, rest_bounded = top, bounded
+        top, bounded = max_eta_l(st, inst)
+        rest_pair = max_eta_l(st, inst, ignore=relax) if relax else None
+    rest, rest_bounded = rest_pair if relax else (top, bounded)
     free_step = not rest_bounded or bool(relax)
     if top is None and bounded and not relax:
         return None, "no admissible step"
@@ -390,19 +450,45 @@ class SearchResult:
     budget: int
 
 
+def _task(st, task, rng=None) -> Record:
+    """Worker side of :func:`search` / :func:`constant_profile`: ``task = (seed, index, relax,
+    keys)`` decided by :func:`evaluate_candidate` with the profile literals whose keys are in
+    ``keys`` (recomputed from ``st`` here: a literal refers to its syntax node by identity, which
+    pickling to a worker does not keep across separately pickled objects). ``rng`` is unused
+    (candidates draw from ``default_rng([seed, index])`` themselves)."""
+    seed, index, relax, keys = task
+    lits = [lit for lit in literals(st) if lit.key in keys] if keys else None
+    return evaluate_candidate(st, seed, index, relax=tuple(relax), profile=lits)
+
+
+def _map(st, tasks, pool, progress) -> list:
+    """Records of ``tasks`` in task order, serially (``pool`` None) or through
+    :meth:`pyfed.parallel.Pool.map`."""
+    fn = functools.partial(_task, st)
+    if pool is None:
+        out = []
+        for t in tasks:
+            out.append(fn(t))
+            if progress:
+                progress(1)
+        return out
+    return pool.map(fn, tasks, progress=progress)
+
+
 def search(st, *, seed: int = 0, budget: int = 24, relax=(), profile=None, progress=None,
-           indices=None) -> SearchResult:
+           indices=None, pool=None) -> SearchResult:
     """Adversarial search: every structured candidate, then ``budget`` random ones, each decided
     exactly; returns the records and a verdict (Violated with the first violation in index
     order as an exactly re-checkable witness; otherwise Inconclusive: no counterexample among
-    the decided instances, with the tightest one)."""
+    the decided instances, with the tightest one).
+
+    ``profile``: :class:`Literal` s (of ``literals(st)``) whose per-instance data to compute;
+    ``progress(k)``: called as k candidates finish; ``pool``: a :class:`pyfed.parallel.Pool`
+    to evaluate the candidates on (None: serially here). The result does not depend on the pool."""
     n = structured_count(st)
     idx = list(indices) if indices is not None else list(range(n + int(budget)))
-    records = []
-    for i in idx:
-        records.append(evaluate_candidate(st, seed, i, relax=relax, profile=profile))
-        if progress:
-            progress(1)
+    keys = tuple(lit.key for lit in profile) if profile else ()
+    records = _map(st, [(seed, i, tuple(relax), keys) for i in idx], pool, progress)
     return SearchResult(records, _verdict(st, records, seed, budget, relax), seed, budget)
 
 
@@ -593,29 +679,78 @@ def _numerals(node):
             yield n
 
 
-def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None) -> dict:
+def _hyp_groups(lits) -> list:
+    """[(hypothesis key, [its literals])] in order of first appearance: one relaxed search per
+    hypothesis serves all of its numerals."""
+    groups: dict = {}
+    for lit in lits:
+        if lit.where == "hypothesis":
+            groups.setdefault(lit.hyp, []).append(lit)
+    return list(groups.items())
+
+
+def profile_size(st, budget: int, only=None) -> int:
+    """Number of candidates :func:`constant_profile` evaluates (for a progress bar's total):
+    ``(structured_count + budget)`` once for the right side and once per relaxed hypothesis."""
+    lits = [lit for lit in literals(st) if only is None or lit.key in set(only)]
+    return (structured_count(st) + int(budget)) * (1 + len(_hyp_groups(lits)))
+
+
+def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None, only=None) -> dict:
     """The constant profile of ``st`` (see the module docstring).
 
-    Right-side constants are profiled on the search's decided instances; each step-hypothesis
-    constant on instances drawn with that hypothesis relaxed (steps up to 243 times the
-    admissible one), decided exactly. Returns ``{"instances": N, "seed", "budget",
-    "constants": [...]}``; each constant has ``value`` (current), ``needed`` (exact string and
-    float: the smallest safe value on these instances, or the largest for a constant where
-    smaller is safer), ``strict`` (the safe region excludes ``needed``), ``pinned_by`` (the
-    instance's index, description and exact JSON), ``decided`` and a ``statement`` sentence.
-    Same seed and budget give identical output."""
+    Right-side constants are profiled on the search's decided instances; the numerals of each
+    step hypothesis on instances drawn with that hypothesis relaxed (steps up to 243 times the
+    admissible one), decided exactly. All candidates go through one map (``pool``: a
+    :class:`pyfed.parallel.Pool`, None: serially here; ``progress(k)`` as k of
+    :func:`profile_size` candidates finish); the output does not depend on the pool.
+
+    Returns ``{"statement", "source", "seed", "budget", "instances": N (decided instances of the
+    unrelaxed search), "candidates": profile_size, "violated": None or {"index", "description",
+    "lhs", "rhs"} (the statement is already violated at its own constants, inside its
+    hypotheses: the first such candidate), "constants": [...]}``. Each constant has ``constant``
+    (its value in the statement), ``direction`` ("at least": larger is safer, "at most"),
+    ``needed`` (exact "p/q" of the threshold, or None), ``needed_float``, ``needed_decimal`` (6
+    significant digits rounded outward, toward the safe side: a certified bound on the
+    threshold), ``strict``, ``not_needed`` (a right-side constant whose threshold is <= 0: any
+    value >= 0 works on these instances), ``violated_at_own_value`` (the statement's own value is
+    on the unsafe side), ``pinned_by`` (the instance's index, description and exact JSON),
+    ``decided``, ``note`` and a ``statement`` sentence. Same seed and budget give identical
+    output. ``only``: profile just the constants with these keys (the unrelaxed search is always
+    run: it decides ``violated``); InputError for an unknown key."""
     lits = literals(st)
-    rhs_lits = [lit for lit in lits if lit.where == "rhs"]
-    out = {"statement": st.name, "source": st.source, "seed": seed, "budget": budget, "constants": []}
-    base = search(st, seed=seed, budget=budget, profile=rhs_lits, progress=progress)
-    decided = [r for r in base.records if r.status in ("holds", "violated")]
-    out["instances"] = len(decided)
-    for lit in rhs_lits:
-        out["constants"].append(_profile_rhs(lit, decided))
-    for lit in [lit for lit in lits if lit.where == "hypothesis"]:
-        res = search(st, seed=seed, budget=budget, relax=(lit.hyp,), profile=[lit], progress=progress)
-        dec = [r for r in res.records if r.status in ("holds", "violated")]
-        out["constants"].append(_profile_hyp(lit, dec))
+    if only is not None:
+        unknown = set(only) - {lit.key for lit in lits}
+        if unknown:
+            raise InputError("only", f"no such constant: {', '.join(sorted(unknown))}; the constants are "
+                                     f"{', '.join(lit.key for lit in lits)}")
+        lits = [lit for lit in lits if lit.key in set(only)]
+    rhs_keys = tuple(lit.key for lit in lits if lit.where == "rhs")
+    groups = _hyp_groups(lits)
+    idx = list(range(structured_count(st) + int(budget)))
+    tasks = [(seed, i, (), rhs_keys) for i in idx]
+    for hyp, hl in groups:
+        tasks += [(seed, i, (hyp,), tuple(lit.key for lit in hl)) for i in idx]
+    records = _map(st, tasks, pool, progress)
+    parts = [records[k * len(idx):(k + 1) * len(idx)] for k in range(1 + len(groups))]
+
+    def decided(recs):
+        return [r for r in recs if r.status in ("holds", "violated")]
+
+    base = decided(parts[0])
+    out = {"statement": st.name, "source": st.source, "seed": seed, "budget": budget, "instances": len(base),
+           "candidates": len(tasks), "violated": None, "constants": []}
+    viol = [r for r in base if r.status == "violated"]
+    if viol:
+        out["violated"] = {"index": viol[0].index, "description": viol[0].description, "lhs": _s(viol[0].lhs),
+                           "rhs": _s(viol[0].rhs)}
+    for lit in lits:
+        if lit.where == "rhs":
+            out["constants"].append(_profile_rhs(lit, base))
+    for k, (hyp, hl) in enumerate(groups):
+        dec = decided(parts[k + 1])
+        for lit in hl:
+            out["constants"].append(_profile_hyp(lit, dec))
     return out
 
 
@@ -631,19 +766,91 @@ def _float(v):
     return as_float(v) if isinstance(v, Fraction) else float(sympy.N(v, 30))
 
 
-def _entry(lit, n, needed, strict, pin, direction, note):
+def _enclosure(v) -> tuple:
+    """(lo, hi) Fractions with lo <= v <= hi: v itself for a rational; for an exact irrational
+    sympy number (roots of the hypotheses' rpow terms) its 60-digit evaluation widened by a
+    relative 10^-40 (far beyond evalf's guaranteed accuracy at that precision)."""
+    v = to_exact(v)
+    if isinstance(v, Fraction):
+        return v, v
+    approx = Fraction(str(sympy.N(v, 60)))
+    w = abs(approx) / 10**40 + Fraction(1, 10**300)
+    return approx - w, approx + w
+
+
+def outward_decimal(v, up: bool, digits: int = 6) -> str:
+    """A decimal of ``digits`` significant digits bounding the exact number ``v`` from above
+    (``up``) or below: every printed digit is certified, and the rounding goes toward the safe
+    side of a threshold (up for "at least", down for "at most"). Integers and short decimals
+    that are exact print as themselves."""
+    lo, hi = _enclosure(v)
+    f = hi if up else lo
+    if f == 0:
+        return "0"
+    neg = f < 0
+    n, d = abs(f.numerator), f.denominator
+    e = _decimal_exponent(n, d)
+    shift = digits - 1 - e
+    num, den = (n * 10 ** shift, d) if shift >= 0 else (n, d * 10 ** (-shift))
+    m, rem = divmod(num, den)
+    away = up != neg           # rounding up a positive or down a negative: away from zero
+    if rem and away:
+        m += 1
+    if m == 10 ** digits:
+        m //= 10
+        e += 1
+    text = str(m).rstrip("0") or "0"
+    return _format_digits("-" if neg else "", text, e, digits)
+
+
+def _display(needed, own, up: bool) -> str:
+    """Short certified text of a threshold: itself when its "p/q" is short (<= 12 characters);
+    ``own ± δ`` (δ rounded toward the safe side) when it lies within a relative 10^-4 of the
+    statement's own value ``own`` (a violation at a hypothesis boundary: 24.0001 would hide how
+    close it is); else :func:`outward_decimal`."""
+    text = _fmt(needed)
+    if len(text) <= 12:
+        return text
+    lo, hi = _enclosure(needed)
+    own = Fraction(own)
+    if own != 0 and abs((lo if up else hi) - own) < abs(own) / 10**4:
+        diff = ((hi if up else lo) - own)
+        if diff != 0:
+            p = outward_decimal(diff, up=up)
+            return f"{_fmt(own)} {'-' if p.startswith('-') else '+'} {p.lstrip('-')}"
+    return outward_decimal(needed, up=up)
+
+
+def _cmp(direction, strict) -> str:
+    return (">" if strict else ">=") if direction == "at least" else ("<" if strict else "<=")
+
+
+def _entry(lit, n, needed, strict, pin, direction, note, *, not_needed=False):
     e = {"key": lit.key, "constant": _fmt(lit.value), "description": lit.description, "location": lit.location,
          "decided": n, "direction": direction, "needed": None if needed is None else _fmt(needed),
-         "needed_float": None if needed is None else _float(needed), "strict": strict, "note": note}
+         "needed_float": None if needed is None else _float(needed),
+         "needed_decimal": None if needed is None else outward_decimal(needed, up=direction == "at least"),
+         "strict": strict, "not_needed": bool(not_needed), "violated_at_own_value": False, "note": note}
     if pin is not None:
         e["pinned_by"] = {"index": pin.index, "description": pin.description, "instance": pin.instance,
                           "lhs": _s(pin.lhs), "rhs": _s(pin.rhs)}
-    cmp = (">" if strict else ">=") if direction == "at least" else ("<" if strict else "<=")
-    if needed is None:
+    cmp = _cmp(direction, strict)
+    e["needed_display"] = None
+    if needed is not None:
+        s = decide_sign(lit.value - needed) if direction == "at least" else decide_sign(needed - lit.value)
+        e["violated_at_own_value"] = bool(s < 0 or (s == 0 and strict))
+        e["needed_display"] = _display(needed, lit.value, up=direction == "at least")
+    if not_needed:
+        e["statement"] = (f"{lit.description}: not needed on {n} exactly decided instances (any value >= 0 works; "
+                          f"the threshold is {e['needed_decimal']})")
+    elif needed is None:
         e["statement"] = f"{lit.description}: {note} (on {n} exactly decided instances)"
     else:
+        t = e["needed_display"] + ("" if e["needed_display"] == e["needed"] else " (rounded toward the safe side)")
         e["statement"] = (f"{lit.description}: no violation on {n} exactly decided instances iff the constant is "
-                          f"{cmp} {_fmt(needed)} (~{_float(needed):.6g}); the statement has {_fmt(lit.value)}")
+                          f"{cmp} {t}; the statement has {_fmt(lit.value)}")
+        if note:
+            e["statement"] += f" ({note})"
     return e
 
 
@@ -662,7 +869,8 @@ def _profile_rhs(lit, records):
             if best is None or decide_sign(best - t) > 0:
                 best, pin = t, r
     note = "" if best is not None else "no decided instance depends on it"
-    return _entry(lit, len(records), best, strict, pin, direction, note)
+    not_needed = best is not None and direction == "at least" and decide_sign(best) <= 0
+    return _entry(lit, len(records), best, strict, pin, direction, note, not_needed=not_needed)
 
 
 def _profile_hyp(lit, records):
@@ -688,23 +896,16 @@ def _profile_hyp(lit, records):
             if best is None or decide_sign(best - b) > 0:
                 best, pin = b, r
     if admitted_all:
-        pin = admitted_all[0]
-        return _entry(lit, len(records), None, False, pin, direction,
-                      "a violating instance satisfies the hypothesis for every value of this constant")
+        e = _entry(lit, len(records), None, False, admitted_all[0], direction,
+                   "every value of this constant admits a violating instance")
+        e["violated_at_own_value"] = True
+        return e
     if best is None:
         bs = [(r.extra.get(lit.key) or {}).get("threshold") for r in records]
         bs = [b for b in bs if b is not None and decide_sign(b) > 0]
-        note = "no decided instance violates the statement with this hypothesis relaxed"
+        note = "no violation with this hypothesis relaxed"
         if bs:
             lo = min(bs, key=_float)
-            note += f" (explored down to {_fmt(lo)} ~ {_float(lo):.6g})"
+            note += f" (explored down to {outward_decimal(lo, up=False)})"
         return _entry(lit, len(records), None, True, None, direction, note)
-    note = ""
-    if (direction == "at least" and decide_sign(best - lit.value) >= 0) or \
-            (direction == "at most" and decide_sign(lit.value - best) >= 0):
-        note = ("the statement is already violated at its own value of this constant (inside its hypotheses): "
-                "changing this constant alone only moves the bound of the violations drawn")
-    e = _entry(lit, len(records), best, True, pin, direction, note)
-    if note:
-        e["statement"] += f"; {note}"
-    return e
+    return _entry(lit, len(records), best, True, pin, direction, "")

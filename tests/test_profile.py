@@ -1,0 +1,187 @@
+"""The constant profile of ``pyfed check PATH.lean``: structured candidates where the bounds are
+tightest (the noise floor pins the noise constant 12 and exposes a too small one), certified
+outward-rounded decimals, the 'not needed' and 'already violated' framing, the progress count,
+and byte-identical profiles on a 2-process Dask cluster."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy
+
+from pyfed.cli import main
+from pyfed.errors import InputError
+from pyfed.engines.statement_search import (candidate, constant_profile, outward_decimal, profile_size, search,
+                                            structured_count)
+from pyfed.statements import read_file, read_text
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
+SEED = EXAMPLES / "seed_convex.lean"
+
+#: seed_convex.lean with convexRHS spelled out and its noise constant 12 replaced by 1/1000
+SMALL_NOISE_RHS = ("initialPotential P S (effectiveStep K ηl ηg) c0 xstar /\n"
+                   "        (effectiveStep K ηl ηg * weightSum μ (effectiveStep K ηl ηg) T) +\n"
+                   "      1 / 1000 * effectiveStep K ηl ηg * P.σ ^ 2 / ((K : ℝ) * (S : ℝ)) * (1 + (S : ℝ) / ηg ^ 2)")
+
+
+def _dump(p) -> str:
+    return json.dumps(p, sort_keys=True, default=str)
+
+
+def _keys(st):
+    """The right side's constants and the step-size hypothesis's 81 (the mu h hypothesis's 15 is
+    left out to keep the tests fast: its relaxed search adds nothing these tests need)."""
+    from pyfed.engines.statement_search import literals
+    return tuple(lit.key for lit in literals(st) if lit.where == "rhs" or lit.key.startswith("step_size:81"))
+
+
+@pytest.fixture(scope="module")
+def seed_profile():
+    (st,) = read_file(SEED)
+    seen = []
+    return st, constant_profile(st, seed=0, budget=1, progress=seen.append, only=_keys(st)), seen
+
+
+def _row(prof, key):
+    return next(c for c in prof["constants"] if c["key"] == key)
+
+
+def test_progress_counts_every_candidate(seed_profile):
+    st, prof, seen = seed_profile
+    # the right side once, then the step-size hypothesis relaxed, each structured + budget
+    assert sum(seen) == profile_size(st, 1, only=_keys(st)) == prof["candidates"] == 2 * (structured_count(st) + 1)
+    assert profile_size(st, 1) == 3 * (structured_count(st) + 1)          # and 15's mu h hypothesis
+    assert [c["key"] for c in prof["constants"]] == list(_keys(st))
+    with pytest.raises(InputError, match="no such constant"):
+        constant_profile(st, only=["convexRHS.noise=13"])
+
+
+def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
+    """needed(12) = (lhs - (rhs - 12 u)) / u on the pinning instance (u = the noise unit, by
+    hand), below 12, reached at x0 = x*, c0 = grad f_i(x*), T = 200: a structured candidate."""
+    from pyfed import theory
+    from pyfed.engines.statement import instance_from_json, sides_exact
+    st, prof, _ = seed_profile
+    c = _row(prof, "convexRHS.noise=12")
+    need = Fraction(c["needed"])
+    assert 0 < need <= 12 and c["direction"] == "at least" and not c["violated_at_own_value"]
+    pin = c["pinned_by"]
+    assert pin["index"] < structured_count(st) and pin["description"].startswith("noise floor")
+    inst = instance_from_json(pin["instance"])
+    assert inst.T == 200 and inst.sigma > 0 and list(inst.x0) == list(inst.problem.x_star_exact)
+    lhs, rhs, _ = sides_exact(st, inst)
+    h = theory.effective_step(inst.K, inst.eta_l, inst.eta_g)
+    unit = theory.noise_term(1, inst.sigma, inst.S, inst.K, inst.eta_g, h)
+    assert need == (lhs - (rhs - 12 * unit)) / unit
+    # the printed decimal bounds the threshold from above (the safe side), within one unit of its 6th digit
+    dec = Fraction(c["needed_decimal"])
+    assert need <= dec < need * (1 + Fraction(1, 10**5))
+    assert "iff the constant is >= " + c["needed_decimal"] in c["statement"]
+
+
+def test_negative_threshold_reads_not_needed(seed_profile):
+    st, prof, _ = seed_profile
+    assert prof["violated"] is None
+    c = _row(prof, "convexRHS.potential=9")
+    assert Fraction(c["needed"]) <= 0 and c["not_needed"]
+    assert "any value >= 0 works" in c["statement"] and len(c["statement"]) < 200
+
+
+def test_render_prints_short_rows(seed_profile):
+    from rich.console import Console
+
+    from pyfed.commands.check import render_profile
+    _, prof, _ = seed_profile
+    con = Console(record=True, width=250)
+    render_profile(con, prof)
+    text = con.export_text()
+    assert "not needed on these instances (any value >= 0 works)" in text
+    assert ">= " + _row(prof, "convexRHS.noise=12")["needed_decimal"] in text
+    assert _row(prof, "convexRHS.potential=9")["needed"].split("/")[0] not in text     # no giant fraction
+    assert "already violated" not in text
+
+
+def test_profile_on_two_workers_is_identical(seed_profile):
+    """The same candidates through pyfed.parallel on a 2-process LocalCluster: the same JSON."""
+    pytest.importorskip("distributed")
+    from pyfed.parallel import Pool
+    st, prof, _ = seed_profile
+    seen = []
+    with Pool(workers=2) as pool:
+        again = constant_profile(st, seed=0, budget=1, pool=pool, progress=seen.append, only=_keys(st))
+    assert _dump(again) == _dump(prof) and sum(seen) == prof["candidates"]
+
+
+def test_too_small_noise_constant_is_caught_by_a_structured_candidate():
+    from pyfed.engines.statement import recheck
+    text = SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar", SMALL_NOISE_RHS)
+    (st,) = read_text(text, "small_noise.lean")
+    from pyfed.engines.statement_search import literals
+    key = next(lit.key for lit in literals(st) if lit.value == Fraction(1, 1000))
+    prof = constant_profile(st, seed=0, budget=0, only=[key])
+    assert prof["candidates"] == structured_count(st)             # the unrelaxed search alone
+    # the statement's verdict: that search's first violation (pyfed check exits 1), a structured case
+    assert prof["violated"]["index"] < structured_count(st)
+    v = search(st, seed=0, budget=0, indices=[prof["violated"]["index"]]).verdict
+    assert v.status == "violated" and recheck(st, v.witness).status == "violated"
+    (c,) = prof["constants"]
+    assert c["violated_at_own_value"] and Fraction(c["needed"]) > Fraction(1, 1000)
+    assert c["pinned_by"]["index"] < structured_count(st) and c["pinned_by"]["description"].startswith("noise floor")
+    assert recheck(st, {"instance": c["pinned_by"]["instance"]}).status == "violated"
+    from rich.console import Console
+
+    from pyfed.commands.check import render_profile
+    con = Console(record=True, width=250)
+    render_profile(con, prof)
+    assert con.export_text().count("already violated at its own constants") == 1
+
+
+def test_structured_candidates_where_the_bounds_are_tightest():
+    """eta_g = 1/2 and eta_g = 2 at the same h; K = 20; mu = beta with mu h = S/(15 N) binding."""
+    (st,) = read_file(SEED)
+    found = {}
+    for i in range(0, structured_count(st), 9):
+        inst, desc = candidate(st, 0, i)
+        if inst is not None:
+            found[desc.split(";")[0]] = inst
+    lo = next(v for k, v in found.items() if k.startswith("eta_g = 1/2"))
+    hi = next(v for k, v in found.items() if k.startswith("eta_g = 2 > 1 (the same h"))
+    assert lo.eta_g == Fraction(1, 2) and hi.eta_g == 2
+    assert lo.K * lo.eta_l * lo.eta_g == hi.K * hi.eta_l * hi.eta_g == Fraction(1, 81 * 3)    # beta = 3
+    assert next(v for k, v in found.items() if k.startswith("K = 20")).K == 20
+    mu = next(v for k, v in found.items() if k.startswith("mu = beta"))
+    h = mu.K * mu.eta_l * mu.eta_g
+    assert mu.problem.mu == mu.problem.beta == 1 and mu.problem.mu * h == Fraction(mu.S, 15 * mu.N)
+    assert any(v.T == 200 for v in found.values())
+
+
+def test_outward_decimal():
+    assert (outward_decimal(Fraction(1, 3), True), outward_decimal(Fraction(1, 3), False)) == ("0.333334", "0.333333")
+    assert (outward_decimal(Fraction(-1, 3), True), outward_decimal(Fraction(-1, 3), False)) == \
+        ("-0.333333", "-0.333334")
+    assert outward_decimal(Fraction(81), True) == "81" and outward_decimal(Fraction(1, 2), False) == "0.5"
+    assert outward_decimal(Fraction(9999995, 10**6), True) == "10"
+    assert outward_decimal(Fraction(2, 3) / 10**8, True) == "6.66667e-09"
+    cbrt2 = sympy.Integer(2) ** sympy.Rational(1, 3)       # 1.2599210498...
+    assert (outward_decimal(cbrt2, True), outward_decimal(cbrt2, False)) == ("1.25993", "1.25992")
+    # the displayed threshold: exact when short; just beside the statement's own value as own +- delta
+    from pyfed.engines.statement_search import _display
+    assert _display(Fraction(1, 2), 81, True) == "1/2"
+    near = 24 + Fraction(1, 3 * 10**17)
+    assert (_display(near, 24, True), _display(near, 24, False)) == ("24 + 3.33334e-18", "24 + 3.33333e-18")
+    assert _display(Fraction(1234567, 1000003), 12, True) == "1.23457"
+
+
+@pytest.mark.parametrize("argv,arg", [
+    (["check", str(SEED), "--workers", "0"], "--workers"),
+    (["check", "--workers", "2"], "--workers"),
+    (["check", str(SEED), "--scheduler", " "], "--scheduler"),
+    (["check", str(SEED), "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers"),
+])
+def test_workers_and_scheduler_are_validated_before_work(argv, arg, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert arg in err and "Traceback" not in err
