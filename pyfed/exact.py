@@ -212,7 +212,10 @@ def mpf_to_fraction(x) -> Fraction:
     if not mpmath.isfinite(x):
         raise ValueError(f"cannot convert non-finite {x!r} to a rational")
     man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    # mpmath's man_exp gives the mantissa without its sign (mpf(-0.75).man_exp == (3, -2)):
+    # the sign is taken from the number itself
+    value = Fraction(abs(int(man))) * Fraction(2) ** int(exp)
+    return -value if x < 0 else value
 
 
 def int_str(n: int) -> str:

@@ -74,3 +74,17 @@ def test_quadratic_problem_input_errors_name_the_argument():
         QuadraticProblem([[["1/0"]]], [[0]])
     with pytest.raises(InputError, match="^mu:"):
         random_quadratic(2, 2, 0, mu=2, L=1)
+
+
+def test_mpf_to_fraction_keeps_the_sign_of_negative_numbers():
+    # mpmath's man_exp drops the sign (mpf(-0.75).man_exp == (3, -2)); the conversion must not
+    import mpmath
+    from fractions import Fraction
+    from pyfed.exact import compare, fraction_of, mpf_to_fraction
+    assert mpf_to_fraction(mpmath.mpf(-0.75)) == Fraction(-3, 4)
+    assert mpf_to_fraction(mpmath.mpf(0.75)) == Fraction(3, 4)
+    assert mpf_to_fraction(mpmath.mpf(-5)) == -5
+    assert mpf_to_fraction(mpmath.mpf(0)) == 0
+    assert fraction_of(mpmath.mpf("-0.5")) == Fraction(-1, 2)
+    # an exact comparison of a negative mpf against zero: -1/2 < 0
+    assert compare(mpmath.mpf("-0.5"), 0) == 1
