@@ -35,7 +35,7 @@ import numpy as np
 
 from . import __version__
 from .errors import InputError, check_int
-from .exact import as_float, number_json, to_fraction
+from .exact import as_float, cap_report, number_json, to_fraction
 from .theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
 from .verdicts import Inconclusive, Verdict
@@ -459,7 +459,9 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
     the checked file (None when several were checked), ``files`` every checked file in order
     (default ``[path]``)."""
     def prof_json(p):
-        return json.loads(json.dumps(p, default=str)) if p is not None else None
+        # exact thresholds of long-horizon instances can run to thousands of digits: capped as
+        # the verdicts' numbers are (the counterexample files written with --out keep every digit)
+        return cap_report(json.loads(json.dumps(p, default=str))) if p is not None else None
 
     verdicts = []
     for r in reports:
