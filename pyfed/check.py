@@ -451,6 +451,13 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     return rep
 
 
+def _json_text(value) -> str:
+    """JSON text of a value json cannot write: exact rationals in full as ``"p/q"`` (any length),
+    anything else as ``str``."""
+    from .exact import rational_str
+    return rational_str(value) if isinstance(value, Fraction) else str(value)
+
+
 def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str | None, lemmas=(),
                           files=None) -> str:
     """The JSON report of ``pyfed check FILE.lean …``: the default report's schema (``verdicts``,
@@ -461,7 +468,7 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
     def prof_json(p):
         # exact thresholds of long-horizon instances can run to thousands of digits: capped as
         # the verdicts' numbers are (the counterexample files written with --out keep every digit)
-        return cap_report(json.loads(json.dumps(p, default=str))) if p is not None else None
+        return cap_report(json.loads(json.dumps(p, default=_json_text))) if p is not None else None
 
     verdicts = []
     for r in reports:

@@ -381,8 +381,29 @@ def cap_report(obj, max_chars: int | None = REPORT_EXACT_CHARS):
     if isinstance(obj, (list, tuple)):
         return [cap_report(v, max_chars) for v in obj]
     if isinstance(obj, str) and len(obj) > max_chars and _RATIONAL_TEXT.fullmatch(obj):
-        return number_json(Fraction(obj), max_chars)
+        return number_json(fraction_from_text(obj), max_chars)
     return obj
+
+
+def fraction_from_text(text) -> Fraction:
+    """``Fraction(text)`` at any length: text ``"p/q"`` or ``"p"`` (the inverse of
+    :func:`rational_str`) also beyond CPython's 4300-digit str->int limit, read through
+    python-flint's fmpz. Short text and non-text values go to ``Fraction`` unchanged (so decimals
+    such as ``"0.5"`` and ints are accepted as ``Fraction`` accepts them). Raises ValueError,
+    TypeError or ZeroDivisionError as ``Fraction`` does."""
+    if not isinstance(text, str) or len(text) < 3600:
+        return Fraction(text)
+
+    def to_int(part: str) -> int:
+        part = part.strip()
+        if not part.lstrip("-").isdigit():
+            raise ValueError(f"not an exact rational: {part[:40]}...")
+        if len(part) < 3600:
+            return int(part)
+        from flint import fmpz
+        return int(fmpz(part))
+    num, sep, den = text.partition("/")
+    return Fraction(to_int(num), to_int(den) if sep else 1)
 
 
 def format_number(value, digits: int = 6) -> str:

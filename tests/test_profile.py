@@ -185,3 +185,25 @@ def test_workers_and_scheduler_are_validated_before_work(argv, arg, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert arg in err and "Traceback" not in err
+
+
+def test_profile_json_caps_giant_exact_thresholds():
+    # a long-horizon threshold can be a rational of thousands of digits: the report writes it in
+    # the capped number form (digits, float, length, hash), short rationals stay as they are
+    import json
+    from types import SimpleNamespace
+    from pyfed.check import statement_report_json
+    from fractions import Fraction
+    from pyfed.exact import fraction_from_text
+    big = "3" * 5000 + "/7"
+    assert fraction_from_text(big) == Fraction((10 ** 5000 - 1) // 3, 7)     # 5000 threes over 7
+    assert fraction_from_text("-12/8") == Fraction(-3, 2) and fraction_from_text("5") == 5
+    st = SimpleNamespace(describe=lambda: {"name": "T"}, source="f.lean:1")
+    rep = SimpleNamespace(statement=st, verdicts=[], pep_note=None, engines={}, exports=[],
+                          profile={"constants": [{"threshold": big, "small": "1/2",
+                                                  "exact": Fraction(10 ** 4500 + 1, 3)}]})
+    doc = json.loads(statement_report_json([rep], seed=0, quick=True, replicates=1, path="f.lean"))
+    c = doc["read"][0]["profile"]["constants"][0]
+    assert c["small"] == "1/2"
+    assert isinstance(c["threshold"], dict) and len(json.dumps(c["threshold"])) < 400
+    assert isinstance(c["exact"], dict)   # a giant Fraction object is capped too, not a crash

@@ -326,3 +326,14 @@ def test_lean_export_of_irrational_sides_and_of_a_strict_statement_uses_certifie
     assert lit["rhs"] == 1
     assert "example : rhs ≤ lhs := by norm_num [lhs, rhs]" in text      # violating `<` is rhs ≤ lhs
     assert "certified lower bound of the left side" in text
+
+
+def test_recorded_sides_of_any_length_are_read_exactly():
+    # long-horizon witnesses carry rationals beyond CPython's 4300-digit int-from-text limit:
+    # replay and the Lean export read them in full instead of dropping or crashing
+    from fractions import Fraction
+    from pyfed.commands.replay import _recorded
+    from pyfed.exact import rational_str
+    big = Fraction(10 ** 5000 + 7, 3 ** 2000)
+    rec = {"lhs": {"exact": rational_str(big)}, "rhs": {"exact": "1/2"}}
+    assert _recorded(rec, "lhs") == big and _recorded(rec, "rhs") == Fraction(1, 2)

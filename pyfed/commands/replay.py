@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import InputError
+from ..exact import fraction_from_text
 
 __all__ = ["run", "load_record", "replay"]
 
@@ -134,7 +135,7 @@ def _recorded(rec, key):
     side = rec.get(key)
     if isinstance(side, dict) and side.get("exact") is not None:
         try:
-            return Fraction(side["exact"])
+            return fraction_from_text(side["exact"])
         except (TypeError, ValueError, ZeroDivisionError):
             return None
     return None

@@ -28,7 +28,7 @@ import numpy as np
 import sympy
 
 from ..errors import Diverged, InputError
-from ..exact import as_float, number_json, rational_str, to_arb, to_fraction
+from ..exact import as_float, fraction_from_text, number_json, rational_str, to_arb, to_fraction
 from ..statements.evaluate import (EvaluationError, RunRef, Undecided, Valuation, VecRef, decide, decide_sign,
                                    evaluate, to_exact)
 from ..theory import effective_step, initial_control_error, squared_distance, weight_sum, weights
@@ -210,7 +210,7 @@ def _F(s, where: str = "instance") -> Fraction:
     if isinstance(s, bool) or not isinstance(s, (int, str)):
         raise InputError(where, f"{s!r} is not an exact rational (write it as a \"p/q\" string)")
     try:
-        return Fraction(s)
+        return fraction_from_text(s)
     except (TypeError, ValueError, ZeroDivisionError):
         raise InputError(where, f"{s!r} is not an exact rational") from None
 

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from .. import __version__
 from ..errors import InputError
+from ..exact import fraction_from_text
 from . import terms
 from .render import _doc_safe, environment, sanitize
 
@@ -59,7 +60,7 @@ def _side(text):
     if text is None:
         return {"exact": None}
     try:
-        return side_json(Fraction(text))
+        return side_json(fraction_from_text(text))
     except (TypeError, ValueError, ZeroDivisionError):
         import sympy
         return side_json(sympy.sympify(text))
@@ -112,8 +113,8 @@ def render_statement_counterexample(record: dict) -> str:
     try:
         exact = record["lhs"].get("exact") is not None and record["rhs"].get("exact") is not None
         # irrational sides: the certified bounds (rhs ≤ rhs_upper, lhs_lower ≤ lhs) carry the witness
-        lhs = Fraction(record["lhs"]["exact"] if record["lhs"].get("exact") is not None else record["lhs"]["lower"])
-        rhs = Fraction(record["rhs"]["exact"] if record["rhs"].get("exact") is not None else record["rhs"]["upper"])
+        lhs = fraction_from_text(record["lhs"]["exact"] if record["lhs"].get("exact") is not None else record["lhs"]["lower"])
+        rhs = fraction_from_text(record["rhs"]["exact"] if record["rhs"].get("exact") is not None else record["rhs"]["upper"])
     except (KeyError, TypeError, ValueError, AttributeError):
         raise InputError("record", "the counterexample's sides are neither exact rationals nor certified "
                          "rational bounds") from None
