@@ -1,8 +1,6 @@
 """``pyfed experiment`` (the SCAFFOLD paper's Table 3 on digits): outputs, JSON invariants, the
 early-stopping grid search against a brute-force search, and command-line errors."""
 
-import contextlib
-import io
 import json
 import math
 from fractions import Fraction
@@ -10,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pyfed.cli import main
+from cli_helpers import run_cli
 from pyfed.commands import experiment as front
 from pyfed.engines.heterogeneity import (HeterogeneityConfig, run_heterogeneity, validate_config,
                                          work_units)
@@ -19,11 +17,7 @@ from pyfed.oracles import MinibatchOracle
 from pyfed.problems import SoftmaxProblem
 
 
-def _run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
+_run = run_cli
 
 
 @pytest.fixture(scope="module")

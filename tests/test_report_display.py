@@ -4,7 +4,6 @@ run, table width off a terminal, parameter lines."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 from fractions import Fraction
@@ -12,19 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from pyfed.cli import main
+from cli_helpers import run_cli
 from pyfed.verdicts import Holds, Inconclusive, Violated
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"
 
 
-def _run(argv):
-    """(exit status, stdout, stderr) of ``pyfed`` with ``argv``."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
+_run = run_cli
 
 
 @pytest.fixture(scope="module")
