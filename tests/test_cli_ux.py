@@ -74,7 +74,9 @@ def test_status_label_wording():
     assert status_label("violated", True) == "violated"
     assert status_label("inconclusive", False, "violated") == "violated (beyond hyp.)"
     assert status_label("inconclusive", False, "holds") == "holds (beyond hyp.)"
-    assert status_label("inconclusive", False, "undecided") == "undecided (beyond hyp.)"
+    assert status_label("inconclusive", False, "undecided") == "inconclusive (beyond hyp.)"
+    assert status_label("inconclusive", False) == "inconclusive (beyond hyp.)"   # older verdicts
+    assert status_label("inconclusive", True, "undecided") == "inconclusive"
     assert status_label("violated", False) == "violated (beyond hyp.)"   # older verdicts
     assert status_label("undefined", False) == "undefined (q <= 0)"
 
