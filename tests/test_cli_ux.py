@@ -281,9 +281,13 @@ def test_no_lakefile_is_an_input_error_not_a_stray_directory(tmp_path, monkeypat
         with pytest.raises(InputError) as e:
             fn()
         assert e.value.argument == "--out" and "no lakefile.lean" in e.value.reason
-    for argv in (["lean"], ["lean", "--drift"], ["lean", "--check"]):
+    code, out, err = _main(["lean"], capsys)  # rendering writes: only into a checkout
+    assert code == 2 and err.startswith("pyfed: error: --out: no Lean project found"), err
+    # the checks read the installed copy (tests/test_packaging.py); this fake installation has none
+    for argv in (["lean", "--drift"], ["lean", "--check"]):
         code, out, err = _main(argv, capsys)
-        assert code == 2 and err.startswith("pyfed: error: --out: no Lean project found"), err
+        assert code == 2 and err.startswith("pyfed: error: lean: pyfed's Lean sources are missing"), err
+        assert err.rstrip().endswith("reinstall pyfed") and out == ""
     assert not (tmp_path / "site-packages" / "lean").exists() and not (work / "lean").exists()
 
 
