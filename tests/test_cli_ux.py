@@ -364,3 +364,18 @@ def test_an_option_word_after_an_option_is_still_a_missing_value(capsys, tmp_pat
     ("-1/", False), ("-/2", False), ("1/2", False)])
 def test_negative_number_pattern(word, number):
     assert bool(main_cli.NEGATIVE_NUMBER.match(word)) is number
+
+
+def test_worst_case_quick_free_text_is_one_line_per_message_in_a_pipe(capsys, tmp_path):
+    """Written to a pipe, the lines under the table are not hard-wrapped (README: "the lines of
+    free text under them are not broken"): the inconclusive point beyond the hypothesis is one
+    line with its reason, and so is the smallest-constant summary."""
+    code, out, err = _main(["worst-case", "--quick", "--out", str(tmp_path)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    (point,) = [ln for ln in lines if ln.startswith("inconclusive at ")]
+    assert point.startswith("inconclusive at K=2, mu=0, T=2, h=162/(81 beta): hypotheses fail (h <= 1/(81 beta))")
+    assert point.endswith("is within the tolerance 0.0001 of 1)")
+    (summary,) = [ln for ln in lines if ln.startswith("smallest c on the swept grid")]
+    assert summary.endswith("the critical constant lies in (0.6, 1].")
+    assert "inconclusive (beyond hyp.)" in out and "undecided (beyond hyp.)" not in out

@@ -67,7 +67,7 @@ def run(args) -> int:
     from rich.table import Table
 
     from ..engines.pep import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
-    from . import make_console
+    from . import make_console, print_line
 
     console = make_console()  # pipes and files: rich would assume 80 columns
     if args.N < 1:
@@ -119,13 +119,13 @@ def run(args) -> int:
                               getattr(r.verdict, "reason", "") or "no certificate"))
     console.print(table)
     for where, why in undecided:
-        console.print(escape(f"inconclusive at {where}: {why}"), highlight=False)
+        print_line(console, escape(f"inconclusive at {where}: {why}"), highlight=False)
 
     sc = smallest_constant(results)
     for line in summary_lines(sc):
-        console.print(line, highlight=False)
+        print_line(console, line, highlight=False)
     if not sc["all_optimal"]:
-        console.print("[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
+        print_line(console, "[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
 
     png = os.path.join(args.out, "worst_case.png")
     _plot(results, png, args.N)
@@ -136,7 +136,7 @@ def run(args) -> int:
             "smallest_constant": {k: (str(v) if isinstance(v, Fraction) else v) for k, v in sc.items()},
             "results": [_result_json(r) for r in results],
         }, fh, indent=1, default=str)
-    console.print(escape(f"plot written to {png}; data written to {js}"))
+    print_line(console, escape(f"plot written to {png}; data written to {js}"))
     return EXIT_VIOLATED if inside_violation else EXIT_OK
 
 
