@@ -60,9 +60,24 @@ def _usage_error(message: str) -> UsageError:
     return UsageError("pyfed", message.strip())
 
 
+#: A command-line word that is a (negative) number, not an option: ``-3``, ``-1/2``, ``-0.5``,
+#: ``-1e-3``, ``-.5``, ``-inf``, or a comma list starting with one (``-1/2,1``). argparse's own
+#: pattern knows only ``-3`` and ``-0.5``, so ``--mu -1/2`` used to fail with "expected one
+#: argument" instead of reaching the option's validation.
+NEGATIVE_NUMBER = re.compile(r"^-(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:/\d+)?|inf|infinity|nan)(?:,.*)?$",
+                             re.IGNORECASE)
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors raise :class:`UsageError` (one line, exit 2)
-    instead of printing the usage block and exiting."""
+    instead of printing the usage block and exiting, and which takes a word matching
+    :data:`NEGATIVE_NUMBER` as an option's value (``--mu -1/2``), to be validated as usual."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse (3.11-3.13) decides "negative number or option?" with this attribute; no option
+        # of pyfed looks like a negative number, so such words are always values.
+        self._negative_number_matcher = NEGATIVE_NUMBER
 
     def error(self, message):  # noqa: D401 (argparse API)
         raise _usage_error(message)

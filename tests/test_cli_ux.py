@@ -74,7 +74,9 @@ def test_status_label_wording():
     assert status_label("violated", True) == "violated"
     assert status_label("inconclusive", False, "violated") == "violated (beyond hyp.)"
     assert status_label("inconclusive", False, "holds") == "holds (beyond hyp.)"
-    assert status_label("inconclusive", False, "undecided") == "undecided (beyond hyp.)"
+    assert status_label("inconclusive", False, "undecided") == "inconclusive (beyond hyp.)"
+    assert status_label("inconclusive", False) == "inconclusive (beyond hyp.)"   # older verdicts
+    assert status_label("inconclusive", True, "undecided") == "inconclusive"
     assert status_label("violated", False) == "violated (beyond hyp.)"   # older verdicts
     assert status_label("undefined", False) == "undefined (q <= 0)"
 
@@ -279,9 +281,13 @@ def test_no_lakefile_is_an_input_error_not_a_stray_directory(tmp_path, monkeypat
         with pytest.raises(InputError) as e:
             fn()
         assert e.value.argument == "--out" and "no lakefile.lean" in e.value.reason
-    for argv in (["lean"], ["lean", "--drift"], ["lean", "--check"]):
+    code, out, err = _main(["lean"], capsys)  # rendering writes: only into a checkout
+    assert code == 2 and err.startswith("pyfed: error: --out: no Lean project found"), err
+    # the checks read the installed copy (tests/test_packaging.py); this fake installation has none
+    for argv in (["lean", "--drift"], ["lean", "--check"]):
         code, out, err = _main(argv, capsys)
-        assert code == 2 and err.startswith("pyfed: error: --out: no Lean project found"), err
+        assert code == 2 and err.startswith("pyfed: error: lean: pyfed's Lean sources are missing"), err
+        assert err.rstrip().endswith("reinstall pyfed") and out == ""
     assert not (tmp_path / "site-packages" / "lean").exists() and not (work / "lean").exists()
 
 
@@ -320,3 +326,56 @@ def test_out_that_cannot_be_created(command, tmp_path, capsys):
     code, out, err = _main([command, "--out", str(blocker / "sub")] + extra, capsys)
     assert code == 2 and err.startswith("pyfed: error: --out: cannot create directory")
     assert "Not a directory" in err
+
+
+# --------------------------------------------------------------------------- negative values
+
+@pytest.mark.parametrize("argv, message", [
+    (["tightness", "--mu", "-1/2"], "--mu: must be >= 0, got -1/2"),
+    (["tightness", "--mu", "-3"], "--mu: must be >= 0, got -3"),
+    (["tightness", "--mu", "-1e-3"], "--mu: must be >= 0, got -1e-3"),
+    (["tightness", "--sigma", "-1/2"], "--sigma: noise level must be >= 0, got -1/2"),
+    (["tightness", "--eta-g", "-1/2"], "--eta-g: global step must be >= 1 (hypothesis of the theorem), got -1/2"),
+    (["worst-case", "--eta-g", "-3"], "--eta-g: must be >= 1 (hypothesis of the theorem), got -3"),
+    (["worst-case", "--eta-g", "-1/2"], "--eta-g: must be >= 1 (hypothesis of the theorem), got -1/2"),
+    (["experiment", "--target", "-1/2"], "--target: must be an accuracy in (0, 1], got -1/2"),
+    (["check", "--seed", "-1/2"], "--seed: invalid int value: '-1/2'"),
+    (["tightness", "--mu", "-inf"], "--mu: must be a rational number such as 1/2, got '-inf'"),
+])
+def test_negative_option_values_reach_validation(argv, message, capsys, tmp_path):
+    """``--opt -1/2`` is the option's value (argparse alone reads it as an unknown option and
+    says "expected one argument"): it gets the option's own one-line error, exit 2."""
+    code, out, err = _main(argv + ["--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    assert err == f"pyfed: error: {message}\n"
+    assert not (tmp_path / "o").exists()  # rejected before any work
+
+
+def test_an_option_word_after_an_option_is_still_a_missing_value(capsys, tmp_path):
+    code, out, err = _main(["tightness", "--mu", "-x", "--out", str(tmp_path)], capsys)
+    assert (code, err) == (2, "pyfed: error: --mu: expected one argument\n")
+    code, out, err = _main(["tightness", "--mu", "--out", str(tmp_path)], capsys)
+    assert (code, err) == (2, "pyfed: error: --mu: expected one argument\n")
+
+
+@pytest.mark.parametrize("word, number", [
+    ("-3", True), ("-1/2", True), ("-0.5", True), ("-.5", True), ("-1e-3", True), ("-2E+4/3", True),
+    ("-inf", True), ("-1/2,1", True), ("-x", False), ("--mu", False), ("-N", False), ("-", False),
+    ("-1/", False), ("-/2", False), ("1/2", False)])
+def test_negative_number_pattern(word, number):
+    assert bool(main_cli.NEGATIVE_NUMBER.match(word)) is number
+
+
+def test_worst_case_quick_free_text_is_one_line_per_message_in_a_pipe(capsys, tmp_path):
+    """Written to a pipe, the lines under the table are not hard-wrapped (README: "the lines of
+    free text under them are not broken"): the inconclusive point beyond the hypothesis is one
+    line with its reason, and so is the smallest-constant summary."""
+    code, out, err = _main(["worst-case", "--quick", "--out", str(tmp_path)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    (point,) = [ln for ln in lines if ln.startswith("inconclusive at ")]
+    assert point.startswith("inconclusive at K=2, mu=0, T=2, h=162/(81 beta): hypotheses fail (h <= 1/(81 beta))")
+    assert point.endswith("is within the tolerance 0.0001 of 1)")
+    (summary,) = [ln for ln in lines if ln.startswith("smallest c on the swept grid")]
+    assert summary.endswith("the critical constant lies in (0.6, 1].")
+    assert "inconclusive (beyond hyp.)" in out and "undecided (beyond hyp.)" not in out

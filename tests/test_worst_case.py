@@ -335,6 +335,38 @@ def test_worst_case_subcommand_quick(tmp_path):
     assert statuses[(1, 1, "0")] == "holds"
     # h = 135/(81 beta) is beyond the hypothesis: no claim there, the inequality itself fails
     assert statuses[(135, 1, "0")] == "inconclusive" and inequality[(135, 1, "0")] == "violated"
+    labels = {(r["parameters"]["m"], r["parameters"]["K"], r["parameters"]["mu"]): r["label"]
+              for r in data["results"]}
+    assert labels[(1, 1, "0")] == "holds"
+    assert labels[(135, 1, "0")] == "violated (beyond hyp.)"
+    # h = 2/beta, K = 2: worst = bound = 1/4, so the SDP ratio sits within its tolerance of 1 and
+    # no certificate decides the inequality: labelled as such, with the reason in the JSON
+    point = next(r for r in data["results"]
+                 if (r["parameters"]["m"], r["parameters"]["K"], r["parameters"]["mu"]) == (162, 2, "0"))
+    assert point["label"] == "inconclusive (beyond hyp.)"
+    assert point["verdict"]["details"]["inequality"] == "undecided"
+    assert abs(point["ratio"] - 1) <= point["verdict"]["details"]["ratio_tol"]
+    assert "hypotheses fail (h <= 1/(81 beta))" in point["verdict"]["reason"]
+    assert "within the tolerance 0.0001 of 1" in point["verdict"]["reason"]
+    # a certified point carries no reason
+    assert "reason" not in next(r for r in data["results"] if r["label"] == "holds")["verdict"]
+
+
+def test_worst_case_within_tolerance_beyond_the_hypothesis_keeps_its_reason():
+    """h = 2/beta, K = T = N = 2: the worst case equals the bound (1/4); beyond the step-size
+    hypothesis the wrapped verdict says both that the theorem claims nothing and why the
+    inequality itself is undecided; the table label is "inconclusive (beyond hyp.)"."""
+    from pyfed.commands.worst_case import verdict_label
+
+    r = worst_case_scaffold(2, 2, 2, Fraction(1), 1, 1, 0)
+    assert r.bound == Fraction(1, 4)
+    assert abs(r.ratio - 1) <= 1e-4
+    v = r.verdict
+    assert v.status == "inconclusive" and v.details["inequality"] == "undecided"
+    assert v.reason.startswith("hypotheses fail (h <= 1/(81 beta))")
+    assert v.reason.endswith(f"(worst/bound = {r.ratio:.8g} is within the tolerance 0.0001 of 1)")
+    assert verdict_label(v, False) == "inconclusive (beyond hyp.)"
+    assert r.to_json()["verdict"]["reason"] == v.reason
 
 
 def test_worst_case_subcommand_rejects_bad_eta_g(tmp_path):

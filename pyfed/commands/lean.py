@@ -12,7 +12,9 @@ table.
 
 ``DIR`` is the Lean source directory (default: ``lean/`` next to the nearest ``lakefile.lean``
 at or above the current directory; see :func:`pyfed.lean.render.default_lean_dir`). ``--drift``
-reads the Lean definitions from the same directory.
+reads the Lean definitions from the same directory. Rendering writes, so without ``--out`` it
+needs a checkout (exit 2 otherwise); ``--check`` / ``--drift`` outside any Lean project read the
+copy of ``lean/`` installed with pyfed (:func:`pyfed.lean.render.checked_lean_dir`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ def register(subparsers) -> None:
                     "only check (they write nothing; exit status 4 when stale / drifted).")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="Lean source directory holding Pyfed/ and PyfedTest/ (default: lean/ next to "
-                        "the nearest lakefile.lean at or above the current directory)")
+                        "the nearest lakefile.lean at or above the current directory; rendering needs a "
+                        "checkout, --check/--drift elsewhere read the copy installed with pyfed)")
     p.add_argument("--check", action="store_true",
                    help="do not write; exit 4 if committed files differ from a fresh rendering")
     p.add_argument("--drift", action="store_true",
@@ -52,8 +55,13 @@ def run(args) -> int:
     from . import make_progress
     from ..lean import drift, render
 
-    lean_dir = Path(args.out) if getattr(args, "out", None) else render.default_lean_dir()
     checking, drifting = getattr(args, "check", False), getattr(args, "drift", False)
+    if getattr(args, "out", None):
+        lean_dir = Path(args.out)
+    elif checking or drifting:  # reads only: outside a checkout, the copy installed with pyfed
+        lean_dir = render.checked_lean_dir()
+    else:  # rendering writes: only into a checkout (never into the installed copy)
+        lean_dir = render.default_lean_dir()
     if (checking or drifting) and not lean_dir.is_dir():
         raise InputError("--out", f"directory not found: {lean_dir}")
     if drifting and not (lean_dir / "Pyfed").is_dir():

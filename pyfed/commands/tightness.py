@@ -186,7 +186,7 @@ def run(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from . import make_console, make_progress
+    from . import make_console, make_progress, print_line
 
     console = make_console()  # pipes and files: rich would assume 80 columns
     a = _validated(args)
@@ -218,13 +218,13 @@ def run(args) -> int:
         hyp = "hold" if p.hypotheses_hold else ("FAIL: " + ", ".join(p.failing) if p.failing else "FAIL")
         t.add_row(str(p.multiple), fmt(p.lhs), fmt(p.rhs), fmt(p.ratio), hyp, p.label)
     console.print(t)
-    console.print(summary_text(res), highlight=False)
+    print_line(console, summary_text(res), highlight=False)
     if a["mu"] is not None and all("convexity" in p.failing for p in res.points if p.status != "undefined"):
-        console.print(escape(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "
+        print_line(console, escape(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "
                              "the convexity hypothesis fails at every point."), highlight=False)
     png = plot_sweep(res, os.path.join(args.out, "tightness.png"))
     with open(os.path.join(args.out, "tightness.json"), "w", encoding="utf-8") as fh:
         json.dump(res.to_json(), fh, indent=1)
-    console.print(f"plot written to {escape(str(png))}", highlight=False)
+    print_line(console, f"plot written to {escape(str(png))}", highlight=False)
     inside_violation = any(p.hypotheses_hold and p.status == "violated" for p in res.points)
     return EXIT_VIOLATED if inside_violation else EXIT_OK

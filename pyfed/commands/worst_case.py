@@ -67,7 +67,7 @@ def run(args) -> int:
     from rich.table import Table
 
     from ..engines.pep import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
-    from . import make_console
+    from . import make_console, print_line
 
     console = make_console()  # pipes and files: rich would assume 80 columns
     if args.N < 1:
@@ -103,6 +103,7 @@ def run(args) -> int:
         table.add_column(col)
     style = {"holds": "green", "violated": "red", "inconclusive": "yellow"}
     inside_violation = False
+    undecided = []  # (row text, reason) of the points without a certificate either way
     for r in results:
         p = r.parameters
         bad = [h["key"] for h in r.details["hypotheses"] if not h["holds"]]
@@ -113,13 +114,18 @@ def run(args) -> int:
                       _f(r.ratio), _STATUS.get(r.status, r.status[:12]), f"{r.solve_time:.2f}",
                       "ok" if not bad else "FAIL:" + ",".join(_HYP.get(b, b) for b in bad),
                       f"[{style[v]}]{verdict_label(r.verdict, not bad)}[/]")
+        if v == "inconclusive" and (not bad or r.verdict.details.get("inequality") in ("undecided", None)):
+            undecided.append((f"K={p['K']}, mu={p['mu']}, T={p['T']}, h={p['m']}/(81 beta)",
+                              getattr(r.verdict, "reason", "") or "no certificate"))
     console.print(table)
+    for where, why in undecided:
+        print_line(console, escape(f"inconclusive at {where}: {why}"), highlight=False)
 
     sc = smallest_constant(results)
     for line in summary_lines(sc):
-        console.print(line, highlight=False)
+        print_line(console, line, highlight=False)
     if not sc["all_optimal"]:
-        console.print("[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
+        print_line(console, "[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
 
     png = os.path.join(args.out, "worst_case.png")
     _plot(results, png, args.N)
@@ -128,10 +134,20 @@ def run(args) -> int:
         json.dump({
             "solver": args.solver or DEFAULT_SOLVER, "N": args.N, "eta_g": str(eta_g), "beta": "1", "sigma": "0",
             "smallest_constant": {k: (str(v) if isinstance(v, Fraction) else v) for k, v in sc.items()},
-            "results": [r.to_json() for r in results],
+            "results": [_result_json(r) for r in results],
         }, fh, indent=1, default=str)
-    console.print(escape(f"plot written to {png}; data written to {js}"))
+    print_line(console, escape(f"plot written to {png}; data written to {js}"))
     return EXIT_VIOLATED if inside_violation else EXIT_OK
+
+
+def _result_json(r) -> dict:
+    """One grid point of ``worst_case.json``: :meth:`WorstCaseResult.to_json` (whose ``verdict``
+    carries ``reason`` when it is inconclusive) plus ``label``, the table's verdict column, e.g.
+    "inconclusive (beyond hyp.)" where no certificate decides the inequality beyond the hypotheses."""
+    out = r.to_json()
+    hyps = (r.details or {}).get("hypotheses", [])
+    out["label"] = verdict_label(r.verdict, all(h["holds"] for h in hyps))
+    return out
 
 
 def verdict_label(verdict, hypotheses_hold: bool) -> str:

@@ -101,14 +101,18 @@ def status_label(status: str, hypotheses_hold: bool, inequality: str | None = No
 
     Inside the hypotheses: the verdict (holds / violated / inconclusive). Where a hypothesis
     fails the theorem claims nothing, so the label says what the inequality itself does there:
-    "holds (beyond hyp.)", "violated (beyond hyp.)" or "undecided (beyond hyp.)".
+    "holds (beyond hyp.)", "violated (beyond hyp.)" or, when no engine certifies either (an SDP
+    ratio within its tolerance of 1, a ball containing 0, a solve that is not optimal),
+    "inconclusive (beyond hyp.)" (the verdict's reason says why).
     ``inequality`` defaults to the status (older verdicts without ``details["inequality"]``).
     """
     if status == "undefined":
         return "undefined (q <= 0)"
     if hypotheses_hold:
         return status
-    ineq = inequality or ("undecided" if status == "inconclusive" else status)
+    ineq = inequality or status
+    if ineq in ("undecided", "inconclusive"):
+        ineq = "inconclusive"
     return f"{ineq} (beyond hyp.)"
 
 

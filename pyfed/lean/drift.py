@@ -66,6 +66,14 @@ def default_lean_dir(cwd=None) -> Path:
     return _shared(cwd)
 
 
+def _source_lean_dir() -> Path:
+    """Default ``lean_dir`` of the drift check: pyfed's own Lean sources (the checkout's or the
+    installed copy, :func:`pyfed.lean.render.source_lean_dir`)."""
+    from .render import source_lean_dir
+
+    return source_lean_dir()
+
+
 #: Lean definitions parsed by the drift check, with the file (relative to lean/) holding them.
 ARITHMETIC_DEFS = {
     "effectiveStep": "Pyfed/Scaffold/Model.lean",
@@ -265,7 +273,7 @@ def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: d
 
     Parameters
     ----------
-    lean_dir : path to ``lean/`` (default: the repository's).
+    lean_dir : path to ``lean/`` (default: pyfed's own, :func:`pyfed.lean.render.source_lean_dir`).
     names : which definitions (default: all of ``catalog``, in dependency order).
     sources : optional ``{relative path: text}`` overriding file contents (used by tests to
         check that a broken copy is detected).
@@ -274,7 +282,7 @@ def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: d
 
     Raises ValueError if a definition is missing or uses syntax outside the parsed subset.
     """
-    lean_dir = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    lean_dir = Path(lean_dir) if lean_dir is not None else _source_lean_dir()
     catalog = ARITHMETIC_DEFS if catalog is None else catalog
     names = list(names or catalog)
     texts = {}
@@ -495,7 +503,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
 
     # hypotheses of the two theorems (the constants 81, 15, 24 and the exponent 2/3)
     thm_path = "Pyfed/Scaffold/Theorems.lean"
-    lean_dir_p = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    lean_dir_p = Path(lean_dir) if lean_dir is not None else _source_lean_dir()
     thm_text = sources[thm_path] if sources and thm_path in sources else (lean_dir_p / thm_path).read_text(encoding="utf-8")
     hyp = {
         "step_size": parse_expression(_hypothesis_text(thm_text, "ConvexFiniteRoundConvergence", r"effectiveStep K ηl ηg"), defs),
@@ -646,7 +654,7 @@ def check_fedavg_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923,
 
     # (4) hypotheses of the four statements
     thm_path = "Pyfed/FedAvg/Theorems.lean"
-    lean_dir_p = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    lean_dir_p = Path(lean_dir) if lean_dir is not None else _source_lean_dir()
     thm_text = sources[thm_path] if sources and thm_path in sources else (lean_dir_p / thm_path).read_text(encoding="utf-8")
     from .inventory import strip_comments
     code = strip_comments(thm_text)

@@ -36,7 +36,8 @@ from ..exact import to_fraction
 from ..theory import bounds as theory
 from ..theory import hypotheses as theory_hyp
 
-__all__ = ["HEADER", "COUNTEREXAMPLE_HEADER", "DEFAULT_INSTANCES", "default_lean_dir", "rat", "sanitize", "environment",
+__all__ = ["HEADER", "COUNTEREXAMPLE_HEADER", "DEFAULT_INSTANCES", "default_lean_dir", "source_lean_dir",
+           "checked_lean_dir", "rat", "sanitize", "environment",
            "render_exact_values", "render_hypotheses", "render_counterexample", "render_root",
            "render_all", "write_all", "check_all", "write_counterexample", "NORM_NUM_MAX_T",
            "LEAN_NAMESPACES"]
@@ -110,8 +111,56 @@ def default_lean_dir(cwd=None) -> Path:
     repo = Path(__file__).resolve().parents[2]
     if (repo / LAKEFILE).is_file():
         return repo / "lean"
-    raise InputError("--out", "no Lean project found (no lakefile.lean above the current directory); "
-                              "run inside a pyfed checkout or pass --out DIR")
+    raise InputError("--out", "no Lean project found (no lakefile.lean above the current directory): "
+                              "rendering writes the Lean sources of a pyfed checkout, so run it inside "
+                              "a checkout (git clone) or pass --out DIR")
+
+
+#: Directory name of the packaged copy of ``lean/`` inside the installed ``pyfed`` package (the
+#: data package ``pyfed._lean`` of ``pyproject.toml``).
+PACKAGED_LEAN = "_lean"
+
+
+def source_lean_dir(package_dir=None) -> Path:
+    """The ``lean/`` directory whose sources pyfed *reads* (its statements, model definitions and
+    generated files): every reader of pyfed's own Lean sources goes through this function.
+
+    * running from a checkout or an editable install: ``<checkout>/lean`` (the checkout is the
+      parent of the ``pyfed`` package directory and holds ``lakefile.lean`` and ``lean/Pyfed``);
+    * after a non-editable install (``pip install .``): the copy shipped in the wheel,
+      ``<site-packages>/pyfed/_lean`` (same tree: ``Pyfed/``, ``PyfedTest/``, ``MATHLIB_API.md``).
+
+    ``package_dir`` is the ``pyfed`` package directory (default: this installation's; tests pass
+    a fake layout). The result does not depend on the current directory. Raises
+    InputError(argument="lean") when neither tree exists (a broken installation). Writers
+    (``pyfed lean`` rendering, counterexample files) never use the packaged copy: they need a
+    checkout (:func:`default_lean_dir`).
+    """
+    pkg = Path(package_dir) if package_dir is not None else Path(__file__).resolve().parents[1]
+    checkout = pkg.parent
+    if (checkout / LAKEFILE).is_file() and (checkout / "lean" / "Pyfed").is_dir():
+        return checkout / "lean"
+    packaged = pkg / PACKAGED_LEAN
+    if (packaged / "Pyfed").is_dir():
+        return packaged
+    raise InputError("lean", f"pyfed's Lean sources are missing: neither {checkout / 'lean'} (a checkout) nor "
+                             f"{packaged} (the installed copy) holds Pyfed/; reinstall pyfed")
+
+
+def checked_lean_dir(cwd=None, package_dir=None) -> Path:
+    """The Lean source directory that ``pyfed lean --check`` / ``--drift`` read when ``--out`` is
+    not given: ``<root>/lean`` of the nearest ``lakefile.lean`` at or above ``cwd`` (as
+    :func:`default_lean_dir`), else :func:`source_lean_dir` (so the checks also run from a
+    non-editable install, on the copy shipped with pyfed). Never raises for a missing project;
+    InputError only for a broken installation (see :func:`source_lean_dir`)."""
+    try:
+        here = Path(os.getcwd() if cwd is None else cwd).resolve()
+        for d in (here, *here.parents):
+            if (d / LAKEFILE).is_file():
+                return d / "lean"
+    except OSError:  # the current directory was removed
+        pass
+    return source_lean_dir(package_dir)
 
 
 # --------------------------------------------------------------------------- literals
@@ -633,8 +682,9 @@ def _modules_in(gen_dir: Path, extra=()) -> list:
 
 def render_all(lean_dir=None) -> dict:
     """Fresh rendering: ``{relative path: text}`` for the default files and the root (the root
-    also imports counterexample files already present in ``<lean_dir>/PyfedTest/Generated``)."""
-    lean_dir = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    also imports counterexample files already present in ``<lean_dir>/PyfedTest/Generated``;
+    default ``lean_dir``: :func:`source_lean_dir`)."""
+    lean_dir = Path(lean_dir) if lean_dir is not None else source_lean_dir()
     out = {str(GENERATED / name): fn() for name, fn in DEFAULT_FILES.items()}
     out[str(ROOT)] = render_root(_modules_in(lean_dir / GENERATED, DEFAULT_FILES))
     return out
@@ -653,8 +703,9 @@ def write_all(lean_dir=None) -> list:
 
 
 def check_all(lean_dir=None) -> list:
-    """Relative paths whose committed content differs from a fresh rendering (empty: in sync)."""
-    lean_dir = Path(lean_dir) if lean_dir is not None else default_lean_dir()
+    """Relative paths whose committed content differs from a fresh rendering (empty: in sync);
+    default ``lean_dir``: :func:`source_lean_dir` (reads only)."""
+    lean_dir = Path(lean_dir) if lean_dir is not None else source_lean_dir()
     bad = []
     for rel, text in render_all(lean_dir).items():
         p = lean_dir / rel

@@ -14,17 +14,14 @@ __all__ = ["read_file", "read_text", "ReaderError", "Statement", "HypothesisSpec
 
 
 def theorems_path(lean_dir=None):
-    """Path of ``lean/Pyfed/Scaffold/Theorems.lean`` (``lean_dir``: the ``lean/`` directory; default:
-    the repository's, located next to the nearest ``lakefile.lean`` or, failing that, next to
-    the installed package)."""
+    """Path of ``Pyfed/Scaffold/Theorems.lean`` under ``lean_dir`` (the ``lean/`` directory;
+    default: pyfed's own Lean sources, :func:`pyfed.lean.render.source_lean_dir` -- the
+    checkout's ``lean/`` or, after a non-editable install, the copy shipped with the package;
+    independent of the current directory)."""
     from pathlib import Path
     if lean_dir is None:
-        here = Path(__file__).resolve().parents[2] / "lean"
-        if (here / "Pyfed" / "Scaffold" / "Theorems.lean").is_file():
-            lean_dir = here
-        else:
-            from ..lean.render import default_lean_dir
-            lean_dir = default_lean_dir()
+        from ..lean.render import source_lean_dir
+        lean_dir = source_lean_dir()
     return Path(lean_dir) / "Pyfed" / "Scaffold" / "Theorems.lean"
 
 

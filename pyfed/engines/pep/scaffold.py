@@ -156,9 +156,10 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     if bad:  # the theorem claims nothing beyond its hypotheses (as exact_moments does)
         if isinstance(v, Violated):
             v.details["witness"] = v.witness  # the exact violation of the inequality, replayable
+        why = f" ({v.reason})" if isinstance(v, Inconclusive) and v.reason else ""
         v = Inconclusive(statement=v.statement, lhs=v.lhs, rhs=v.rhs, exact=v.exact, details=v.details,
                          reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
-                                 f"the inequality itself is {v.details['inequality']} at this instance"))
+                                 f"the inequality itself is {v.details['inequality']} at this instance{why}"))
     res.verdict = v
     return res
 

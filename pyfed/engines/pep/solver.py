@@ -115,7 +115,19 @@ class WorstCaseResult:
                 "ratio": self.ratio, "known_value": self.known_value, "solver": self.solver,
                 "status": self.status, "solve_time_s": self.solve_time, "gram_size": self.gram_size,
                 "parameters": self.parameters,
-                "verdict": self.verdict.to_json() if self.verdict is not None else None}
+                "verdict": _verdict_json(self.verdict)}
+
+
+def _verdict_json(verdict) -> dict | None:
+    """``verdict.to_json()`` plus its ``reason`` (why it is inconclusive: solver status, a ratio
+    within the tolerance of 1, failing hypotheses, ...) when it has one."""
+    if verdict is None:
+        return None
+    out = verdict.to_json()
+    reason = getattr(verdict, "reason", "")
+    if reason:
+        out["reason"] = reason
+    return out
 
 
 # --------------------------------------------------------------------------------------------
