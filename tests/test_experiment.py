@@ -165,6 +165,8 @@ def test_early_stopping_and_pruning_give_the_full_grid_search():
     (["--target", "high"], "--target"),
     (["--seeds", "0"], "--seeds"),
     (["--eta-grid", "0.1,-1"], "--eta-grid"),
+    (["--eta-grid", "1/0"], "--eta-grid"),
+    (["--eta-grid", "inf"], "--eta-grid"),
     (["--cap", "0"], "--cap"),
     (["--seed", "-1"], "--seed"),
 ])
@@ -240,3 +242,10 @@ def test_help_is_plain_text():
     text = sub.choices["experiment"].format_help()
     assert "%%" not in text and "``" not in text and ":func:" not in text
     assert "--quick" in text and "--seeds" in text
+
+
+def test_eta_grid_accepts_fractions_and_decimals():
+    from pyfed.cli import build_parser
+    from pyfed.commands.experiment import config_from_args
+    args = build_parser().parse_args(["experiment", "--quick", "--eta-grid", "1/20,0.3,1e-1"])
+    assert config_from_args(args).eta_grid == (0.05, 0.1, 0.3)   # read exactly, then sorted

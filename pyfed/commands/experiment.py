@@ -95,6 +95,15 @@ def _list(flag: str, text, convert, what: str = "a number") -> tuple:
     return tuple(out)
 
 
+def _real(t: str) -> float:
+    """A step size written as a decimal or a fraction (``0.05``, ``1/20``); the experiment runs
+    in floating point. ``inf``/``nan`` pass through to the config's validation."""
+    try:
+        return float(Fraction(t))
+    except ValueError:
+        return float(t)
+
+
 def _int(t: str) -> int:
     f = Fraction(t)
     if f.denominator != 1:
@@ -113,7 +122,7 @@ def config_from_args(args) -> HeterogeneityConfig:
     if args.epochs is not None:
         kw["epochs"] = _list("--epochs", args.epochs, _int, "an integer")
     if args.eta_grid is not None:
-        kw["eta_grid"] = _list("--eta-grid", args.eta_grid, float)
+        kw["eta_grid"] = _list("--eta-grid", args.eta_grid, _real)
     if args.seeds is not None:
         kw["replicates"] = args.seeds
     if args.target is not None:
