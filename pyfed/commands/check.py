@@ -340,15 +340,19 @@ def _read_all(paths, theorem=None):
     if len(paths) == 1:
         return [(paths[0], *_read_with_checkers(paths[0], theorem))]
     out = []
+    available = []
     for path in paths:
         try:
             out.append((path, *_read_with_checkers(path, theorem)))
         except InputError as exc:
             if theorem is None or exc.argument != "--theorem":
                 raise
+            available += [f"{n} ({path})" for n in getattr(exc, "available", [])]
             out.append((path, [], []))
     if theorem is not None and not any(sts or lem for _, sts, lem in out):
-        raise InputError("--theorem", f"no theorem {theorem!r} in any of {', '.join(map(str, paths))}")
+        from ..statements.reader import missing_theorem_message
+        raise InputError("--theorem", missing_theorem_message(theorem, "any of " + ", ".join(map(str, paths)),
+                                                              available))
     return out
 
 
@@ -442,11 +446,11 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
         if s.status == "violated":
+            wording = s.details.get("witness_text") or (f"left side {_short(s.details.get('lhs_exact'))} > right side "
+                                                        f"{_short(s.details.get('rhs_exact'))}")
             print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                                             f"{s.details.get('description')}; left side "
-                                             f"{_short(s.details.get('lhs_exact'))} > right side "
-                                             f"{_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
-                                             "digit)") + "[/red]")
+                                             f"{s.details.get('description')}; {wording} (exact; the JSON report has "
+                                             "every digit)") + "[/red]")
         for out in rep.exports:
             print_line(console, f"  counterexample written to {escape(str(out))}")
         if rep.profile is not None:
