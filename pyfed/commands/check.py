@@ -426,7 +426,9 @@ def run_file(args) -> int:
     verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
     for path, reports, checked_lemmas in results:
         vs = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}")
+        vac = sum(bool(getattr(r, "vacuous", None)) for r in reports)
+        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}"
+                   + (f"; {vac} vacuous (hypotheses never hold)" if vac else ""))
     if len(results) > 1:
         print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}")
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
@@ -442,6 +444,9 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
         return
     for rep in reports:
         render_verdicts(console, rep.verdicts, f"pyfed check {path}")
+        note = rep.vacuity_note() if hasattr(rep, "vacuity_note") else ""
+        if note:
+            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
