@@ -452,7 +452,12 @@ def _minmax(head, a, b, node):
         raise EvaluationError(node, f"`{head}` of a ball and a symbolic expression")
     if "ball" in kinds:
         ba, bb = to_arb(a), to_arb(b)
-        return ba.min(bb) if head == "min" else ba.max(bb)
+        if ba < bb or bb < ba:       # certified order: the chosen ball itself
+            lower_first = ba < bb
+            return (ba if lower_first else bb) if head == "min" else (bb if lower_first else ba)
+        # overlapping balls: [min/max of the lower ends, min/max of the upper ends] (endpoints are exact)
+        pick = (lambda x, y: x if x < y else y) if head == "min" else (lambda x, y: x if x > y else y)
+        return pick(ba.lower(), bb.lower()).union(pick(ba.upper(), bb.upper()))
     d = compare(a, b)
     if head == "min":
         return a if d >= 0 else b
