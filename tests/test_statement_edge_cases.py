@@ -153,6 +153,10 @@ def test_theory_lean_mode_at_mu_h_two():
     # ηl = 0 (a dropped 0 < ηl): h = 0, every term divided by h is Lean's 0
     assert theory.convex_rhs(**dict(kw, eta_l=0), lean=True) == 0
     assert theory.nonconvex_rhs(f_gap=1, beta=1, S=1, K=1, T=2, eta_l=0, eta_g=1, sigma=1, lean=True) == 0
+    # irrational μ = h = sqrt 2 (exact sympy): q = 0 exactly, W = 0, no zoo
+    r2 = sympy.sqrt(2)
+    assert theory.weight_sum(3, r2, r2, exact="symbolic", lean=True) == 0
+    assert theory.convex_rhs(**dict(kw, eta_l=r2, mu=r2, sigma=1), exact="symbolic", lean=True) == 24 * r2
 
 
 def test_statement_without_mu_h_hypothesis_is_evaluated_as_lean_reads_it():
@@ -302,3 +306,20 @@ def test_unknown_theorem_lists_the_available_names(tmp_path, capsys):
     err = " ".join(capsys.readouterr().err.split())
     assert f"available theorems: First ({path}), Second ({path}), Vacuous ({other})" in err
     assert "--theorem First," in err
+
+
+def test_weighted_gap_with_an_irrational_mu_stays_exact():
+    """weightedGap A xstar (Real.sqrt 2): the weights (1 - sqrt2 h/2)⁻¹ ^ (r+1) are exact sympy
+    numbers, not mpmath (an exact verdict never rests on rounded weights)."""
+    from pyfed.engines.statement import decide_exact, sides_exact
+    st = _read(_statement("IrrationalMu", "(hηl : 0 < ηl)", "weightedGap A xstar (Real.sqrt 2) ≤ 1"))
+    inst = _instance(Fraction(1, 10), sigma=Fraction(0))
+    lhs, rhs, _ = sides_exact(st, inst)
+    assert isinstance(lhs, sympy.Basic) and not lhs.is_Rational and not lhs.has(sympy.Float)
+    # gradient descent on x²/2 from x0 = 1 with h = 1/10: gaps (9/10)^(2r)/2, q = 1 - sqrt2/20
+    q = 1 - sympy.sqrt(2) / 20
+    ws = [q ** -(r + 1) for r in range(3)]
+    gaps = [sympy.Rational(81, 100) ** r / 2 for r in range(3)]
+    assert sympy.simplify(lhs - sum(w * g for w, g in zip(ws, gaps)) / sum(ws)) == 0
+    v = decide_exact(st, inst)
+    assert v.status == "holds" and v.exact

@@ -377,13 +377,13 @@ class ExactAccess:
 
     def weighted_gap(self, run, xs, mu):
         h = effective_step(run.K, run.eta_l, run.eta_g)
-        mu = to_exact(mu)
-        ws = weights(run.T, mu, h, lean=True)
-        W = weight_sum(run.T, mu, h, lean=True)
+        ws, W = exact_weights(run.T, mu, h)
         off = self._offset(xs)
         gaps = self.res.gaps[:run.T] if not off else [g + off for g in self.res.gaps[:run.T]]
         if W == 0:      # Lean: (weightSum …)⁻¹ = 0⁻¹ = 0 (μ h = 2)
             return Fraction(0)
+        if isinstance(W, sympy.Basic):      # an irrational μ: exact sympy, never a float
+            return sum((w * _sympy(g) for w, g in zip(ws, gaps)), sympy.Integer(0)) / W
         return sum((w * g for w, g in zip(ws, gaps)), Fraction(0)) / W
 
     def average_grad_sq(self, run):
@@ -562,15 +562,28 @@ class SymbolicAccess:
 
     def weighted_gap(self, run, xs, mu):
         h = effective_step(run.K, to_exact(run.eta_l), to_exact(run.eta_g))
-        m = to_exact(mu)
-        ws = weights(run.T, m, h, lean=True)
-        W = weight_sum(run.T, m, h, lean=True)
+        ws, W = exact_weights(run.T, mu, h)
         if W == 0:      # Lean: 0⁻¹ = 0 (μ h = 2)
             return sympy.Integer(0)
         return sum((_sympy(w / W) * self.gap(r, xs) for r, w in enumerate(ws)), sympy.Integer(0))
 
     def average_grad_sq(self, run):
         return sum((self.grad_sq(r) for r in range(run.T)), sympy.Integer(0)) / run.T
+
+
+def exact_weights(T: int, mu, h):
+    """Lean's weights ``(1 - μ h/2)⁻¹ ^ (r+1)``, r < T, and their sum, exactly: Fractions for a
+    rational μ and h (:func:`pyfed.theory.weights` with ``lean=True``: μ h = 2 gives zeros), exact
+    sympy numbers for an irrational μ (``weightedGap A xstar (Real.sqrt 2)``) -- never mpmath,
+    which would make an "exact" verdict rest on rounded weights."""
+    m, hq = to_exact(mu), to_exact(h)
+    if to_fraction(m) is not None and to_fraction(hq) is not None:
+        m, hq = to_fraction(m), to_fraction(hq)
+        return weights(T, m, hq, lean=True), weight_sum(T, m, hq, lean=True)
+    q = sympy.simplify(1 - _sympy(m) * _sympy(hq) / 2)
+    inv = sympy.Integer(0) if q.is_zero else 1 / q
+    ws = [inv ** (r + 1) for r in range(int(T))]
+    return ws, sum(ws, sympy.Integer(0))
 
 
 def _sympy(v):

@@ -86,13 +86,16 @@ def _require_defined(mode, **values):
 
 def _ldiv(a, b):
     """Lean's real division: ``a / b``, and 0 (in b's arithmetic) when b is exactly 0."""
-    if not isinstance(b, sympy.Basic) and _exact_zero(b):
+    if _exact_zero(b):
         return b * 0
     return a / b
 
 
 def _exact_zero(b) -> bool:
-    """True iff ``b`` is exactly 0 (a python-flint ball only when it is the exact point 0)."""
+    """True iff ``b`` is exactly 0 (a python-flint ball only when it is the exact point 0; a sympy
+    expression only when it is provably 0, never one with free symbols)."""
+    if isinstance(b, sympy.Basic):
+        return b.is_zero is True
     is_exact = getattr(b, "is_exact", None)
     if callable(is_exact):
         return bool(is_exact()) and b == 0
@@ -186,7 +189,7 @@ def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS, lean=False):
     """
     q = contraction(mu, h, exact=exact, dps=dps)
     T = _index(T, "T")
-    if lean and not isinstance(q, sympy.Basic) and _exact_zero(q):
+    if lean and _exact_zero(q):
         return q * 0
     _q_nonzero(q, mu, h)
     if isinstance(q, sympy.Basic) or isinstance(T, sympy.Basic):
@@ -308,11 +311,12 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, noise = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
-    V0 = initial_potential(dist_sq, C0, N0, S0, h, constant=potential_constant, exact=ex, dps=dps, lean=lean)
-    W = weight_sum(rounds, mu, h, exact=ex, dps=dps, lean=lean)
+    lk = {"lean": True} if lean else {}     # the default call keeps the plain signature (the drift check patches it)
+    V0 = initial_potential(dist_sq, C0, N0, S0, h, constant=potential_constant, exact=ex, dps=dps, **lk)
+    W = weight_sum(rounds, mu, h, exact=ex, dps=dps, **lk)
     nkw = {"sigma_sq": noise} if squared else {"sigma": noise}
     first = _ldiv(V0, h * W) if lean else V0 / (h * W)
-    return first + noise_term(noise_constant, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, lean=lean, **nkw)
+    return first + noise_term(noise_constant, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **lk, **nkw)
 
 
 def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=None, gap_constant=14,
