@@ -19,7 +19,7 @@ from flint import arb
 from pyfed import theory
 from pyfed.cli import main
 from pyfed.errors import UndefinedValue
-from pyfed.statements import read_text
+from pyfed.statements import read_file, read_text
 from pyfed.statements.evaluate import Valuation, _minmax, _sqrt, arith, compare, evaluate
 from pyfed.statements.vacuity import vacuity
 
@@ -286,6 +286,18 @@ def test_fedavg_file_points_to_the_fedavg_checkers(capsys):
     assert "checks theorems about a SCAFFOLD run" in err
     assert "FedAvg.ConvexFedAvgConvergence" in err
     assert "`pyfed check` without a PATH" in err and "pyfed search FedAvg.NAME" in err
+
+
+def test_file_mixing_scaffold_and_fedavg_theorems(tmp_path, capsys):
+    fedavg = (ROOT / "lean" / "Pyfed" / "FedAvg" / "Theorems.lean").read_text(encoding="utf-8")
+    path = tmp_path / "mixed.lean"
+    path.write_text(STRICT + "\n" + fedavg[fedavg.index("namespace FedAvg"):], encoding="utf-8")
+    assert main(["check", str(path), "--quick"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "unsupported FedAvg theorems `PerRoundProgress`, `BoundedClientDrift`" in err
+    assert "checks theorems about a SCAFFOLD run" in err and "--theorem NAME checks one SCAFFOLD theorem" in err
+    (st,) = read_file(path, theorem="StrictNoNoise")
+    assert st.name == "StrictNoNoise"
 
 
 # ---------------------------------------------------------------- 7. unknown --theorem

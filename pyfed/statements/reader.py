@@ -1357,11 +1357,13 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     if fedavg and len(fedavg) == len(names):
         raise InputError(path, f"{', '.join('FedAvg.' + n for n in fedavg)}: " + FEDAVG_POINTER)
     errors = list(decls.errors) if theorem is None else []
-    for n in fedavg:       # a file mixing SCAFFOLD and FedAvg theorems: say so for each FedAvg one
-        cmd = decls.theorems[n][1]
-        errors.append(LeanSyntaxError(f"FedAvg theorem `{n}`", FEDAVG_POINTER, line=getattr(cmd, "line", 1),
-                                      col=getattr(cmd, "col", 1), path=path,
-                                      supported="theorems about a SCAFFOLD run (namespace SCAFFOLD)"))
+    if fedavg:       # a file mixing SCAFFOLD and FedAvg theorems: one error at the first FedAvg one
+        cmd = decls.theorems[fedavg[0]][1]
+        errors.append(LeanSyntaxError("FedAvg theorem" + ("s " if len(fedavg) > 1 else " ")
+                                      + ", ".join(f"`{n}`" for n in fedavg), FEDAVG_POINTER,
+                                      line=getattr(cmd, "line", 1), col=getattr(cmd, "col", 1), path=path,
+                                      supported="theorems about a SCAFFOLD run (namespace SCAFFOLD); "
+                                                "--theorem NAME checks one SCAFFOLD theorem of the file"))
     names = [n for n in names if n not in fedavg]
     out = []
     clean = terms.strip_comments(text)
