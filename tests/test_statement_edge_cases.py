@@ -254,6 +254,7 @@ VACUOUS = _statement("Vacuous", "(hηl : 0 < ηl) (hηl' : ηl ≤ 0) (hηg : 1 
     ("(h1 : (T : ℝ) < 1)", "no value of T satisfies the model's T ≥ 1 and `(T : ℝ) < 1`"),
     ("(h1 : 2 ≤ ηg) (h2 : ηg = 1)", "no value of ηg satisfies `2 ≤ ηg` and `ηg = 1`"),
     ("(h1 : P.β ≤ 0)", "no value of P.β satisfies the model's P.β > 0 and `P.β ≤ 0`"),
+    ("(h1 : μ < 0)", "no value of μ satisfies `Convexity P μ` (0 ≤ μ) and `μ < 0`"),
     ("(h1 : 0 < ηl) (h2 : ηl ≤ 1)", None),
     ("(h1 : (T : ℝ) = 1)", None),
 ])

@@ -140,6 +140,9 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             reason = getattr(v, "reason", "")
             if reason:
                 print_line(console, f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
+            wt = d.get("witness_text")
+            if v.status == "violated" and wt and not str(d.get("engine", "")).startswith("adversarial search"):
+                print_line(console, f"  [red]{escape(str(d.get('instance')))}: {escape(str(wt))}[/red]")
 
 
 def run(args) -> int:

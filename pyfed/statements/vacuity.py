@@ -8,8 +8,9 @@ contradiction from the statement's text, exactly, in two cases:
   is false;
 * the bounds on one parameter are empty: every comparison of a parameter (``ηl``, ``(T : ℝ)``,
   ``P.β``) with a closed term gives an interval, intersected with the model's structural bounds
-  (``Problem``: ``N ≥ 1``, ``P.β > 0``, ``P.σ ≥ 0``; ``Run``: ``S, K, T ≥ 1``) and, for ℕ
-  parameters, with the integers (e.g. ``0 < ηl`` and ``ηl ≤ 0``; ``T < 1``).
+  (``Problem``: ``N ≥ 1``, ``P.β > 0``, ``P.σ ≥ 0``; ``Run``: ``S, K, T ≥ 1``; ``Convexity P μ``:
+  ``0 ≤ μ``) and, for ℕ parameters, with the integers (e.g. ``0 < ηl`` and ``ηl ≤ 0``; ``T < 1``).
+  A statement ``∀ A : Run …`` over runs that cannot exist is vacuous in the same way.
 
 Anything else (contradictions between several parameters) is not detected here; the report then
 says when no instance it drew satisfied the hypotheses, without calling the statement vacuous.
@@ -76,6 +77,11 @@ def vacuity(st) -> str | None:
         for op, v in _STRUCTURAL[key]:
             bounds.setdefault(key, []).append((op, Fraction(v), f"the model's {key} {op} {v}"))
     for h in st.hypotheses:
+        if h.kind == "convexity" and len(h.args) >= 2:      # Convexity P μ includes 0 ≤ μ
+            v = _variable(h.args[1], st)
+            if v is not None:
+                bounds.setdefault(v[0], []).append(("≥", Fraction(0), f"`{h.text}` (0 ≤ {v[0]})"))
+            continue
         if h.kind != "compare" or h.node is None or len(h.node.args) != 2:
             continue
         a, b = h.node.args
