@@ -193,6 +193,8 @@ def test_strict_inequality_with_equal_sides_says_strict_fails():
     assert v.details["witness_text"] == "left side = right side = 0, strict < fails"
     vb = decide_exact(st, inst, arithmetic="ball")
     assert vb.status == "violated" and "strict < fails" in vb.details["witness_text"]
+    out = " ".join(_render([v]).split())
+    assert "left side = right side = 0, strict < fails" in out and "exceeds" not in out
 
 
 def test_search_witness_of_a_strict_statement_is_not_worded_exceeds(tmp_path):

@@ -1110,7 +1110,8 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
             mu = evaluate(st.lhs.args[3], val)
             xs = evaluate(st.lhs.args[2], val)
             f_star = None if xs.key == "xstar" else as_float(access.objective(xs))
-            mu_q = to_fraction(to_exact(mu))
+            from ..exact import fraction_of
+            mu_q = fraction_of(to_exact(mu))           # a float μ at its exact binary value
             if mu_q is not None and weight_sum(inst.T, mu_q, h, lean=True) == 0:
                 # μ h = 2: Lean's weights (1 - μh/2)⁻¹ ^ (r+1) are 0⁻¹ ^ (r+1) = 0, so weightedGap is exactly 0
                 est = Estimate.from_samples(np.zeros(np.asarray(traj.x).shape[0]), confidence)
