@@ -102,6 +102,9 @@ def test_arithmetic_unifies_fractions_with_mpf_and_balls():
     assert isinstance(p, arb) and p.contains(arb(1) / 2)
     assert arith("+", Fraction(1, 2), sympy.sqrt(2)) == sympy.Rational(1, 2) + sympy.sqrt(2)
     assert compare(Fraction(1, 3), mpmath.mpf(1) / 3) != 0  # the mpf is a binary number, not 1/3
+    from flint import fmpq
+    assert arith("+", fmpq(1, 3), Fraction(1, 6)) == Fraction(1, 2)
+    assert type(arith("+", fmpq(1, 3), Fraction(1, 6))) is Fraction
 
 
 def test_sqrt_is_exact_on_squares_and_certified_on_balls():

@@ -187,8 +187,8 @@ def unify(*xs):
     ball into an uncertified Float)."""
     kinds = [_kind(x) for x in xs]
     top = max(kinds, key=_RANK.__getitem__)
-    if top == "rational":
-        return [to_exact(x) for x in xs]
+    if top == "rational":       # int, Fraction, sympy Rational, flint fmpq/fmpz: ints stay ints
+        return [x if isinstance(x, (int, Fraction)) else to_fraction(x) for x in xs]
     return [x if k == top else _to_kind(x, top) for x, k in zip(xs, kinds)]
 
 
