@@ -388,7 +388,9 @@ class StatementReport:
     no PEP row (or ""); profile : the constant profile (dict, see
     :func:`pyfed.engines.statement_search.constant_profile`) or None; search : the search's
     SearchResult; exports : written counterexample files; engines : which engines apply
-    (:func:`pyfed.engines.statement.applicable_engines`).
+    (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
+    hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
+    any engine satisfied the hypotheses (the statement may be vacuous; not proven).
     """
 
     statement: object
@@ -398,6 +400,19 @@ class StatementReport:
     search: object = None
     exports: list = field(default_factory=list)
     engines: dict = field(default_factory=dict)
+    vacuous: str | None = None
+    no_instance: bool = False
+
+    def vacuity_note(self) -> str:
+        """One line for the report: the statement is vacuous (its hypotheses never hold, proven
+        from its text), or no instance any engine tried satisfied them (not a proof), or ""."""
+        if self.vacuous:
+            return (f"{self.statement.name}: vacuous: {self.vacuous}, so the hypotheses can never hold; the statement "
+                    "is true in Lean for that reason alone and no instance can test it")
+        if self.no_instance:
+            return (f"{self.statement.name}: no instance tried satisfies the hypotheses (possibly vacuous; "
+                    "not proven): the verdicts above say nothing about the conclusion")
+        return ""
 
 
 def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int | None = None,
@@ -441,7 +456,10 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         v.details = dict(v.details or {})
         v.details["source"] = st.source
     from .engines.statement import applicable_engines
-    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st))
+    from .statements.vacuity import vacuity
+    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st), vacuous=vacuity(st))
+    d = res.verdict.details or {}
+    rep.no_instance = d.get("decided", 0) == 0 and all(v.status == "inconclusive" for v in verdicts)
     if out is not None and res.verdict.status == "violated":
         from .lean.statement_export import counterexample_record, write_statement_counterexample
         from .search import prepare_out
@@ -481,5 +499,7 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
                        "statements": [dict(v.to_json(), lean_name=name) for name, v in lemmas],
                        "read": [dict(r.statement.describe(), pep=r.pep_note or "PEP row",
                                      engines={k: {"applies": a, "why": w} for k, (a, w) in r.engines.items()},
-                                     profile=prof_json(r.profile), exports=list(r.exports)) for r in reports]},
+                                     profile=prof_json(r.profile), exports=list(r.exports),
+                                     vacuous=bool(r.vacuous), vacuous_reason=r.vacuous,
+                                     no_instance_in_hypotheses=bool(r.no_instance)) for r in reports]},
                       indent=2, sort_keys=True, default=str)

@@ -83,21 +83,33 @@ class Verdict:
             return "violated (statistical)" if (self.details or {}).get("estimate") else "violated (numerical)"
         return self.status
 
+    def _numeric_sides(self):
+        """:meth:`_sides` with an mpmath side making both mpmath (a Fraction and an mpf do not
+        mix in Python arithmetic)."""
+        import mpmath
+        a, b = self._sides()
+        if isinstance(a, mpmath.mpf) != isinstance(b, mpmath.mpf):
+            from .exact import to_mpf
+            a, b = to_mpf(a), to_mpf(b)
+        return a, b
+
     @property
     def margin(self):
         """rhs - lhs (None if either side is missing)."""
         if self.lhs is None or self.rhs is None:
             return None
-        a, b = self._sides()
+        a, b = self._numeric_sides()
         return b - a
 
     @property
     def ratio(self):
-        """lhs / rhs (None if undefined)."""
-        if self.lhs is None or self.rhs is None or self.rhs == 0:
+        """lhs / rhs, or None when a side is missing or the right side is not positive (a ratio
+        against a right side <= 0 is negative or infinite and says nothing about tightness;
+        reports print "-")."""
+        if self.lhs is None or self.rhs is None:
             return None
-        a, b = self._sides()
-        return a / b
+        a, b = self._numeric_sides()
+        return ratio_display(a, b)
 
     def __str__(self) -> str:
         name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
@@ -165,6 +177,27 @@ def _estimate_sides(est: dict, rhs) -> dict:
     if r > 0:
         out["ratio"] = {"estimate": mean / r, "interval": [lo / r, hi / r], **meta}
     return out
+
+
+def violation_wording(relation: str, lhs_text: str, rhs_text: str, equal: bool) -> str:
+    """How a violated ``lhs relation rhs`` reads: ``"left side L > right side R"`` for ``≤`` (and
+    for ``<`` when lhs > rhs), ``"left side = right side = L, strict < fails"`` when a strict
+    statement fails with equal sides (never "exceeds" then)."""
+    if equal and relation == "<":
+        return f"left side = right side = {lhs_text}, strict < fails"
+    return f"left side {lhs_text} > right side {rhs_text}"
+
+
+def ratio_display(lhs, rhs):
+    """The LHS/RHS ratio a report prints, or None (printed "-") when the right side is not
+    positive: a negative or infinite ratio says nothing about tightness. ``lhs``/``rhs`` are
+    numbers or python-flint balls (a ball counts as positive only when certified > 0)."""
+    try:
+        if rhs is None or lhs is None or not (rhs > 0):
+            return None
+    except TypeError:
+        return None
+    return lhs / rhs
 
 
 @dataclass

@@ -140,6 +140,9 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             reason = getattr(v, "reason", "")
             if reason:
                 print_line(console, f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
+            wt = d.get("witness_text")
+            if v.status == "violated" and wt and not str(d.get("engine", "")).startswith("adversarial search"):
+                print_line(console, f"  [red]{escape(str(d.get('instance')))}: {escape(str(wt))}[/red]")
 
 
 def run(args) -> int:
@@ -340,15 +343,19 @@ def _read_all(paths, theorem=None):
     if len(paths) == 1:
         return [(paths[0], *_read_with_checkers(paths[0], theorem))]
     out = []
+    available = []
     for path in paths:
         try:
             out.append((path, *_read_with_checkers(path, theorem)))
         except InputError as exc:
             if theorem is None or exc.argument != "--theorem":
                 raise
+            available += [f"{n} ({path})" for n in getattr(exc, "available", [])]
             out.append((path, [], []))
     if theorem is not None and not any(sts or lem for _, sts, lem in out):
-        raise InputError("--theorem", f"no theorem {theorem!r} in any of {', '.join(map(str, paths))}")
+        from ..statements.reader import missing_theorem_message
+        raise InputError("--theorem", missing_theorem_message(theorem, "any of " + ", ".join(map(str, paths)),
+                                                              available))
     return out
 
 
@@ -422,7 +429,9 @@ def run_file(args) -> int:
     verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
     for path, reports, checked_lemmas in results:
         vs = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}")
+        vac = sum(bool(getattr(r, "vacuous", None)) for r in reports)
+        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}"
+                   + (f"; {vac} vacuous (hypotheses never hold)" if vac else ""))
     if len(results) > 1:
         print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}")
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
@@ -438,15 +447,18 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
         return
     for rep in reports:
         render_verdicts(console, rep.verdicts, f"pyfed check {path}")
+        note = rep.vacuity_note() if hasattr(rep, "vacuity_note") else ""
+        if note:
+            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
         if s.status == "violated":
+            wording = s.details.get("witness_text") or (f"left side {_short(s.details.get('lhs_exact'))} > right side "
+                                                        f"{_short(s.details.get('rhs_exact'))}")
             print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                                             f"{s.details.get('description')}; left side "
-                                             f"{_short(s.details.get('lhs_exact'))} > right side "
-                                             f"{_short(s.details.get('rhs_exact'))} (exact; the JSON report has every "
-                                             "digit)") + "[/red]")
+                                             f"{s.details.get('description')}; {wording} (exact; the JSON report has "
+                                             "every digit)") + "[/red]")
         for out in rep.exports:
             print_line(console, f"  counterexample written to {escape(str(out))}")
         if rep.profile is not None:

@@ -29,11 +29,11 @@ import sympy
 
 from ..errors import Diverged, InputError
 from ..exact import as_float, fraction_from_text, number_json, rational_str, to_arb, to_fraction
-from ..statements.evaluate import (EvaluationError, RunRef, Undecided, Valuation, VecRef, decide, decide_sign,
-                                   evaluate, to_exact)
+from ..statements.evaluate import (EvaluationError, RunRef, Undecided, Valuation, VecRef, arith, compare, decide,
+                                   decide_sign, evaluate, to_exact)
 from ..theory import effective_step, initial_control_error, squared_distance, weight_sum, weights
 from ..theory.hypotheses import Hypothesis
-from ..verdicts import Holds, Inconclusive, Verdict, Violated
+from ..verdicts import Holds, Inconclusive, Verdict, Violated, violation_wording
 
 __all__ = ["RunInstance", "bind", "evaluate_hypotheses", "decide_exact", "decide_montecarlo", "linear_form",
            "instance_to_json", "instance_from_json", "recheck", "fits", "NotLinear", "sides_exact",
@@ -377,11 +377,13 @@ class ExactAccess:
 
     def weighted_gap(self, run, xs, mu):
         h = effective_step(run.K, run.eta_l, run.eta_g)
-        mu = to_exact(mu)
-        ws = weights(run.T, mu, h)
-        W = weight_sum(run.T, mu, h)
+        ws, W = exact_weights(run.T, mu, h)
         off = self._offset(xs)
         gaps = self.res.gaps[:run.T] if not off else [g + off for g in self.res.gaps[:run.T]]
+        if W == 0:      # Lean: (weightSum …)⁻¹ = 0⁻¹ = 0 (μ h = 2)
+            return Fraction(0)
+        if isinstance(W, sympy.Basic):      # an irrational μ: exact sympy, never a float
+            return sum((w * _sympy(g) for w, g in zip(ws, gaps)), sympy.Integer(0)) / W
         return sum((w * g for w, g in zip(ws, gaps)), Fraction(0)) / W
 
     def average_grad_sq(self, run):
@@ -440,11 +442,15 @@ class BallAccess:
         from .. import theory
         el, eg, m = to_arb(run.eta_l), to_arb(run.eta_g), to_arb(mu)
         h = theory.effective_step(run.K, el, eg)
-        ws, W = theory.weights(run.T, m, h), theory.weight_sum(run.T, m, h)
+        ws, W = theory.weights(run.T, m, h, lean=True), theory.weight_sum(run.T, m, h, lean=True)
         off = self._offset(xs)
         lhs = to_arb(0)
         for w, g in zip(ws, self.res.gaps[:run.T]):
             lhs = lhs + w * (g if off is None else g + off)
+        if W.is_exact() and W == 0:     # Lean: 0⁻¹ = 0 (μ h = 2)
+            return to_arb(0)
+        if W.contains(0):
+            raise Undecided("weightSum is a ball containing 0")
         return lhs / W
 
     def average_grad_sq(self, run):
@@ -556,13 +562,28 @@ class SymbolicAccess:
 
     def weighted_gap(self, run, xs, mu):
         h = effective_step(run.K, to_exact(run.eta_l), to_exact(run.eta_g))
-        m = to_exact(mu)
-        ws = weights(run.T, m, h)
-        W = weight_sum(run.T, m, h)
+        ws, W = exact_weights(run.T, mu, h)
+        if W == 0:      # Lean: 0⁻¹ = 0 (μ h = 2)
+            return sympy.Integer(0)
         return sum((_sympy(w / W) * self.gap(r, xs) for r, w in enumerate(ws)), sympy.Integer(0))
 
     def average_grad_sq(self, run):
         return sum((self.grad_sq(r) for r in range(run.T)), sympy.Integer(0)) / run.T
+
+
+def exact_weights(T: int, mu, h):
+    """Lean's weights ``(1 - μ h/2)⁻¹ ^ (r+1)``, r < T, and their sum, exactly: Fractions for a
+    rational μ and h (:func:`pyfed.theory.weights` with ``lean=True``: μ h = 2 gives zeros), exact
+    sympy numbers for an irrational μ (``weightedGap A xstar (Real.sqrt 2)``) -- never mpmath,
+    which would make an "exact" verdict rest on rounded weights."""
+    m, hq = to_exact(mu), to_exact(h)
+    if to_fraction(m) is not None and to_fraction(hq) is not None:
+        m, hq = to_fraction(m), to_fraction(hq)
+        return weights(T, m, hq, lean=True), weight_sum(T, m, hq, lean=True)
+    q = sympy.simplify(1 - _sympy(m) * _sympy(hq) / 2)
+    inv = sympy.Integer(0) if q.is_zero else 1 / q
+    ws = [inv ** (r + 1) for r in range(int(T))]
+    return ws, sum(ws, sympy.Integer(0))
 
 
 def _sympy(v):
@@ -750,7 +771,7 @@ def _hypothesis(hs, st, inst, val, access) -> Hypothesis:
 
 
 def _margin(b, a):
-    m = b - a
+    m = arith("-", b, a)
     if isinstance(m, sympy.Basic):
         if m.is_Rational:
             return Fraction(int(m.p), int(m.q))
@@ -776,31 +797,43 @@ def _frac_str(v):
 def _exact_verdict(st, lhs, rhs, details, witness, certificate):
     """Verdict of ``lhs (≤|<) rhs`` from exact values (Fractions, or exact sympy numbers)."""
     details = dict(details)
-    s = decide_sign(rhs - lhs)
+    lhs, rhs = to_exact(lhs), to_exact(rhs)
+    lhs, rhs = (Fraction(lhs) if isinstance(lhs, int) else lhs), (Fraction(rhs) if isinstance(rhs, int) else rhs)
+    s = compare(lhs, rhs)
     holds = s >= 0 if st.relation == "≤" else s > 0
     if all(isinstance(v, Fraction) for v in (lhs, rhs)):
         details["lhs_exact"] = _frac_str(lhs)
         details["rhs_exact"] = _frac_str(rhs)
-        details["ratio_exact"] = _frac_str(lhs / rhs) if rhs != 0 else None
+        details["ratio_exact"] = _frac_str(lhs / rhs) if rhs > 0 else None
         details["margin_exact"] = _frac_str(rhs - lhs)
         lv, rv = lhs, rhs
     else:
         import mpmath
         details["lhs_exact"] = str(lhs)
         details["rhs_exact"] = str(rhs)
-        details["margin_exact"] = str(sympy.nsimplify(rhs - lhs) if False else (rhs - lhs))
-        lv = lhs if isinstance(lhs, Fraction) else mpmath.mpf(str(sympy.N(lhs, 50)))
-        rv = rhs if isinstance(rhs, Fraction) else mpmath.mpf(str(sympy.N(rhs, 50)))
+        details["margin_exact"] = str(arith("-", rhs, lhs))
+        lv = lhs if isinstance(lhs, Fraction) else mpmath.mpf(str(sympy.N(_sympy(lhs), 50)))
+        rv = rhs if isinstance(rhs, Fraction) else mpmath.mpf(str(sympy.N(_sympy(rhs), 50)))
     if holds:
         return Holds(st.name, lv, rv, True, details, certificate=certificate)
+    from ..exact import format_number
+    details["witness_text"] = violation_wording(st.relation, format_number(lv), format_number(rv), s == 0)
     return Violated(st.name, lv, rv, True, details, witness=witness)
 
 
 def _ball_verdict(st, lhs, rhs, details, witness, bits):
     from .exact.verdict import _inequality_verdict
+    lhs, rhs = to_arb(lhs), to_arb(rhs)       # a side may have come out exact (min of numerals, sqrt of a square)
     v = _inequality_verdict(st.name, lhs, rhs, False, details, witness, None, bits)
+    if v.status == "violated":
+        v.details["witness_text"] = violation_wording(st.relation, lhs.str(10), rhs.str(10), False)
     if st.relation == "<" and v.status == "holds":
         margin = rhs - lhs
+        if margin.is_exact() and margin == 0:      # both sides the same exact number: strict < fails
+            v.details["witness_text"] = violation_wording("<", lhs.str(10), rhs.str(10), True)
+            out = Violated(st.name, v.lhs, v.rhs, True, v.details, witness=witness)
+            out.balls = v.balls
+            return out
         if not (margin > 0):
             out = Inconclusive(st.name, v.lhs, v.rhs, False, v.details,
                                reason="the strict inequality < is not certified by the balls")
@@ -1077,7 +1110,13 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
             mu = evaluate(st.lhs.args[3], val)
             xs = evaluate(st.lhs.args[2], val)
             f_star = None if xs.key == "xstar" else as_float(access.objective(xs))
-            est = estimate_weighted_gap(traj.x, inst.problem, mu, h, f_star=f_star, confidence=confidence)
+            from ..exact import fraction_of
+            mu_q = fraction_of(to_exact(mu))           # a float μ at its exact binary value
+            if mu_q is not None and weight_sum(inst.T, mu_q, h, lean=True) == 0:
+                # μ h = 2: Lean's weights (1 - μh/2)⁻¹ ^ (r+1) are 0⁻¹ ^ (r+1) = 0, so weightedGap is exactly 0
+                est = Estimate.from_samples(np.zeros(np.asarray(traj.x).shape[0]), confidence)
+            else:
+                est = estimate_weighted_gap(traj.x, inst.problem, mu, h, f_star=f_star, confidence=confidence)
         else:
             est = estimate_average_gradient_sq(traj.x, inst.problem, confidence=confidence)
     else:

@@ -42,8 +42,8 @@ import sympy
 
 from ..errors import InputError
 from ..exact import _decimal_exponent, _format_digits, as_float, rational_str
-from ..statements.evaluate import EvaluationError, Undecided, decide, decide_sign, evaluate, to_exact
-from ..verdicts import Inconclusive, Violated
+from ..statements.evaluate import EvaluationError, Undecided, arith, compare, decide, decide_sign, evaluate, to_exact
+from ..verdicts import Inconclusive, Violated, violation_wording
 from .statement import (ExactAccess, RunInstance, bind, evaluate_hypotheses, instance_to_json, sides_exact)
 
 __all__ = ["candidate", "evaluate_candidate", "search", "constant_profile", "profile_size", "max_eta_l",
@@ -424,7 +424,7 @@ def evaluate_candidate(st, seed: int, index: int, *, relax=(), profile=None) -> 
         return rec
     try:
         lhs, rhs, val = sides_exact(st, inst)
-        s = decide_sign(rhs - lhs)
+        s = compare(lhs, rhs)
     except (EvaluationError, Undecided) as exc:
         rec.status = "undecided"
         rec.description += f" ({exc})"
@@ -503,8 +503,11 @@ def _verdict(st, records, seed, budget, relax):
                "relax": list(relax)}
     if viol:
         r = viol[0]
-        details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(r.rhs - r.lhs), index=r.index,
-                       description=r.description, search_result=f"counterexample (candidate {r.index})")
+        details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
+                       index=r.index, description=r.description,
+                       search_result=f"counterexample (candidate {r.index})",
+                       witness_text=violation_wording(st.relation, _short_side(r.lhs), _short_side(r.rhs),
+                                                      compare(r.lhs, r.rhs) == 0))
         return Violated(st.name, _num(r.lhs), _num(r.rhs), True, details,
                         witness={"instance": r.instance, "statement": st.name, "source": st.source,
                                  "index": r.index, "seed": seed})
@@ -520,6 +523,14 @@ def _verdict(st, records, seed, budget, relax):
     return Inconclusive(st.name, lhs, rhs, True, details,
                         reason=(f"no counterexample among {len(decided)} exactly decided instances "
                                 "(a finite search proves nothing)"))
+
+
+def _short_side(v) -> str:
+    """A side for a one-line witness: the exact rational when at most 40 characters, else ``~``
+    its 6 correctly rounded digits (the JSON report has every digit)."""
+    from ..exact import format_number
+    e = _s(v)
+    return e if len(e) <= 40 else "~" + format_number(to_exact(v))
 
 
 def _s(v):
@@ -606,7 +617,10 @@ def _solve_side(expr, c, current, kind) -> dict:
     expr = sympy.together(sympy.sympify(expr))
     if not expr.has(c):
         return {"constant": bool(decide_sign(expr) >= 0)}
-    roots = [r for r in sympy.solve(sympy.Eq(expr, 0), c) if r.is_real]
+    try:
+        roots = [r for r in sympy.solve(sympy.Eq(expr, 0), c) if r.is_real]
+    except (NotImplementedError, TypeError, ValueError) as exc:   # e.g. min/max of the constant: no closed form
+        raise Undecided(f"no closed-form threshold for the constant in {sympy.sstr(expr)[:80]}") from exc
     roots = [r for r in roots if decide_sign(r) > 0] or roots
     if not roots:
         v = expr.subs(c, sympy.Rational(current.numerator, current.denominator))
@@ -870,7 +884,21 @@ def _profile_rhs(lit, records):
                 best, pin = t, r
     note = "" if best is not None else "no decided instance depends on it"
     not_needed = best is not None and direction == "at least" and decide_sign(best) <= 0
+    failed = _failed(lit, records)
+    if failed:      # a threshold that could not be computed is not evidence that the constant is free
+        not_needed = False
+        note = failed if best is None else f"{failed}; the value shown is from the others"
     return _entry(lit, len(records), best, strict, pin, direction, note, not_needed=not_needed)
+
+
+def _failed(lit, records) -> str:
+    """"" when every decided instance gave this constant's data, else a note saying on how many
+    it could not be computed and why (the first reason)."""
+    errs = [(r.extra.get(lit.key) or {}).get("error") for r in records]
+    errs = [e for e in errs if e]
+    if not errs:
+        return ""
+    return f"not determined on {len(errs)} of {len(records)} decided instances ({errs[0]})"
 
 
 def _profile_hyp(lit, records):
@@ -900,6 +928,9 @@ def _profile_hyp(lit, records):
                    "every value of this constant admits a violating instance")
         e["violated_at_own_value"] = True
         return e
+    failed = _failed(lit, records)
+    if failed and best is None:
+        return _entry(lit, len(records), None, True, None, direction, failed)
     if best is None:
         bs = [(r.extra.get(lit.key) or {}).get("threshold") for r in records]
         bs = [b for b in bs if b is not None and decide_sign(b) > 0]
@@ -908,4 +939,5 @@ def _profile_hyp(lit, records):
             lo = min(bs, key=_float)
             note += f" (explored down to {outward_decimal(lo, up=False)})"
         return _entry(lit, len(records), None, True, None, direction, note)
-    return _entry(lit, len(records), best, True, pin, direction, "")
+    return _entry(lit, len(records), best, True, pin, direction,
+                  f"{failed}; the value shown is from the others" if failed else "")

@@ -171,6 +171,8 @@ def render_statement_counterexample(record: dict) -> str:
                       init_text=init_text, description=_doc_safe(record.get("description", "")),
                       lhs_text=_doc_safe(record.get("lhs_text", "")), rhs_text=_doc_safe(record.get("rhs_text", "")),
                       lhs=_lean_q(lhs), rhs=_lean_q(rhs), rel="<" if strict else "≤",
+                      witness_words=("the left side exceeds the right side" if strict else
+                                     "the left side is not below the right side (the strict < fails)"),
                       exact=exact, namespace=f"PyfedCounterexample.{ident}", defs=defs)
 
 

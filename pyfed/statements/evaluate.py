@@ -14,8 +14,11 @@ quantities (``‖P.x0 - xstar‖²``, ``C₀``, ``F(x)``, the run's statistics) 
   constant profile.
 
 The model's arithmetic definitions are evaluated by their :mod:`pyfed.theory` functions (one
-place per formula). Lean semantics are kept: ``x / 0 = 0``, ``x⁻¹`` of 0 is 0, natural-number
-subtraction truncates at 0 and division floors, ``Real.sqrt`` of a negative number is 0.
+place per formula), called with ``lean=True``. Lean semantics are kept: ``x / 0 = 0``, ``x⁻¹`` of 0
+is 0 (so ``μ h = 2`` makes every ``weight`` 0, ``weightSum`` 0 and ``V₀ / (h W_T)`` 0, as in Lean),
+natural-number subtraction truncates at 0 and division floors, ``Real.sqrt`` of a negative number
+is 0. Values of different arithmetics (Fraction/int, exact sympy, mpmath, arb) meet through
+:func:`unify`: the weaker arithmetic wins, never a silent float.
 
 :func:`evaluate` returns a value; :func:`decide` decides a comparison exactly (Fractions;
 certified balls with escalating precision for irrational values, and an exact sympy test when
@@ -28,15 +31,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import sympy
 
 from ..errors import InputError
-from ..exact import fraction_of, to_arb, to_fraction
+from ..exact import fraction_of, to_arb, to_fraction, to_mpf
 from ..lean.terms import Node
 from . import model
 
 __all__ = ["Valuation", "VecRef", "RunRef", "evaluate", "decide", "EvaluationError", "Undecided", "sign",
-           "to_exact", "ATOM_PREFIX"]
+           "to_exact", "ATOM_PREFIX", "unify", "arith", "compare"]
 
 ATOM_PREFIX = "stat"
 
@@ -139,12 +143,95 @@ def to_exact(x):
     return x
 
 
+def _kind(x) -> str:
+    """The arithmetic a value belongs to: ``"symbolic"`` (sympy with free symbols), ``"ball"``
+    (arb), ``"float"`` (mpf/float), ``"irrational"`` (an exact sympy number that is not
+    rational) or ``"rational"`` (int, Fraction, sympy Rational, fmpq)."""
+    from flint import arb
+    if isinstance(x, arb):
+        return "ball"
+    if isinstance(x, sympy.Basic):
+        if x.free_symbols:
+            return "symbolic"
+        if x.is_Rational:
+            return "rational"
+        if x.is_Float:
+            return "float"
+        return "irrational"
+    if isinstance(x, (float, mpmath.mpf, np.floating)):
+        return "float"
+    return "rational"
+
+
+_RANK = {"rational": 0, "irrational": 1, "float": 2, "ball": 3, "symbolic": 4}
+
+
+def _to_kind(x, kind):
+    """``x`` converted to ``kind`` (see :func:`_kind`): exactly for rationals and exact sympy
+    numbers, at the exact binary value for floats, as an enclosing ball for ``"ball"``."""
+    if kind == "ball":
+        return to_arb(x)
+    if kind == "float":
+        if isinstance(x, mpmath.mpf):
+            return x
+        return to_mpf(x)
+    if kind in ("irrational", "symbolic"):
+        return _sym(to_exact(x)) if not isinstance(x, sympy.Basic) else x
+    return to_exact(x)
+
+
+def unify(*xs):
+    """The values ``xs`` in one arithmetic, the weakest of theirs (rational < exact irrational <
+    mpmath float < certified ball; sympy expressions with symbols stay symbolic): Fractions never
+    meet mpf or arb values directly (Python raises TypeError there, and sympy would silently turn a
+    ball into an uncertified Float)."""
+    kinds = [_kind(x) for x in xs]
+    top = max(kinds, key=_RANK.__getitem__)
+    if top == "rational":       # int, Fraction, sympy Rational, flint fmpq/fmpz: ints stay ints
+        return [x if isinstance(x, (int, Fraction)) else to_fraction(x) for x in xs]
+    return [x if k == top else _to_kind(x, top) for x, k in zip(xs, kinds)]
+
+
+def arith(op: str, a, b):
+    """``a op b`` for op in ``+ - *`` after :func:`unify` (division: :func:`_div`)."""
+    a, b = unify(a, b)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    return a * b
+
+
 def _div(a, b, node):
+    a, b = unify(a, b)
     if _is_zero(b):
         return b * 0          # Lean: x / 0 = 0
     if _maybe_zero(b):
         raise Undecided(f"division by a ball containing 0 at {node.line}:{node.col}")
     return a / b
+
+
+def _exact_value(x):
+    """An exact value of a non-ball number for comparisons: Fraction (floats and mpf at their
+    exact binary value) or an exact sympy number; None for a symbolic expression."""
+    k = _kind(x)
+    if k == "symbolic":
+        return None
+    if k == "irrational":
+        return x
+    return fraction_of(x)
+
+
+def compare(a, b) -> int:
+    """Sign of ``b - a`` decided exactly (balls: certified, Undecided if they overlap)."""
+    if "ball" in (_kind(a), _kind(b)):
+        return decide_sign(to_arb(b) - to_arb(a))
+    ea, eb = _exact_value(a), _exact_value(b)
+    if ea is None or eb is None:
+        raise Undecided("comparison of symbolic expressions")
+    if isinstance(ea, sympy.Basic) or isinstance(eb, sympy.Basic):
+        return decide_sign(_sym(eb) - _sym(ea))
+    return decide_sign(eb - ea)
 
 
 def _rpow(x, y, val, node):
@@ -156,19 +243,23 @@ def _rpow(x, y, val, node):
             return x ** n
         return _div(val.num(1), x ** (-n), node)
     a = val.arithmetic
-    if a == "ball":
+    if a == "ball" or "ball" in (_kind(x), _kind(y)):
+        x, y = to_arb(x), to_arb(y)
         if x < 0:
             raise EvaluationError(node, "Real.rpow of a negative base is not supported")
         if not (x > 0):
             if _is_zero(x):
                 return x * 0
             raise Undecided("Real.rpow of a ball containing 0")
-        return x ** to_arb(y)
-    if a == "float":
-        xf = mpmath.mpf(x) if not isinstance(x, Fraction) else mpmath.mpf(x.numerator) / x.denominator
-        yf = mpmath.mpf(y) if not isinstance(y, Fraction) else mpmath.mpf(y.numerator) / y.denominator
+        return x ** y
+    if a == "float" or "float" in (_kind(x), _kind(y)):
+        if _kind(x) == "symbolic" or _kind(y) == "symbolic":
+            raise EvaluationError(node, "Real.rpow of a symbolic value")
+        xf, yf = to_mpf(x), to_mpf(y)
         if xf < 0:
             raise EvaluationError(node, "Real.rpow of a negative base is not supported")
+        if xf == 0:
+            return mpmath.mpf(0) if yf != 0 else mpmath.mpf(1)
         return mpmath.power(xf, yf)
     sx, sy = sympy.sympify(_sym(x)), sympy.sympify(_sym(y))
     if sx.is_number and sx.is_negative:
@@ -183,23 +274,50 @@ def _sym(x):
         return sympy.Rational(x.numerator, x.denominator)
     if isinstance(x, int):
         return sympy.Integer(x)
+    if isinstance(x, (float, mpmath.mpf)):
+        f = fraction_of(x)
+        return sympy.Rational(f.numerator, f.denominator)
     return x
 
 
+def _exact_sqrt(f: Fraction):
+    """sqrt of a rational >= 0 as a Fraction when it is one (perfect squares), else None."""
+    from math import isqrt
+    p, q = f.numerator, f.denominator
+    rp, rq = isqrt(p), isqrt(q)
+    return Fraction(rp, rq) if rp * rp == p and rq * rq == q else None
+
+
 def _sqrt(x, val, node):
-    a = val.arithmetic
-    if a == "ball":
-        if x < 0:
-            return x * 0
-        if not (x >= 0):
-            raise Undecided("Real.sqrt of a ball containing 0")
-        return x.sqrt()
-    if a == "float":
-        xf = mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
+    """Real.sqrt x (Lean: 0 for x <= 0). A rational perfect square gives an exact rational in
+    every arithmetic; a ball gives the certified ball of sqrt(max(x, 0)) (never undecided);
+    floats give mpmath; exact irrational inputs stay exact (sympy)."""
+    k = _kind(x)
+    if val.arithmetic == "ball" or k == "ball":
+        b = to_arb(x)
+        if b < 0:
+            return b * 0
+        return b.nonnegative_part().sqrt()
+    if k == "rational":
+        f = to_exact(x)
+        f = Fraction(f) if isinstance(f, int) else f
+        if f <= 0:
+            return Fraction(0)
+        r = _exact_sqrt(f)
+        if r is not None:
+            return r
+        if val.arithmetic == "float":
+            return mpmath.sqrt(to_mpf(f))
+        return sympy.sqrt(_sym(f))
+    if k == "float":
+        xf = to_mpf(x)
         return mpmath.sqrt(xf) if xf > 0 else mpmath.mpf(0)
     sx = sympy.sympify(_sym(x))
     if sx.is_number and sx.is_negative:
         return val.num(0)
+    if val.arithmetic == "float" and k == "irrational":
+        xf = to_mpf(sx)
+        return mpmath.sqrt(xf) if xf > 0 else mpmath.mpf(0)
     return to_exact(sympy.sqrt(sx))
 
 
@@ -268,7 +386,8 @@ def evaluate(node: Node, val: Valuation, env: dict | None = None):
         upper = evaluate(rng.args[1], val, env)
         total = 0 if node.ty == "nat" else val.num(0)
         for r in range(int(upper)):
-            total = total + evaluate(body, val, {**env, node.value: r})
+            term = evaluate(body, val, {**env, node.value: r})
+            total = total + term if node.ty == "nat" else arith("+", total, term)
         return total
     if k == "let":
         value = evaluate(node.args[0], val, env)
@@ -319,7 +438,27 @@ def _app(node, val, env):
 
 
 def _minmax(head, a, b, node):
-    d = decide_sign(b - a) if not (isinstance(a, int) and isinstance(b, int)) else (1 if b > a else (-1 if b < a else 0))
+    """Lean ``min a b`` / ``max a b`` for every mix of the engines' numbers: exact inputs give
+    the chosen input itself (decided exactly, floats at their binary value); a ball among them
+    gives the certified ball of the min/max (overlapping balls included); symbolic expressions
+    (the PEP's and the constant profile's unknowns) give sympy's ``Min``/``Max``."""
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b) if head == "min" else max(a, b)
+    kinds = (_kind(a), _kind(b))
+    if "symbolic" in kinds:
+        sa, sb = _sym(to_exact(a)), _sym(to_exact(b))
+        if "ball" not in kinds:
+            return sympy.Min(sa, sb) if head == "min" else sympy.Max(sa, sb)
+        raise EvaluationError(node, f"`{head}` of a ball and a symbolic expression")
+    if "ball" in kinds:
+        ba, bb = to_arb(a), to_arb(b)
+        if ba < bb or bb < ba:       # certified order: the chosen ball itself
+            lower_first = ba < bb
+            return (ba if lower_first else bb) if head == "min" else (bb if lower_first else ba)
+        # overlapping balls: [min/max of the lower ends, min/max of the upper ends] (endpoints are exact)
+        pick = (lambda x, y: x if x < y else y) if head == "min" else (lambda x, y: x if x > y else y)
+        return pick(ba.lower(), bb.lower()).union(pick(ba.upper(), bb.upper()))
+    d = compare(a, b)
     if head == "min":
         return a if d >= 0 else b
     return b if d >= 0 else a
@@ -340,16 +479,17 @@ def _apply(node, name, args, val, env):
         return theory.round_time(int(args[0]), int(args[1]))
     if name == "weight":
         mu, h, r = args
-        return _theory(theory.weight, int(r), mu, h)
+        return _theory(theory.weight, int(r), mu, h, lean=True)
     if name == "weightSum":
         mu, h, T = args
-        return _theory(theory.weight_sum, int(T), mu, h)
+        return _theory(theory.weight_sum, int(T), mu, h, lean=True)
     if name == "initialControlError":
         _P, c0, xs = args
         return acc.control_error(c0, xs)
     if name == "initialPotential":
         _P, S, h, c0, xs = args
         return _theory(theory.initial_potential, acc.dist_sq(acc.x0, xs), acc.control_error(c0, xs), acc.N, S, h,
+                       lean=True,
                        **({} if (c := _const(val, "initialPotential", "potential")) == 9 else {"constant": c}))
     if name == "convexRHS":
         _P, S, K, T, el, eg, mu, c0, xs = args
@@ -359,7 +499,7 @@ def _apply(node, name, args, val, env):
             if c != model.MODEL_CONSTANTS[("convexRHS", key)][0]:
                 kw[kwname] = c
         return _theory(theory.convex_rhs, dist_sq=acc.dist_sq(acc.x0, xs), C0=acc.control_error(c0, xs), N=acc.N,
-                       S=S, K=K, T=T, eta_l=el, eta_g=eg, mu=mu, sigma=acc.sigma, **kw)
+                       S=S, K=K, T=T, eta_l=el, eta_g=eg, mu=mu, sigma=acc.sigma, lean=True, **kw)
     if name == "nonconvexRHS":
         _P, S, K, T, el, eg, flow = args
         kw = {}
@@ -368,7 +508,7 @@ def _apply(node, name, args, val, env):
             if c != model.MODEL_CONSTANTS[("nonconvexRHS", key)][0]:
                 kw[kwname] = c
         return _theory(theory.nonconvex_rhs, f_gap=acc.objective(acc.x0) - flow, beta=acc.beta, S=S, K=K, T=T,
-                       eta_l=el, eta_g=eg, sigma=acc.sigma, **kw)
+                       eta_l=el, eta_g=eg, sigma=acc.sigma, lean=True, **kw)
     if name == "objective":
         _f, x = args
         return acc.objective(x)
@@ -440,12 +580,8 @@ def _binop(node, val, env):
             return a // b if b else 0
         if op == "%":
             return a % b if b else a
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
+    if op in ("+", "-", "*"):
+        return arith(op, a, b)
     if op == "/":
         return _div(a, b, node)
     raise EvaluationError(node, f"operator `{op}` on real numbers")
@@ -508,6 +644,6 @@ sign = decide_sign
 
 def decide(op: str, lhs, rhs) -> bool:
     """``lhs op rhs`` decided exactly (see :func:`decide_sign`); ``op`` in ``≤ < = ≠``."""
-    s = decide_sign(rhs - lhs) if not (isinstance(lhs, int) and isinstance(rhs, int)) else \
+    s = compare(lhs, rhs) if not (isinstance(lhs, int) and isinstance(rhs, int)) else \
         ((rhs > lhs) - (rhs < lhs))
     return {"≤": s >= 0, "<": s > 0, "=": s == 0, "≠": s != 0}[op]

@@ -1306,6 +1306,30 @@ def _check_imports(decls: Declarations):
                           decls.path)
 
 
+#: What ``pyfed check PATH.lean`` says about a FedAvg theorem (namespace ``FedAvg``).
+FEDAVG_POINTER = ("the statement reader of `pyfed check PATH.lean` checks theorems about a SCAFFOLD run "
+                  "(`Run P ν S K T ηl ηg init`, namespace SCAFFOLD), not FedAvg statements; the FedAvg "
+                  "statements (FedAvg.PerRoundProgress, FedAvg.BoundedClientDrift, FedAvg.ConvexFedAvgConvergence, "
+                  "FedAvg.TunedConvexFedAvgConvergence of lean/Pyfed/FedAvg/Theorems.lean) are checked by "
+                  "`pyfed check` without a PATH (its FedAvg tables and statement checkers) and searched by "
+                  "`pyfed search FedAvg.NAME` (`pyfed search --list` lists the names)")
+
+
+def _is_fedavg(namespace: str) -> bool:
+    """True for a theorem declared in namespace ``FedAvg`` (or one nested in it)."""
+    return namespace == "FedAvg" or namespace.startswith("FedAvg.")
+
+
+def missing_theorem_message(theorem: str, where: str, names) -> str:
+    """The error of ``--theorem NAME`` when no file has NAME: where it was looked for, the
+    theorems available there and how to pick one."""
+    names = list(names)
+    avail = ", ".join(names) if names else "none"
+    return (f"no theorem {theorem!r} in {where}; available theorems: {avail}"
+            + (f" (pick one with --theorem NAME, e.g. --theorem {names[0].split(' (')[0]}, or omit --theorem to check them all)"
+               if names else ""))
+
+
 def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
               require_import: bool = True, skip=()) -> list[Statement]:
     """Statements of every theorem in ``text`` (or only ``theorem``), in file order.
@@ -1322,12 +1346,25 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     if theorem is not None:
         bare = theorem.split(".")[-1]
         if bare not in decls.theorems:
-            raise InputError("--theorem", f"no theorem {theorem!r} in {path} (theorems: {', '.join(names) or 'none'})")
+            err = InputError("--theorem", missing_theorem_message(theorem, path, names))
+            err.available = list(names)
+            raise err
         names = [bare]
     if not names:
         raise ReaderError([LeanSyntaxError("file without theorems", "", line=1, col=1, path=path,
                                            supported="theorem NAME : … about a SCAFFOLD run")], path)
+    fedavg = [n for n in names if _is_fedavg(decls.theorems[n][0])]
+    if fedavg and len(fedavg) == len(names):
+        raise InputError(path, f"{', '.join('FedAvg.' + n for n in fedavg)}: " + FEDAVG_POINTER)
     errors = list(decls.errors) if theorem is None else []
+    if fedavg:       # a file mixing SCAFFOLD and FedAvg theorems: one error at the first FedAvg one
+        cmd = decls.theorems[fedavg[0]][1]
+        errors.append(LeanSyntaxError("FedAvg theorem" + ("s " if len(fedavg) > 1 else " ")
+                                      + ", ".join(f"`{n}`" for n in fedavg), FEDAVG_POINTER,
+                                      line=getattr(cmd, "line", 1), col=getattr(cmd, "col", 1), path=path,
+                                      supported="theorems about a SCAFFOLD run (namespace SCAFFOLD); "
+                                                "--theorem NAME checks one SCAFFOLD theorem of the file"))
+    names = [n for n in names if n not in fedavg]
     out = []
     clean = terms.strip_comments(text)
     for name in names:

@@ -17,6 +17,13 @@ convergence" for the exact finite-round form, including weights w_r = q^-(r+1), 
 Appendix E.2, PDF p. 34, Lemma 19 (the nonconvex constants 14 and 70), summed over rounds as in
 equations (26)-(27) (PDF p. 31), for the nonconvex right side.
 
+Lean semantics: Lean's real division has ``x / 0 = 0`` and ``0⁻¹ = 0``, so the Lean definitions are
+total: with ``mu h = 2`` the weights ``(1 - mu h/2)⁻¹ ^ (r+1)`` are 0, ``weightSum`` is 0 and
+``V_0 / (h W_T)`` is 0. As a Python API these functions raise
+:class:`pyfed.errors.UndefinedValue` on such inputs (a zero divisor is almost always a mistake);
+``lean=True`` (the statement reader's evaluation, :mod:`pyfed.statements.evaluate`) evaluates
+them as Lean does instead, so a statement that drops a hypothesis is decided as Lean reads it.
+
 Python functions keep numeric signatures; where the Lean definition takes the problem ``P``,
 the controls ``c0`` or ``xstar`` (``initialPotential P S h c0 xstar``, ``convexRHS P S K T ηl ηg μ
 c0 xstar``, ``nonconvexRHS P S K T ηl ηg fLower``), the Python function takes the numbers the
@@ -77,6 +84,24 @@ def _require_defined(mode, **values):
             raise UndefinedValue(name, "must be nonzero: the right side divides by it")
 
 
+def _ldiv(a, b):
+    """Lean's real division: ``a / b``, and 0 (in b's arithmetic) when b is exactly 0."""
+    if _exact_zero(b):
+        return b * 0
+    return a / b
+
+
+def _exact_zero(b) -> bool:
+    """True iff ``b`` is exactly 0 (a python-flint ball only when it is the exact point 0; a sympy
+    expression only when it is provably 0, never one with free symbols)."""
+    if isinstance(b, sympy.Basic):
+        return b.is_zero is True
+    is_exact = getattr(b, "is_exact", None)
+    if callable(is_exact):
+        return bool(is_exact()) and b == 0
+    return b == 0
+
+
 def _q_nonzero(q, mu, h):
     """q = 1 - mu h / 2 must be nonzero for the weights q^-(r+1) (mu h = 2 leaves them undefined)."""
     if not isinstance(q, sympy.Basic) and q == 0:
@@ -121,25 +146,32 @@ def contraction(mu, h, *, exact=None, dps=DEFAULT_DPS):
     return 1 - mu * h / 2
 
 
-def weight(r: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
+def weight(r: int, mu, h, *, exact=None, dps=DEFAULT_DPS, lean=False):
     """w_r = q^-(r+1) with q = 1 - mu*h/2 (Lean ``SCAFFOLD.weight μ h r = (1 - μ * h / 2)⁻¹ ^ (r + 1)``),
     for 0 <= r < T.
 
     mu = 0 gives w_r = 1. Raises :class:`pyfed.errors.UndefinedValue` (an InputError and a
-    ZeroDivisionError) if q = 0, i.e. mu h = 2 (outside the hypotheses); r must be a natural number.
+    ZeroDivisionError) if q = 0, i.e. mu h = 2 (outside the hypotheses); with ``lean=True`` that
+    weight is Lean's ``0⁻¹ ^ (r+1) = 0``. r must be a natural number.
     """
     r = _index(r, "r")
     q = contraction(mu, h, exact=exact, dps=dps)
+    if lean:
+        return _ldiv(q * 0 + 1, q) ** (r + 1)
     _q_nonzero(q, mu, h)
     return (1 / q) ** (r + 1)
 
 
-def weights(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS) -> list:
-    """[w_0, ..., w_{T-1}] (length T list of Fraction or mpf). UndefinedValue if mu h = 2."""
+def weights(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS, lean=False) -> list:
+    """[w_0, ..., w_{T-1}] (length T list of Fraction or mpf). UndefinedValue if mu h = 2
+    (``lean=True``: T zeros there, as Lean's ``0⁻¹ = 0`` gives)."""
     T = _index(T, "T")
     q = contraction(mu, h, exact=exact, dps=dps)
-    _q_nonzero(q, mu, h)
-    inv = 1 / q
+    if lean:
+        inv = _ldiv(q * 0 + 1, q)
+    else:
+        _q_nonzero(q, mu, h)
+        inv = 1 / q
     out, w = [], 1
     for _ in range(T):
         w = w * inv
@@ -147,15 +179,18 @@ def weights(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS) -> list:
     return out
 
 
-def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS):
+def weight_sum(T: int, mu, h, *, exact=None, dps=DEFAULT_DPS, lean=False):
     """W_T = sum_{r=0}^{T-1} q^-(r+1) (Lean ``SCAFFOLD.weightSum μ h T``).
 
     Closed form (q^-T - 1)/(1 - q) when q != 1, and T when mu*h = 0, so a huge T costs one
     power, not T terms (exact mode: one big-rational power; mpmath mode: no overflow since
-    mpf exponents are unbounded). UndefinedValue if mu h = 2 (q = 0); T must be a natural number.
+    mpf exponents are unbounded). UndefinedValue if mu h = 2 (q = 0); with ``lean=True`` that sum
+    is Lean's 0 (every weight is ``0⁻¹ ^ (r+1) = 0``). T must be a natural number.
     """
     q = contraction(mu, h, exact=exact, dps=dps)
     T = _index(T, "T")
+    if lean and _exact_zero(q):
+        return q * 0
     _q_nonzero(q, mu, h)
     if isinstance(q, sympy.Basic) or isinstance(T, sympy.Basic):
         # symbolic mode (drift check): the definition itself, a sum over r = 0..T-1
@@ -200,37 +235,43 @@ def squared_distance(x, y, *, exact=None, dps=DEFAULT_DPS):
     return zero + sum_squares(np.array([a - b for a, b in zip(flat[:n], flat[n:])], dtype=object))
 
 
-def initial_potential(dist_sq, C0, N, S, h, *, constant=9, exact=None, dps=DEFAULT_DPS):
+def initial_potential(dist_sq, C0, N, S, h, *, constant=9, exact=None, dps=DEFAULT_DPS, lean=False):
     """V_0 = ||x0 - x*||^2 + 9 N h^2 / S * C_0 (Lean ``SCAFFOLD.initialPotential P S h c0 xstar``).
 
     dist_sq: ||x0 - x*||^2 (Lean ``‖P.x0 - xstar‖ ^ 2``); C0: initial control error (Lean
     ``initialControlError P c0 xstar``); N: number of clients of ``P``; S clients per round; h
     effective step. N and S are natural numbers (InputError otherwise). ``constant`` replaces the
     9 (the statement reader's constant profile varies it; the Lean definition has 9).
+    ``lean=True``: S = 0 gives Lean's ``x / 0 = 0`` for the second term.
     """
     N, S = _naturals(N=N, S=S)
     (dist_sq, C0, N, S, h, c), _ = coerce([dist_sq, C0, N, S, h, constant], exact=exact, dps=dps)
+    if lean:
+        return dist_sq + _ldiv(c * N * h**2, S) * C0
     if constant == 9 and not isinstance(c, sympy.Basic):
         return dist_sq + 9 * N * h**2 / S * C0
     return dist_sq + c * N * h**2 / S * C0
 
 
 def noise_term(constant, sigma=None, S=None, K=None, eta_g=None, h=None, *, sigma_sq=None, exact=None,
-               dps=DEFAULT_DPS):
+               dps=DEFAULT_DPS, lean=False):
     """constant * h * sigma^2 / (K S) * (1 + S / eta_g^2), the variance term shared by both
     right-hand sides (constant = 12 convex; 70*beta nonconvex).
 
     Give the noise as ``sigma`` or as ``sigma_sq`` = sigma^2 (keyword; exact when sigma^2 is
-    rational even if sigma is not, e.g. sigma_sq = 2). S and K are natural numbers."""
+    rational even if sigma is not, e.g. sigma_sq = 2). S and K are natural numbers. ``lean=True``:
+    each division by 0 is Lean's 0 (``K S = 0`` or ``eta_g = 0``)."""
     noise, squared = noise_variance(sigma, sigma_sq)
     S, K = _naturals(S=S, K=K)
     (c, noise, S, K, eta_g, h), _ = coerce([constant, noise, S, K, eta_g, h], exact=exact, dps=dps)
     var = noise if squared else noise**2
+    if lean:
+        return _ldiv(c * h * var, K * S) * (1 + _ldiv(S, eta_g**2))
     return c * h * var / (K * S) * (1 + S / eta_g**2)
 
 
 def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_sq=None, potential_constant=9,
-               noise_constant=12, exact=None, dps=DEFAULT_DPS):
+               noise_constant=12, exact=None, dps=DEFAULT_DPS, lean=False):
     """Right side of ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Lean
     ``SCAFFOLD.convexRHS P S K T ηl ηg μ c0 xstar``):
 
@@ -254,6 +295,9 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
     UndefinedValue (an InputError) for T, S, K, eta_l, eta_g equal to 0 or mu h = 2 (the formula
     divides by them); other values outside the hypotheses are evaluated (see
     :func:`convex_hypotheses`), since searching beyond a hypothesis needs them.
+
+    ``lean=True``: no UndefinedValue; every division by 0 is Lean's ``x / 0 = 0`` (mu h = 2 gives
+    W_T = 0, so V_0 / (h W_T) = 0 and only the noise term remains).
     """
     noise, squared = noise_variance(sigma, sigma_sq)
     N, S, K, T = _naturals(N=N, S=S, K=K, T=T)  # ints (or symbols): exact in every mode
@@ -262,18 +306,21 @@ def convex_rhs(*, dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, sigma=None, sigma_s
     vals, is_exact = coerce([dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, noise], exact=exact, dps=dps,
                             names=["dist_sq", "C0", "N", "S", "K", "T", "eta_l", "eta_g", "mu",
                                    "sigma_sq" if squared else "sigma"])
-    _require_defined(is_exact, T=T, S=S, K=K, eta_l=eta_l, eta_g=eta_g)
+    if not lean:
+        _require_defined(is_exact, T=T, S=S, K=K, eta_l=eta_l, eta_g=eta_g)
     dist_sq, C0, N, S, K, T, eta_l, eta_g, mu, noise = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
-    V0 = initial_potential(dist_sq, C0, N0, S0, h, constant=potential_constant, exact=ex, dps=dps)
-    W = weight_sum(rounds, mu, h, exact=ex, dps=dps)
+    lk = {"lean": True} if lean else {}     # the default call keeps the plain signature (the drift check patches it)
+    V0 = initial_potential(dist_sq, C0, N0, S0, h, constant=potential_constant, exact=ex, dps=dps, **lk)
+    W = weight_sum(rounds, mu, h, exact=ex, dps=dps, **lk)
     nkw = {"sigma_sq": noise} if squared else {"sigma": noise}
-    return V0 / (h * W) + noise_term(noise_constant, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **nkw)
+    first = _ldiv(V0, h * W) if lean else V0 / (h * W)
+    return first + noise_term(noise_constant, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **lk, **nkw)
 
 
 def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=None, gap_constant=14,
-                  noise_constant=70, exact=None, dps=DEFAULT_DPS):
+                  noise_constant=70, exact=None, dps=DEFAULT_DPS, lean=False):
     """Right side of ``SCAFFOLD.NonconvexFiniteRoundConvergence`` (Lean
     ``SCAFFOLD.nonconvexRHS P S K T ηl ηg fLower``):
 
@@ -286,6 +333,7 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=No
     Source: SCAFFOLD Appendix E.2,
     Lemma 19 (PDF p. 34), the source of the constants 14 and 70, summed over the rounds as in
     equations (26)-(27) (PDF p. 31), with the warm-start controls of PDF p. 35.
+    ``lean=True``: every division by 0 is Lean's ``x / 0 = 0`` (no UndefinedValue).
     """
     noise, squared = noise_variance(sigma, sigma_sq)
     S, K, T = _naturals(S=S, K=K, T=T)
@@ -293,11 +341,16 @@ def nonconvex_rhs(*, f_gap, beta, S, K, T, eta_l, eta_g, sigma=None, sigma_sq=No
     vals, is_exact = coerce([f_gap, beta, S, K, T, eta_l, eta_g, noise], exact=exact, dps=dps,
                             names=["f_gap", "beta", "S", "K", "T", "eta_l", "eta_g",
                                    "sigma_sq" if squared else "sigma"])
-    _require_defined(is_exact, T=T, S=S, K=K, eta_l=eta_l, eta_g=eta_g)
+    if not lean:
+        _require_defined(is_exact, T=T, S=S, K=K, eta_l=eta_l, eta_g=eta_g)
     f_gap, beta, S, K, T, eta_l, eta_g, noise = vals
     ex = is_exact
     h = effective_step(K, eta_l, eta_g, exact=ex, dps=dps)
     nkw = {"sigma_sq": noise} if squared else {"sigma": noise}
+    if lean:
+        (c_gap, c_noise), _ = coerce([gap_constant, noise_constant], exact=ex, dps=dps)
+        return _ldiv(c_gap * f_gap, h * T) + noise_term(c_noise * beta, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex,
+                                                        dps=dps, lean=True, **nkw)
     if gap_constant == 14 and noise_constant == 70:
         return 14 * f_gap / (h * T) + noise_term(70 * beta, S=S0, K=K0, eta_g=eta_g, h=h, exact=ex, dps=dps, **nkw)
     (c_gap, c_noise), _ = coerce([gap_constant, noise_constant], exact=ex, dps=dps)

@@ -218,13 +218,13 @@ def _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificat
         details = dict(details)
         details["lhs_exact"] = _num(lhs)
         details["rhs_exact"] = _num(rhs)
-        details["ratio_exact"] = _num(lhs / rhs) if rhs != 0 else None
+        details["ratio_exact"] = _num(lhs / rhs) if rhs > 0 else None
         details["margin_exact"] = _num(rhs - lhs)
         if lhs <= rhs:
             return Holds(statement, lhs, rhs, True, details, certificate=certificate_exact)
         return Violated(statement, lhs, rhs, True, details, witness=witness)
     margin = rhs - lhs
-    ratio = lhs / rhs if (rhs > 0 or rhs < 0) else None
+    ratio = lhs / rhs if rhs > 0 else None     # no ratio against a right side <= 0 (reports print "-")
     details = dict(details)
     details["lhs_ball"] = lhs.str(30, radius=True)
     details["rhs_ball"] = rhs.str(30, radius=True)
