@@ -407,3 +407,19 @@ def test_sparse_block_assembly_matches_pepit_wrapper():
     assert np.max(np.abs(np.array(duals_a) - np.array(duals_b))) < 1e-5
     assert min(duals_a) > -1e-7  # inequality multipliers are nonnegative
 
+
+
+def test_smallest_constant_tolerance_and_reproduction():
+    # a ratio within the verdicts' tolerance of 1 is not a failure (the verdict is inconclusive)
+    out = smallest_constant([_fake(1, 0.1), _fake(81, 1 + 1e-6), _fake(162, 1.5)], ratio_tol=1e-4)
+    assert out["m_star"] == 81 and out["m_fail"] == 162 and out["m_fail_reproduced"] is None
+    f = _fake(162, 1.5)
+    f.details["reverification"] = {"reproduced": False, "reason": "fit failed"}
+    out = smallest_constant([_fake(81, 0.5), f], ratio_tol=1e-4)
+    assert out["m_fail"] == 162 and out["m_fail_reproduced"] is False
+    g = _fake(162, 1.2)
+    g.details["reverification"] = {"reproduced": True}
+    assert smallest_constant([_fake(81, 0.5), f, g], ratio_tol=1e-4)["m_fail_reproduced"] is True
+    from pyfed.commands.worst_case import summary_lines
+    assert "not certified" in summary_lines(smallest_constant([_fake(81, 0.5), f], ratio_tol=1e-4))[0]
+    assert "reproduced exactly" in summary_lines(smallest_constant([_fake(81, 0.5), f, g], ratio_tol=1e-4))[0]

@@ -182,6 +182,11 @@ def summary_lines(sc: dict) -> list:
                      f"h = {sc['m_fail']}/(81 beta) = 1/({_f(lo)} beta). On this grid only (sigma = 0, S = N, "
                      f"the swept K, mu, T and h; the ratio need not be monotone in h) the critical constant "
                      f"lies in ({_f(lo)}, {_f(sc['c'])}].")
+        if sc.get("m_fail_reproduced") is True:
+            lines[-1] += " The failure was reproduced exactly on a quadratic instance."
+        elif sc.get("m_fail_reproduced") is False:
+            lines[-1] += (" The failure is PEP's numerical claim only: the exact re-verification on a "
+                          "quadratic instance did not reproduce it, so the lower end is not certified.")
     if sc.get("excluded"):
         lines.append(f"({sc['excluded']} of {sc['used'] + sc['excluded']} points violate another hypothesis, "
                      "mu h <= S/(15 N), and are not used for c.)")

@@ -83,7 +83,7 @@ def sweep_scaffold(*, multiples=(1, 3, 9, 27, 81), Ks=(1, 2), mus=(0, Fraction(1
         return pool.map(task, grid, progress=advance)
 
 
-def smallest_constant(results, *, keep_other_hypotheses: bool = True) -> dict:
+def smallest_constant(results, *, keep_other_hypotheses: bool = True, ratio_tol: float | None = None) -> dict:
     """Smallest c (on the swept grid) such that h <= 1/(c beta) keeps worst/bound <= 1.
 
     With multiples m (h = m/(81 beta)), let m* be the largest swept m such that every optimal
@@ -95,22 +95,36 @@ def smallest_constant(results, *, keep_other_hypotheses: bool = True) -> dict:
     can the step-size constant 81 be lowered with the rest of the theorem unchanged".
     Results without ``details["hypotheses"]`` are always used.
 
-    Returns dict(c, m_star, m_fail, all_optimal, grid_max, used, excluded).
+    A result *fails* when it is optimal and worst/bound > 1 + ``ratio_tol`` (default: the PEP
+    verdicts' :data:`DEFAULT_RATIO_TOL`); a ratio within the tolerance of 1 is not a failure,
+    as the verdict calls it inconclusive, not violated.
+
+    Returns dict(c, m_star, m_fail, m_fail_reproduced, all_optimal, grid_max, used, excluded);
+    ``m_fail_reproduced`` is True when a failure at ``m_fail`` was reproduced exactly by the
+    re-verification on a concrete instance, False when re-verification ran and reproduced none
+    (the failure is PEP's numerical claim only), None when no re-verification is recorded.
     """
+    if ratio_tol is None:
+        from .solver import DEFAULT_RATIO_TOL
+        ratio_tol = DEFAULT_RATIO_TOL
     def other_ok(r):
         hyps = r.details.get("hypotheses")
         return hyps is None or all(h["holds"] for h in hyps if h["key"] != "step_size")
 
     used = [r for r in results if not keep_other_hypotheses or other_ok(r)]
     ms = sorted({r.parameters["m"] for r in used})
-    m_star, m_fail = None, None
+    m_star, m_fail, reproduced = None, None, None
     for m in ms:
         rs = [r for r in used if r.parameters["m"] == m]
-        bad = [r for r in rs if r.optimal and r.ratio is not None and r.ratio > 1]
+        bad = [r for r in rs if r.optimal and r.ratio is not None and r.ratio > 1 + ratio_tol]
         if bad:
             m_fail = m
+            checks = [(r.details or {}).get("reverification") for r in bad]
+            checks = [c for c in checks if c is not None]
+            if checks:
+                reproduced = any(c.get("reproduced") for c in checks)
             break
         m_star = m
     c = Fraction(81, 1) / m_star if m_star else None
-    return {"c": c, "m_star": m_star, "m_fail": m_fail, "all_optimal": all(r.optimal for r in used),
+    return {"c": c, "m_star": m_star, "m_fail": m_fail, "m_fail_reproduced": reproduced, "all_optimal": all(r.optimal for r in used),
             "grid_max": ms[-1] if ms else None, "used": len(used), "excluded": len(results) - len(used)}
