@@ -207,3 +207,21 @@ def test_profile_json_caps_giant_exact_thresholds():
     assert c["small"] == "1/2"
     assert isinstance(c["threshold"], dict) and len(json.dumps(c["threshold"])) < 400
     assert isinstance(c["exact"], dict)   # a giant Fraction object is capped too, not a crash
+
+
+def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile):
+    # a statement violated whatever a constant's value: that constant's "not needed" row says
+    # no value of it excludes the violations drawn (it does not read as if everything were fine)
+    import copy
+
+    from rich.console import Console
+
+    from pyfed.commands.check import render_profile
+    _, prof, _ = seed_profile
+    prof = copy.deepcopy(prof)
+    prof["violated"] = {"index": 0, "description": "x0 = xstar"}
+    con = Console(record=True, width=300)
+    render_profile(con, prof)
+    text = con.export_text()
+    assert "any value >= 0 works); no value of it excludes the" in text      # the cell may wrap after this
+    assert text.count("already violated at its own constants") == 1

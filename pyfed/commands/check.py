@@ -275,6 +275,8 @@ def render_profile(console, profile) -> None:
         cmp = (">" if c["strict"] else ">=") if c["direction"] == "at least" else ("<" if c["strict"] else "<=")
         if c.get("not_needed"):
             need = "not needed on these instances (any value >= 0 works)"
+            if viol:    # the violations drawn do not depend on it: no value of it excludes them
+                need += "; no value of it excludes the violations drawn"
         elif c["needed"] is None:
             need = c["note"]
         else:
