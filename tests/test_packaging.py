@@ -90,10 +90,17 @@ def test_package_list_matches_the_source_tree():
     found = {str(p.parent.relative_to(ROOT)).replace(os.sep, ".")
              for top in ("pyfed", "checkers") for p in (ROOT / top).rglob("__init__.py")
              if "__pycache__" not in p.parts}
-    assert set(cfg["packages"]) == found | {"pyfed._lean"}
+    lean_folders = {".".join(("pyfed._lean",) + d.relative_to(LEAN).parts).rstrip(".")
+                    for d in [LEAN, *LEAN.rglob("*")] if d.is_dir() and any(d.glob("*.lean"))}
+    assert "pyfed._lean.Pyfed.Scaffold" in lean_folders
+    # every folder of lean/ holding Lean files is a listed data package (setuptools deprecates
+    # installing unlisted folders as data), and nothing else is listed
+    assert set(cfg["packages"]) == found | lean_folders | {"pyfed.lean.templates"}   # + Jinja2 templates
+    assert cfg["package-data"]["pyfed.lean.templates"] == ["*.j2"]
     assert len(cfg["packages"]) == len(set(cfg["packages"]))
     assert cfg["package-dir"] == {"pyfed._lean": "lean"}
-    assert set(cfg["package-data"]["pyfed._lean"]) == {"**/*.lean", "MATHLIB_API.md"}
+    assert set(cfg["package-data"]["pyfed._lean"]) == {"*.lean", "MATHLIB_API.md"}
+    assert all(cfg["package-data"][p] == ["*.lean"] for p in lean_folders - {"pyfed._lean"})
 
 
 def test_build_ships_every_lean_source_and_template(built):
