@@ -262,6 +262,23 @@ VACUOUS = _statement("Vacuous", "(hηl : 0 < ηl) (hηl' : ηl ≤ 0) (hηg : 1 
     ("(h1 : μ < 0)", "no value of μ satisfies `Convexity P μ` (0 ≤ μ) and `μ < 0`"),
     ("(h1 : 0 < ηl) (h2 : ηl ≤ 1)", None),
     ("(h1 : (T : ℝ) = 1)", None),
+    # several parameters at once: Fourier–Motzkin in exact rationals
+    ("(h1 : ηl < ηg) (h2 : ηg < ηl)", "the linear hypotheses `ηg < ηl` and `ηl < ηg` have no common solution "
+                                      "(Fourier–Motzkin elimination over the reals)"),
+    ("(h1 : ηl ≤ ηg) (h2 : ηg ≤ ηl)", None),                           # ηl = ηg satisfies both
+    ("(h1 : ηl ≤ ηg) (h2 : ηg < ηl)", "the linear hypotheses `ηg < ηl` and `ηl ≤ ηg` have no common solution "
+                                      "(Fourier–Motzkin elimination over the reals)"),
+    ("(h1 : ηl + ηg ≤ 1) (h2 : 1 < ηl) (h3 : 0 ≤ ηg)",
+     "the linear hypotheses `0 ≤ ηg`, `1 < ηl` and `ηl + ηg ≤ 1` have no common solution "
+     "(Fourier–Motzkin elimination over the reals)"),
+    ("(h1 : ηl + ηg ≤ 1) (h2 : 1 < ηl)", None),                        # ηg may be negative
+    ("(h1 : 2 * ηl = ηg) (h2 : ηg ≤ ηl) (h3 : 0 < ηl)",
+     "the linear hypotheses `0 < ηl`, `2 * ηl = ηg` and `ηg ≤ ηl` have no common solution "
+     "(Fourier–Motzkin elimination over the reals)"),
+    ("(h1 : (S : ℝ) + K ≤ 1)", "the linear hypotheses `(S : ℝ) + K ≤ 1`, the model's K ≥ 1 and "
+                               "the model's S ≥ 1 have no common solution (Fourier–Motzkin elimination over the reals)"),
+    # non-linear hypotheses are not used for a proof (no claim either way)
+    ("(h1 : ηl * ηg < 0) (h2 : 0 < ηl) (h3 : 0 < ηg)", None),
 ])
 def test_vacuity_is_proven_from_the_text(hyps, reason):
     st = _read(_statement("V", hyps, "weightedGap A xstar μ ≤ 0"))

@@ -10,16 +10,25 @@ contradiction from the statement's text, exactly, in two cases:
   ``P.β``) with a closed term gives an interval, intersected with the model's structural bounds
   (``Problem``: ``N ≥ 1``, ``P.β > 0``, ``P.σ ≥ 0``; ``Run``: ``S, K, T ≥ 1``; ``Convexity P μ``:
   ``0 ≤ μ``) and, for ℕ parameters, with the integers (e.g. ``0 < ηl`` and ``ηl ≤ 0``; ``T < 1``).
-  A statement ``∀ A : Run …`` over runs that cannot exist is vacuous in the same way.
+  A statement ``∀ A : Run …`` over runs that cannot exist is vacuous in the same way;
+* the *linear* hypotheses together have no real solution: every comparison whose sides are
+  affine with rational coefficients in the parameters and ``P.β``, ``P.σ`` (e.g. ``ηl < ηg`` and
+  ``ηg < ηl``; ``ηl + ηg ≤ 1``, ``1 < ηl`` and ``0 ≤ ηg``), together with the structural bounds
+  above, is refuted by Fourier–Motzkin elimination in exact rationals (strict and non-strict
+  inequalities kept apart). ℕ parameters are relaxed to reals there, which can only miss a
+  contradiction, never invent one.
 
-Anything else (contradictions between several parameters) is not detected here; the report then
-says when no instance it drew satisfied the hypotheses, without calling the statement vacuous.
+Anything else (non-linear hypotheses such as ``effectiveStep K ηl ηg ≤ …``, ``≠``) is not used
+for a proof; the report then says when no instance it drew satisfied the hypotheses, without
+calling the statement vacuous.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+
+import sympy
 
 from .evaluate import Valuation, decide, evaluate
 
@@ -101,6 +110,136 @@ def vacuity(st) -> str | None:
         why = _empty(bs, nat.get(name, False))
         if why:
             return f"no value of {name} satisfies {why}"
+    return _linear_contradiction(st, bounds)
+
+
+# --------------------------------------------------------------------------- Fourier–Motzkin
+
+#: give up (no proof, no error) when elimination would hold more inequalities than this
+_FM_LIMIT = 4000
+
+
+class _SymbolicAccess:
+    """Model access of the linear pass: ``P.β`` and ``P.σ`` are symbols, anything else is not
+    a linear term of the parameters."""
+
+    def __init__(self, beta, sigma):
+        self.beta, self.sigma = beta, sigma
+
+    def __getattr__(self, name):
+        raise LookupError(name)
+
+
+def _affine(expr, symbols):
+    """``(coefficients {symbol: Fraction}, constant Fraction)`` of an affine sympy expression with
+    rational coefficients, else None."""
+    try:
+        expr = sympy.expand(sympy.sympify(expr))
+    except (TypeError, sympy.SympifyError):
+        return None
+    if not expr.free_symbols <= set(symbols):
+        return None
+    try:
+        poly = sympy.Poly(expr, *symbols) if symbols else None
+    except sympy.PolynomialError:
+        return None
+    if poly is None:
+        return ({}, Fraction(str(expr))) if expr.is_Rational else None
+    if poly.total_degree() > 1:
+        return None
+    coefs, const = {}, Fraction(0)
+    for monom, c in poly.terms():
+        if not c.is_Rational:
+            return None
+        c = Fraction(int(c.p), int(c.q))
+        if sum(monom) == 0:
+            const = c
+        else:
+            coefs[symbols[monom.index(1)]] = c
+    return coefs, const
+
+
+def _linear_contradiction(st, bounds) -> str | None:
+    """A sentence when the affine hypotheses (with the structural ``bounds``) have no real
+    solution, proven by Fourier–Motzkin elimination; None otherwise."""
+    names = [p.name for p in st.parameters if p.kind in ("nat", "real")]
+    sym = {n: sympy.Symbol(f"v{i}") for i, n in enumerate(names)}
+    sym["P.β"], sym["P.σ"] = sympy.Symbol("vbeta"), sympy.Symbol("vsigma")
+    symbols = list(sym.values())
+    access = _SymbolicAccess(sym["P.β"], sym["P.σ"])
+    env = {n: sym[n] for n in names}
+    # rows: (coefficients, constant, strict, sources) meaning  Σ c·x + constant  (< or ≤)  0
+    rows = []
+    for name, bs in bounds.items():
+        if name not in sym:
+            continue
+        x = sym[name]
+        for op, v, src in bs:
+            rows.extend(_rows({x: Fraction(1)}, -Fraction(v), op, src))
+    linear_sources = set()
+    for h in st.hypotheses:
+        if h.kind != "compare" or h.node is None or len(h.node.args) != 2 or h.op == "≠":
+            continue
+        try:
+            a, b = (evaluate(side, Valuation("symbolic", env, access)) for side in h.node.args)
+            form = _affine(sympy.sympify(a) - sympy.sympify(b), symbols)
+        except Exception:   # not a term of the parameters alone (a run statistic, a vector, ...)
+            continue
+        if form is None:
+            continue
+        rows.extend(_rows(form[0], form[1], h.op, f"`{h.text}`"))
+        linear_sources.add(f"`{h.text}`")
+    if not linear_sources:       # the bounds alone: the per-parameter pass has decided them
+        return None
+    why = _eliminate(rows, symbols)
+    if why is None:
+        return None
+    srcs = sorted(why, key=lambda t: (not t.startswith("`"), t))
+    return (f"the linear hypotheses {', '.join(srcs[:-1])} and {srcs[-1]} have no common solution "
+            "(Fourier–Motzkin elimination over the reals)")
+
+
+def _rows(coefs, const, op, src):
+    """``Σ coefs·x + const  op  0`` as rows of the form ``(coefs, const, strict, {src})`` with
+    ``op`` in ``<``/``≤`` (``≥``, ``>`` negated; ``=`` as two rows)."""
+    neg = ({k: -c for k, c in coefs.items()}, -const)
+    if op in ("≤", "<"):
+        return [(dict(coefs), const, op == "<", frozenset([src]))]
+    if op in ("≥", ">"):
+        return [(neg[0], neg[1], op == ">", frozenset([src]))]
+    if op == "=":
+        return [(dict(coefs), const, False, frozenset([src])), (neg[0], neg[1], False, frozenset([src]))]
+    return []
+
+
+def _eliminate(rows, symbols):
+    """The sources of a contradiction among ``rows`` (Fourier–Motzkin, exact), or None when the
+    system is feasible or too large to decide here."""
+    rows = [r for r in rows]
+    for x in symbols:
+        for coefs, const, strict, src in rows:
+            if not coefs and (const > 0 or (const == 0 and strict)):
+                return src
+        pos = [r for r in rows if r[0].get(x, 0) > 0]
+        neg = [r for r in rows if r[0].get(x, 0) < 0]
+        if not pos and not neg:
+            continue
+        keep = [r for r in rows if r[0].get(x, 0) == 0]
+        if len(keep) + len(pos) * len(neg) > _FM_LIMIT:
+            return None
+        for cp, kp, sp, srcp in pos:
+            for cn, kn, sn, srcn in neg:
+                a, b = cp[x], -cn[x]          # a > 0, b > 0: b·(row p) + a·(row n) eliminates x
+                coefs = {}
+                for k in set(cp) | set(cn):
+                    c = b * cp.get(k, 0) + a * cn.get(k, 0)
+                    if c != 0 and k is not x:
+                        coefs[k] = c
+                keep.append((coefs, b * kp + a * kn, sp or sn, srcp | srcn))
+        rows = keep
+    for coefs, const, strict, src in rows:
+        if not coefs and (const > 0 or (const == 0 and strict)):
+            return src
     return None
 
 
