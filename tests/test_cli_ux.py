@@ -377,5 +377,6 @@ def test_worst_case_quick_free_text_is_one_line_per_message_in_a_pipe(capsys, tm
     assert point.startswith("inconclusive at K=2, mu=0, T=2, h=162/(81 beta): hypotheses fail (h <= 1/(81 beta))")
     assert point.endswith("is within the tolerance 0.0001 of 1)")
     (summary,) = [ln for ln in lines if ln.startswith("smallest c on the swept grid")]
-    assert summary.endswith("the critical constant lies in (0.6, 1].")
+    assert summary.endswith("the critical constant lies in (0.6, 1]. The failure was reproduced exactly on a "
+                            "quadratic instance.")
     assert "inconclusive (beyond hyp.)" in out and "undecided (beyond hyp.)" not in out
