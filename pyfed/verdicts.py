@@ -222,3 +222,9 @@ class Inconclusive(Verdict):
 
     reason: str = ""
     status = "inconclusive"
+
+
+def inequality_phrase(status: str) -> str:
+    """``"holds"``, ``"is violated"``, ``"is undecided"``: the inequality's own status at an
+    instance outside the hypotheses, as a verb phrase (``"the inequality itself holds"``)."""
+    return {"holds": "holds", "violated": "is violated"}.get(status, f"is {status}")

@@ -380,3 +380,34 @@ def test_worst_case_quick_free_text_is_one_line_per_message_in_a_pipe(capsys, tm
     assert summary.endswith("the critical constant lies in (0.6, 1]. The failure was reproduced exactly on a "
                             "quadratic instance.")
     assert "inconclusive (beyond hyp.)" in out and "undecided (beyond hyp.)" not in out
+
+
+# ------------------------------------------------------------------- trial 2 (small items)
+
+def test_replay_of_a_search_record_names_the_command_that_reproduces_it(tmp_path, capsys):
+    rec = {"statement": "ConvexFiniteRoundConvergence", "lean_declaration": "SCAFFOLD.ConvexFiniteRoundConvergence",
+           "seed": 3, "budget": 16, "relax": ["step_size"], "mutate": None, "instance": {}, "index": 0}
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    code, out, err = _main(["check", "--replay", str(path)], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "a record of `pyfed search ConvexFiniteRoundConvergence`" in err
+    assert "`pyfed search ConvexFiniteRoundConvergence --seed 3 --budget 16 --relax step_size --out DIR`" in err
+    assert "give PATH.lean" not in err
+
+
+@pytest.mark.parametrize("argv, flag", [(["--workers", "0"], "--workers"), (["--out", ""], "--out")])
+def test_path_only_options_are_refused_without_a_path_whatever_their_value(argv, flag, capsys):
+    code, out, err = _main(["check", "--quick", *argv], capsys)
+    assert code == 2 and err.startswith(f"pyfed: error: {flag}: only applies with a PATH.lean to check")
+
+
+def test_inequality_phrase_reads_as_english():
+    from pyfed.verdicts import inequality_phrase
+    assert [f"the inequality itself {inequality_phrase(s)}" for s in ("holds", "violated", "undecided")] == [
+        "the inequality itself holds", "the inequality itself is violated", "the inequality itself is undecided"]
+
+
+def test_experiment_sample_range_collapses_when_clients_are_equal():
+    from pyfed.commands.experiment import _size_range
+    assert _size_range((15, 15)) == "15" and _size_range((12, 18)) == "12-18"

@@ -172,7 +172,7 @@ def run(args) -> int:
     if getattr(args, "path", None):
         return run_file(args)
     for opt in ("theorem", "out", "workers", "scheduler"):
-        if getattr(args, opt, None):
+        if getattr(args, opt, None) is not None:      # --workers 0 too: no silent acceptance
             raise InputError(f"--{opt}", "only applies with a PATH.lean to check")
     console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)

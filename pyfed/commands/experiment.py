@@ -95,6 +95,12 @@ def _list(flag: str, text, convert, what: str = "a number") -> tuple:
     return tuple(out)
 
 
+def _size_range(sizes) -> str:
+    """``"15"`` when every client holds the same number of samples, else ``"12-18"``."""
+    lo, hi = sizes
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
 def _real(t: str) -> float:
     """A step size written as a decimal or a fraction (``0.05``, ``1/20``); the experiment runs
     in floating point. ``inf``/``nan`` pass through to the config's validation."""
@@ -194,7 +200,7 @@ def render(console, res: HeterogeneityResult) -> None:
     t = Table(title=escape(f"Rounds to {float(cfg.target):g} test accuracy on {cfg.dataset} (softmax regression), "
                     f"mean over {cfg.replicates} seeds [range] (speed-up over SGD), eta_l chosen"),
               caption=f"N={cfg.N}, S={cfg.S}, eta_g={cfg.eta_g:g}, {cfg.steps_per_epoch} local steps per epoch, "
-                      f"minibatch {info['b']} of {info['client_sizes'][0]}-{info['client_sizes'][1]} local samples; "
+                      f"minibatch {info['b']} of {_size_range(info['client_sizes'])} local samples; "
                       f"SGD: one step per round on {info['sgd_batch_per_client']} samples per client; "
                       f"'{cfg.cap}+': not reached within {cfg.cap} rounds; * eta_l at the edge of the grid "
                       f"{_csv(cfg.eta_grid)}")

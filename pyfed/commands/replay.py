@@ -47,6 +47,8 @@ def load_record(file) -> dict:
         raise InputError(f"--replay {file}", f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(rec, dict):
         raise _bad(file, "$", "expected a JSON object (a counterexample record)")
+    if "schema" not in rec and "lean_declaration" in rec and "file" not in rec and "source" not in rec:
+        raise InputError(f"--replay {file}", _search_record_hint(rec))
     schema = rec.get("schema", WITNESS_SCHEMA)     # records before the schema field: same layout
     if schema != WITNESS_SCHEMA:
         raise _bad(file, "schema", f"unsupported {schema!r} (this pyfed reads {WITNESS_SCHEMA!r})")
@@ -56,6 +58,20 @@ def load_record(file) -> dict:
     if not isinstance(rec.get("source"), str) and not isinstance((rec.get("file") or {}).get("path"), str):
         raise _bad(file, "file.path", "missing (no recorded statement file: give PATH.lean)")
     return rec
+
+
+def _search_record_hint(rec) -> str:
+    """What to do with a record written by ``pyfed search`` (a checker's search, not a statement
+    file's): the command that reproduces it."""
+    name = str(rec.get("statement", "NAME"))
+    cmd = f"pyfed search {name} --seed {rec.get('seed', 'S')} --budget {rec.get('budget', 'B')}"
+    for key in rec.get("relax") or ():
+        cmd += f" --relax {key}"
+    if rec.get("mutate"):
+        cmd += f" --mutate {rec['mutate']}"
+    return (f"a record of `pyfed search {name}` (a built-in checker's search): --replay re-decides records "
+            "written by `pyfed check PATH.lean --out DIR`; this one is reproduced by running "
+            f"`{cmd} --out DIR` again (its files are byte-identical for the same seed and budget)")
 
 
 def _recorded_path(rec) -> str | None:

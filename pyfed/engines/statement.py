@@ -33,7 +33,7 @@ from ..statements.evaluate import (EvaluationError, RunRef, Undecided, Valuation
                                    decide_sign, evaluate, to_exact)
 from ..theory import effective_step, initial_control_error, squared_distance, weight_sum, weights
 from ..theory.hypotheses import Hypothesis
-from ..verdicts import Holds, Inconclusive, Verdict, Violated, violation_wording
+from ..verdicts import Holds, Inconclusive, Verdict, Violated, inequality_phrase, violation_wording
 
 __all__ = ["RunInstance", "bind", "evaluate_hypotheses", "decide_exact", "decide_montecarlo", "linear_form",
            "instance_to_json", "instance_from_json", "recheck", "fits", "NotLinear", "sides_exact",
@@ -851,7 +851,7 @@ def _finish(st, v, details):
     bad = [h["statement"] for h in details.get("hypotheses", []) if not h["holds"]]
     out = Inconclusive(st.name, v.lhs, v.rhs, v.exact, v.details,
                        reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
-                               f"the inequality itself is {v.details['inequality']} at this instance"))
+                               f"the inequality itself {inequality_phrase(v.details['inequality'])} at this instance"))
     if getattr(v, "balls", None):  # reports print the balls' certified digits
         out.balls = v.balls
     return out

@@ -47,7 +47,7 @@ from ...errors import InputError, check_int, check_nonnegative
 from ...exact import all_exact, fraction_of, rational_str, to_arb, to_fraction
 from ...theory import fedavg as th
 from ...theory.hypotheses import Hypothesis
-from ...verdicts import Holds, Inconclusive, Violated
+from ...verdicts import Holds, Inconclusive, Violated, inequality_phrase
 from .arith import BallField, ExactField
 from .fedavg import check_noise_cov_shape, round_forms_in_field, shadow_moments_from_forms
 from .model import _check_quadratic, _minimiser, _problem_data
@@ -237,7 +237,7 @@ def _beyond(statement, verdict, hyps, gate=True):
         return verdict
     return Inconclusive(statement, verdict.lhs, verdict.rhs, verdict.exact, verdict.details,
                         reason=(f"hypotheses fail ({'; '.join(bad)}): the statement claims nothing here; "
-                                f"the inequality itself is {status} at this instance"))
+                                f"the inequality itself {inequality_phrase(status)} at this instance"))
 
 
 # --------------------------------------------------------------------------- PSD margins

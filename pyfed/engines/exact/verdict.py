@@ -195,7 +195,7 @@ def _verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ba
     every hypothesis holds; otherwise Inconclusive (the theorem claims nothing there), with
     ``details["inequality"]`` saying whether the inequality holds, is violated or is undecided
     at this instance (what ``pyfed tightness`` reports beyond the hypotheses)."""
-    from ...verdicts import Inconclusive
+    from ...verdicts import Inconclusive, inequality_phrase
 
     v = _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
@@ -204,7 +204,7 @@ def _verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ba
     bad = [h["statement"] for h in details.get("hypotheses", []) if not h["holds"]]
     out = Inconclusive(statement, v.lhs, v.rhs, v.exact, v.details,
                        reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
-                               f"the inequality itself is {v.details['inequality']} at this instance"))
+                               f"the inequality itself {inequality_phrase(v.details['inequality'])} at this instance"))
     if getattr(v, "balls", None):
         out.balls = v.balls
     return out

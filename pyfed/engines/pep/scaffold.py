@@ -12,7 +12,7 @@ import numpy as np
 from ...exact import as_float, to_fraction
 from ...theory import (convex_hypotheses, convex_rhs, effective_step, initial_potential,
                        weight_sum, weights)
-from ...verdicts import Holds, Inconclusive, Verdict, Violated
+from ...verdicts import Holds, Inconclusive, Verdict, Violated, inequality_phrase
 from .solver import (_OPTIMAL, DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _certificate, _check_common,
                      _check_solver, _fmt_frac, _gram_size, _mean, _new_function, _solve)
 
@@ -159,7 +159,7 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
         why = f" ({v.reason})" if isinstance(v, Inconclusive) and v.reason else ""
         v = Inconclusive(statement=v.statement, lhs=v.lhs, rhs=v.rhs, exact=v.exact, details=v.details,
                          reason=(f"hypotheses fail ({'; '.join(bad)}): the theorem claims nothing here; "
-                                 f"the inequality itself is {v.details['inequality']} at this instance{why}"))
+                                 f"the inequality itself {inequality_phrase(v.details['inequality'])} at this instance{why}"))
     res.verdict = v
     return res
 
