@@ -32,8 +32,18 @@ def make_console() -> Console:
         return Console()
     cols = os.environ.get("COLUMNS", "").strip()
     if cols.isdigit() and int(cols) > 0:
-        return Console(width=int(cols))
-    return Console(width=PIPE_WIDTH)
+        return _LogConsole(width=int(cols))
+    return _LogConsole(width=PIPE_WIDTH)
+
+
+class _LogConsole(Console):
+    """The console off a terminal: tables at the console's width, text printed as one physical
+    line per line (``soft_wrap`` for plain strings, unless a caller asks otherwise)."""
+
+    def print(self, *objects, **kwargs):
+        if objects and all(isinstance(o, str) for o in objects):
+            kwargs.setdefault("soft_wrap", True)
+        super().print(*objects, **kwargs)
 
 
 def print_line(console: Console, text, **kwargs) -> None:

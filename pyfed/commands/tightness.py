@@ -207,10 +207,10 @@ def run(args) -> int:
                               multiples=a["multiples"], mu=a["mu"], progress=tick,
                               workers=args.workers, scheduler=args.scheduler)
     t = Table(title=escape(f"SCAFFOLD.ConvexFiniteRoundConvergence on {problem.name}: h = m/(81 beta), "
-                           f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})"),
-              caption="hypotheses: failing hypothesis keys (step_size: h <= 1/(81 beta); mu_h: mu h <= S/(15 N); "
-                      "convexity: every f_i mu-strongly convex). Beyond the hypotheses the theorem claims "
-                      "nothing; the status then says what LHS <= RHS itself does.")
+                           f"exact values ({'exact' if all(p.exact for p in res.points) else 'ball'})"))
+    legend = ("hypotheses: failing hypothesis keys (step_size: h <= 1/(81 beta); mu_h: mu h <= S/(15 N); "
+              "convexity: every f_i mu-strongly convex). Beyond the hypotheses the theorem claims "
+              "nothing; the status then says what LHS <= RHS itself does.")
     for col in ("h*81beta", "LHS", "RHS", "LHS/RHS", "hypotheses", "status"):
         t.add_column(col)
     for p in res.points:
@@ -218,6 +218,7 @@ def run(args) -> int:
         hyp = "hold" if p.hypotheses_hold else ("FAIL: " + ", ".join(p.failing) if p.failing else "FAIL")
         t.add_row(str(p.multiple), fmt(p.lhs), fmt(p.rhs), fmt(p.ratio), hyp, p.label)
     console.print(t)
+    print_line(console, legend, highlight=False)       # under the table, one line in a log
     print_line(console, summary_text(res), highlight=False)
     if a["mu"] is not None and all("convexity" in p.failing for p in res.points if p.status != "undefined"):
         print_line(console, escape(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "

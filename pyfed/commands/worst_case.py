@@ -95,10 +95,10 @@ def run(args) -> int:
                                  workers=args.workers, scheduler=args.scheduler)
 
     table = Table(title=f"PEP worst case, deterministic SCAFFOLD (N = S = {args.N}, sigma = 0, beta = 1, "
-                        f"eta_g = {eta_g})",
-                  caption="worst = sup weightedGap over the class with V0 <= 1; bound = V0/(h W_T); "
-                          "ratio = worst/bound; status = SDP solver status; s = solve seconds; "
-                          "hyp. = failing hypotheses (h: h <= 1/(81 beta))")
+                        f"eta_g = {eta_g})")
+    legend = ("worst = sup weightedGap over the class with V0 <= 1; bound = V0/(h W_T); "
+              "ratio = worst/bound; status = SDP solver status; s = solve seconds; "
+              "hyp. = failing hypotheses (h: h <= 1/(81 beta))")
     for col in ("K", "mu", "T", "81*beta*h", "worst", "bound", "ratio", "status", "s", "hyp.", "verdict"):
         table.add_column(col)
     style = {"holds": "green", "violated": "red", "inconclusive": "yellow"}
@@ -118,6 +118,7 @@ def run(args) -> int:
             undecided.append((f"K={p['K']}, mu={p['mu']}, T={p['T']}, h={p['m']}/(81 beta)",
                               getattr(r.verdict, "reason", "") or "no certificate"))
     console.print(table)
+    print_line(console, legend, highlight=False)       # under the table, one line in a log
     for where, why in undecided:
         print_line(console, escape(f"inconclusive at {where}: {why}"), highlight=False)
 
