@@ -358,3 +358,27 @@ def test_weighted_gap_with_an_irrational_mu_stays_exact():
     assert sympy.simplify(lhs - sum(w * g for w, g in zip(ws, gaps)) / sum(ws)) == 0
     v = decide_exact(st, inst)
     assert v.status == "holds" and v.exact
+
+
+def test_irrational_side_of_an_exact_verdict_carries_a_certified_enclosure(tmp_path):
+    # √V₀ / 800 on the exact quadratic instance: the verdict keeps the sympy expression and adds a
+    # certified ball whose digits are certified (the trial saw only floats)
+    from flint import arb
+    text = (ROOT / "examples" / "statements" / "seed_convex.lean").read_text(encoding="utf-8").replace(
+        "weightedGap A xstar μ ≤ convexRHS P S K T ηl ηg μ c0 xstar",
+        "weightedGap A xstar μ ≤ Real.sqrt (initialPotential P S (effectiveStep K ηl ηg) c0 xstar) / 800")
+    path = tmp_path / "sqrt_rhs.lean"
+    path.write_text(text, encoding="utf-8")
+    rep = tmp_path / "r.json"
+    code = main(["check", str(path), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
+    assert code == 1
+    (row,) = [v for v in json.loads(rep.read_text(encoding="utf-8"))["verdicts"]
+              if v["details"].get("instance", "").startswith("quadratic-rational")]
+    d = row["details"]
+    assert d["rhs_exact"].startswith("sqrt(") and d["rhs_exact"].endswith("/13480158665610035774248329842105284479003734691674661641772658078750000000000")
+    import sympy
+    exact = sympy.sympify(d["rhs_exact"])
+    ball = arb(d["rhs_certified"]["ball"])
+    assert ball.contains(arb(str(sympy.N(exact, 60))))          # encloses the exact value (to 60 digits)
+    assert ball.rad() < arb("1e-30")
+    assert sympy.N(exact, 20).__str__().startswith(d["rhs_certified"]["decimal"][:17])

@@ -814,6 +814,12 @@ def _exact_verdict(st, lhs, rhs, details, witness, certificate):
         details["margin_exact"] = str(arith("-", rhs, lhs))
         lv = lhs if isinstance(lhs, Fraction) else mpmath.mpf(str(sympy.N(_sympy(lhs), 50)))
         rv = rhs if isinstance(rhs, Fraction) else mpmath.mpf(str(sympy.N(_sympy(rhs), 50)))
+        # an irrational side: its exact expression (above) and a certified enclosure with its digits
+        from ..exact import _sympy_to_arb, precision
+        with precision(128):
+            for side, val in (("lhs", lhs), ("rhs", rhs)):
+                if not isinstance(val, Fraction):
+                    details[f"{side}_certified"] = number_json(_sympy_to_arb(_sympy(val)))
     if holds:
         return Holds(st.name, lv, rv, True, details, certificate=certificate)
     from ..exact import format_number
