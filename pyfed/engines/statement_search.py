@@ -746,7 +746,11 @@ def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool
     threshold), ``strict``, ``not_needed`` (a right-side constant whose threshold is <= 0: any
     value >= 0 works on these instances), ``violated_at_own_value`` (the statement's own value is
     on the unsafe side), ``pinned_by`` (the instance's index, description and exact JSON),
-    ``decided``, ``note`` and a ``statement`` sentence. Same seed and budget give identical
+    ``decided``, ``note``, ``excludes_violation`` (hypothesis constants: True when the threshold
+    shown excludes the violations drawn; False when no value does (every value admits one, or the
+    pinning violation persists with ηl halved, :func:`_smaller_steps`, with
+    ``excludes_violation_reason``); None for right-side constants and relaxed searches without
+    a violation) and a ``statement`` sentence. Same seed and budget give identical
     output. ``only``: profile just the constants with these keys (the unrelaxed search is always
     run: it decides ``violated``); InputError for an unknown key."""
     lits = literals(st)
