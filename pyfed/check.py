@@ -422,11 +422,19 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     whose initialisation matches (exact moments on the rational quadratic one, Monte Carlo on
     real data), the adversarial search (exact), the PEP worst case where the hypotheses admit
     σ = 0 and S = N, and the constant profile. ``out``: directory for counterexample files
-    (JSON + Lean)."""
+    (JSON + Lean). A statement proven vacuous (:func:`pyfed.statements.vacuity.vacuity`) is
+    decided by nothing: its report has no verdicts, ``search`` and ``profile`` None, ``vacuous``
+    the reason and ``pep_note`` "no PEP row: the statement is vacuous"."""
     from .engines.pep.statement import NoPEP, pep_row
     from .engines.statement import fits
     from .engines.statement_search import constant_profile, search
 
+    from .engines.statement import applicable_engines
+    from .statements.vacuity import vacuity
+    why_vacuous = vacuity(st)
+    if why_vacuous:     # no instance can satisfy the hypotheses: no rows, no search, no PEP row, no profile
+        return StatementReport(st, [], "no PEP row: the statement is vacuous", None, None,
+                               engines=applicable_engines(st), vacuous=why_vacuous)
     reps = replicates if replicates is not None else default_replicates(quick)
     budget = default_budget(quick) if budget is None else int(budget)
     verdicts = []
@@ -455,9 +463,7 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     for v in verdicts:
         v.details = dict(v.details or {})
         v.details["source"] = st.source
-    from .engines.statement import applicable_engines
-    from .statements.vacuity import vacuity
-    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st), vacuous=vacuity(st))
+    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st), vacuous=None)
     d = res.verdict.details or {}
     rep.no_instance = d.get("decided", 0) == 0 and all(v.status == "inconclusive" for v in verdicts)
     if out is not None and res.verdict.status == "violated":

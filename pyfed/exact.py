@@ -462,11 +462,49 @@ def format_estimate(mean, half_width) -> str:
     1e6 both share a power of ten: ``"(2.41 ± 0.15)e-05"``. A zero, negative or non-finite
     half-width, or a non-finite mean, falls back to :func:`format_number` on both.
     """
+    parts = _estimate_parts(mean, half_width)
+    if parts is None:
+        m, w = float(mean), float(half_width)
+        return f"{format_number(m)} ± {format_number(w, 2)}"
+    dm, w2 = parts
+    k = (dm if dm != 0 else w2).adjusted()
+    if -4 <= k < 6:
+        return f"{dm:f} ± {w2:f}"
+    return f"({dm.scaleb(-k):f} ± {w2.scaleb(-k):f})e{k:+03d}"
+
+
+def estimate_digits(mean, half_width) -> int | None:
+    """Significant digits of the mean as :func:`format_estimate` prints it: 0 when it prints as
+    0 (the half-width exceeds the mean: no digit of it is significant), None when the fallback
+    form is used (zero or non-finite half-width: no limit from the estimate)."""
+    parts = _estimate_parts(mean, half_width)
+    if parts is None:
+        return None
+    dm = parts[0]
+    return 0 if dm == 0 else len(dm.as_tuple().digits)
+
+
+def format_estimate_ratio(ratio, mean, half_width, digits: int = 4) -> str:
+    """Display form of ``ratio`` = an estimate's mean over an exact side, with no more significant
+    digits than the estimate's printed mean has (:func:`estimate_digits`, at most ``digits``):
+    ``"-"`` when the printed mean has no significant digit (``0 ± 41``) or there is no ratio.
+    Never used in a computation."""
+    if ratio is None:
+        return "-"
+    n = estimate_digits(mean, half_width)
+    if n == 0:
+        return "-"
+    return format_number(ratio, digits if n is None else min(digits, n))
+
+
+def _estimate_parts(mean, half_width):
+    """(mean, half-width) as Decimals rounded for display (see :func:`format_estimate`), or None
+    when the half-width is zero, negative or non-finite or the mean is non-finite."""
     from decimal import ROUND_HALF_EVEN, ROUND_UP, Decimal
 
     m, w = float(mean), float(half_width)
     if not (math.isfinite(m) and math.isfinite(w) and w > 0):
-        return f"{format_number(m)} ± {format_number(w, 2)}"
+        return None
     dw = Decimal(repr(w))
     lead = dw.adjusted()
     w2 = dw.quantize(Decimal(1).scaleb(lead - 1), rounding=ROUND_UP)
@@ -474,10 +512,7 @@ def format_estimate(mean, half_width) -> str:
         lead = w2.adjusted()
         w2 = dw.quantize(Decimal(1).scaleb(lead - 1), rounding=ROUND_UP)
     dm = Decimal(repr(m)).quantize(Decimal(1).scaleb(lead), rounding=ROUND_HALF_EVEN)
-    k = (dm if dm != 0 else w2).adjusted()
-    if -4 <= k < 6:
-        return f"{dm:f} ± {w2:f}"
-    return f"({dm.scaleb(-k):f} ± {w2.scaleb(-k):f})e{k:+03d}"
+    return dm, w2
 
 
 def compare(lhs, rhs) -> int:

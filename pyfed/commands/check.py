@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
-from ..exact import format_estimate, format_number, format_parameter
+from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
 from . import STYLE, make_console, print_line
 
 __all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
@@ -128,8 +128,11 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             balls = getattr(v, "balls", None) or {}
             lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
                    else _fmt(balls.get("lhs", v.lhs)))
+            # the ratio of an estimate: no more significant digits than its printed mean has
+            ratio = (format_estimate_ratio(v.ratio, est["mean"], est["upper"] - est["mean"]) if est
+                     else _fmt(balls.get("ratio", v.ratio), 4))
             t.add_row(escape(str(d.get("instance", "-"))), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
-                      _fmt(balls.get("ratio", v.ratio), 4), f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
+                      ratio, f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
         console.print(t)
         for v in vs:
             d = v.details
@@ -403,7 +406,7 @@ def run_file(args) -> int:
             for st in statements:
                 rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
                                       profile=False, out=args.out, progress=tick)
-                if not args.no_profile:     # the profile's candidates through pyfed.parallel (--workers)
+                if not args.no_profile and not getattr(rep, "vacuous", None):    # the profile's candidates through pyfed.parallel
                     tick(f"{st.name}: constant profile")
                     bar = progress.add_task(escape(f"{st.name}: constant profile"), total=profile_size(st, budget))
                     rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,
@@ -448,8 +451,11 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
         print_line(console, f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]")
         return
     for rep in reports:
-        render_verdicts(console, rep.verdicts, f"pyfed check {path}")
         note = rep.vacuity_note() if hasattr(rep, "vacuity_note") else ""
+        if getattr(rep, "vacuous", None):   # nothing was run on it: the note is all there is to say
+            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
+            continue
+        render_verdicts(console, rep.verdicts, f"pyfed check {path}")
         if note:
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
         if rep.pep_note:

@@ -620,7 +620,7 @@ def _solve_side(expr, c, current, kind) -> dict:
     try:
         roots = [r for r in sympy.solve(sympy.Eq(expr, 0), c) if r.is_real]
     except (NotImplementedError, TypeError, ValueError) as exc:   # e.g. min/max of the constant: no closed form
-        raise Undecided(f"no closed-form threshold for the constant in {sympy.sstr(expr)[:80]}") from exc
+        raise Undecided(f"no closed-form threshold for the constant in {_compact_expr(expr, c)}") from exc
     roots = [r for r in roots if decide_sign(r) > 0] or roots
     if not roots:
         v = expr.subs(c, sympy.Rational(current.numerator, current.denominator))
@@ -629,6 +629,23 @@ def _solve_side(expr, c, current, kind) -> dict:
     probe = r * 2 if decide_sign(r) != 0 else sympy.Integer(1)
     up = decide_sign(sympy.simplify(expr.subs(c, probe)))
     return {"threshold": to_exact(r), "positive_above": up > 0}
+
+
+def _compact_expr(expr, c, limit: int = 80) -> str:
+    """Short text of an expression in the constant ``c`` for a message: ``~`` its form with every
+    number rounded to 6 significant digits when that fits in ``limit`` characters, else the
+    functions it applies (``an expression in c with Max, Min, sqrt``); never a number cut off."""
+    try:
+        import re
+        text = "~" + re.sub(r"(?<![\d.e])1\.0\*", "", sympy.sstr(expr.evalf(6)).replace(" ", ""))
+    except Exception:   # display only
+        text = ""
+    if text and len(text) <= limit:
+        return text
+    funcs = sorted({type(f).__name__ for f in sympy.preorder_traversal(expr)
+                    if f.args and not isinstance(f, (sympy.Add, sympy.Mul, sympy.Pow))} |
+                   ({"sqrt"} if any(p.exp == sympy.Rational(1, 2) for p in expr.atoms(sympy.Pow)) else set()))
+    return f"an expression in {c} with {', '.join(funcs)}" if funcs else f"an expression in {c}"
 
 
 def literals(st) -> list:
@@ -729,7 +746,11 @@ def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool
     threshold), ``strict``, ``not_needed`` (a right-side constant whose threshold is <= 0: any
     value >= 0 works on these instances), ``violated_at_own_value`` (the statement's own value is
     on the unsafe side), ``pinned_by`` (the instance's index, description and exact JSON),
-    ``decided``, ``note`` and a ``statement`` sentence. Same seed and budget give identical
+    ``decided``, ``note``, ``excludes_violation`` (hypothesis constants: True when the threshold
+    shown excludes the violations drawn; False when no value does (every value admits one, or the
+    pinning violation persists with ηl halved, :func:`_smaller_steps`, with
+    ``excludes_violation_reason``); None for right-side constants and relaxed searches without
+    a violation) and a ``statement`` sentence. Same seed and budget give identical
     output. ``only``: profile just the constants with these keys (the unrelaxed search is always
     run: it decides ``violated``); InputError for an unknown key."""
     lits = literals(st)
@@ -764,7 +785,7 @@ def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool
     for k, (hyp, hl) in enumerate(groups):
         dec = decided(parts[k + 1])
         for lit in hl:
-            out["constants"].append(_profile_hyp(lit, dec))
+            out["constants"].append(_profile_hyp(lit, dec, st))
     return out
 
 
@@ -844,7 +865,8 @@ def _entry(lit, n, needed, strict, pin, direction, note, *, not_needed=False):
          "decided": n, "direction": direction, "needed": None if needed is None else _fmt(needed),
          "needed_float": None if needed is None else _float(needed),
          "needed_decimal": None if needed is None else outward_decimal(needed, up=direction == "at least"),
-         "strict": strict, "not_needed": bool(not_needed), "violated_at_own_value": False, "note": note}
+         "strict": strict, "not_needed": bool(not_needed), "violated_at_own_value": False, "note": note,
+         "excludes_violation": None}
     if pin is not None:
         e["pinned_by"] = {"index": pin.index, "description": pin.description, "instance": pin.instance,
                           "lhs": _s(pin.lhs), "rhs": _s(pin.rhs)}
@@ -901,9 +923,55 @@ def _failed(lit, records) -> str:
     return f"not determined on {len(errs)} of {len(records)} decided instances ({errs[0]})"
 
 
-def _profile_hyp(lit, records):
+#: How many times the pinning instance's step is halved to see whether its violation persists.
+PERSIST_HALVINGS = 3
+
+
+def _smaller_steps(st, lit, pin, best, admitted_below: bool) -> tuple:
+    """Re-decide the pinning instance ``pin`` of a hypothesis constant exactly with ηl halved
+    1, 2, … :data:`PERSIST_HALVINGS` times (every other hypothesis must still hold). Returns
+    ``(persists, further)``: ``persists`` is True when every halving is still violated and
+    admitted by the hypothesis for constants beyond ``best`` (no value of the constant excludes
+    that violation: each smaller step moves the boundary further); ``further`` is the list of
+    ``(boundary, Record)`` of the violated halvings beyond ``best`` (real violations the
+    threshold must also exclude when the violation does not persist at every halving)."""
+    from .statement import instance_from_json
+    further = []
+    for k in range(1, PERSIST_HALVINGS + 1):
+        try:
+            inst = instance_from_json(pin.instance)
+            inst.eta_l = Fraction(inst.eta_l) / 2 ** k
+            if any(not h.holds and h.key != lit.hyp for h in evaluate_hypotheses(st, inst)):
+                return False, further
+            lhs, rhs, val = sides_exact(st, inst)
+            s = compare(lhs, rhs)
+            holds = s >= 0 if st.relation == "≤" else s > 0
+            if holds:
+                return False, further
+            d = lit.instance_data(st, inst, val, lhs, rhs, holds)
+        except (EvaluationError, Undecided, ZeroDivisionError, InputError):
+            return False, further
+        b = d.get("threshold")
+        if b is None or (not d.get("positive_above", False)) != admitted_below:
+            return False, further
+        beyond = decide_sign(b - best) > 0 if admitted_below else decide_sign(best - b) > 0
+        if not beyond:
+            return False, further
+        rec = Record(pin.index, "violated", f"{pin.description}; eta_l halved {k} time{'s' if k > 1 else ''}",
+                     instance_to_json(inst), lhs=lhs, rhs=rhs)
+        further.append((b, rec))
+    return True, further
+
+
+def _profile_hyp(lit, records, st=None):
     """Violating instances constrain the constant: the hypothesis admits the instance on one
-    side of its boundary b; the constant is safe iff every violating instance is excluded."""
+    side of its boundary b; the constant is safe iff every violating instance is excluded.
+
+    With ``st``, the pinning instance is re-decided at smaller steps (:func:`_smaller_steps`):
+    a violation that persists there is not excluded by any value of the constant (a step-size
+    constant's boundary moves with the step), and the entry says so (``excludes_violation``
+    False, ``needed`` None) instead of showing the pinning instance's boundary as a threshold;
+    violated halvings that do not persist all the way raise the threshold to theirs."""
     best, pin = None, None
     direction = "at least"
     admitted_all = []
@@ -927,6 +995,7 @@ def _profile_hyp(lit, records):
         e = _entry(lit, len(records), None, False, admitted_all[0], direction,
                    "every value of this constant admits a violating instance")
         e["violated_at_own_value"] = True
+        e["excludes_violation"] = False
         return e
     failed = _failed(lit, records)
     if failed and best is None:
@@ -939,5 +1008,24 @@ def _profile_hyp(lit, records):
             lo = min(bs, key=_float)
             note += f" (explored down to {outward_decimal(lo, up=False)})"
         return _entry(lit, len(records), None, True, None, direction, note)
-    return _entry(lit, len(records), best, True, pin, direction,
-                  f"{failed}; the value shown is from the others" if failed else "")
+    if st is not None:
+        persists, further = _smaller_steps(st, lit, pin, best, direction == "at least")
+        if persists:
+            e = _entry(lit, len(records), None, True, pin, direction, PERSIST_NOTE)
+            e["violated_at_own_value"] = True
+            e["excludes_violation"] = False
+            e["excludes_violation_reason"] = (
+                f"the pinning violation (boundary {outward_decimal(best, up=direction == 'at least')}) is still "
+                f"violated, and admitted beyond that boundary, with eta_l halved 1 to {PERSIST_HALVINGS} times")
+            return e
+        if further:
+            best, pin = further[-1]
+    e = _entry(lit, len(records), best, True, pin, direction,
+               f"{failed}; the value shown is from the others" if failed else "")
+    if st is not None:
+        e["excludes_violation"] = True
+    return e
+
+
+#: The note of a hypothesis constant whose pinning violation persists at smaller steps.
+PERSIST_NOTE = "no value excludes the violations drawn (they persist at smaller steps)"
