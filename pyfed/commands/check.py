@@ -452,6 +452,11 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
         note = rep.vacuity_note() if hasattr(rep, "vacuity_note") else ""
         if note:
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
+        for v in rep.verdicts:
+            red = (v.details or {}).get("step_reduced")
+            if red:
+                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: {red['text']} "
+                                                  f"(h = K ηl ηg = {red['h']})"))
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
