@@ -79,6 +79,8 @@ def test_tiny_step_bound_gets_decided_rows_and_a_pep_row():
     pep = [v for v in rep.verdicts if v.details.get("engine", "").startswith("PEP")]
     assert len(pep) == 1 and rep.pep_note == ""
     assert Fraction(pep[0].details["parameters"]["h"]) <= Fraction(1, 10 ** 10)          # beta = 1 in the PEP row
+    assert pep[0].details["note"].startswith("ηl reduced to 1/(81 K ηg β) / 2^27 = ")
+    assert Fraction(pep[0].details["parameters"]["eta_l"]) == Fraction(1, 81 * 2 * 2 ** 27)  # K = 2, eta_g = 1
     assert not rep.no_instance and rep.vacuity_note() == ""
 
 
@@ -123,3 +125,15 @@ def test_fit_step_only_for_step_hypotheses_and_gives_up_honestly():
     assert fitted.eta_l == ri.eta_l / 2 ** k and all(h.holds for h in evaluate_hypotheses(st3, fitted))
     prev = effective_step(ri.K, ri.eta_l / 2 ** (k - 1), ri.eta_g)
     assert prev > Fraction(1, 1000) / Fraction(quad.problem.beta) >= effective_step(ri.K, fitted.eta_l, ri.eta_g)
+
+
+def test_cli_prints_the_step_reduction(tmp_path, capsys):
+    from pyfed.cli import main
+    path = tmp_path / "c100.lean"
+    path.write_text(SEED.replace(STEP, "effectiveStep K ηl ηg ≤ 1 / (100 * P.β) →"))
+    code = main(["check", str(path), "--quick", "--no-profile", "--budget", "1", "--skip-statements"])
+    out = capsys.readouterr().out
+    quad = default_suite(quick=True)[0]
+    assert code == 0
+    assert f"quadratic-rational-N8-d4: ηl reduced from {quad.eta_l} to {quad.eta_l / 2} (halved once)" in out
+    assert "possibly vacuous" not in out and "FAIL" not in out
