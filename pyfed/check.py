@@ -390,7 +390,8 @@ class StatementReport:
     SearchResult; exports : written counterexample files; engines : which engines apply
     (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
     hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
-    any engine satisfied the hypotheses (the statement may be vacuous; not proven).
+    any engine satisfied the hypotheses (the statement may be vacuous; not proven); tried : how
+    many instances were tried (built-in rows, search candidates, the PEP row's instance).
     """
 
     statement: object
@@ -402,6 +403,7 @@ class StatementReport:
     engines: dict = field(default_factory=dict)
     vacuous: str | None = None
     no_instance: bool = False
+    tried: int = 0
 
     def vacuity_note(self) -> str:
         """One line for the report: the statement is vacuous (its hypotheses never hold, proven
@@ -410,9 +412,32 @@ class StatementReport:
             return (f"{self.statement.name}: vacuous: {self.vacuous}, so the hypotheses can never hold; the statement "
                     "is true in Lean for that reason alone and no instance can test it")
         if self.no_instance:
-            return (f"{self.statement.name}: no instance tried satisfies the hypotheses (possibly vacuous; "
-                    "not proven): the verdicts above say nothing about the conclusion")
+            n = self.tried
+            what = f"none of the {n} instance{'s' if n != 1 else ''} tried satisfies" if n else "no instance was tried that satisfies"
+            return (f"{self.statement.name}: {what} the hypotheses (pyfed's instance ranges may be the limit; "
+                    "vacuity is not proven): the verdicts above say nothing about the conclusion")
         return ""
+
+
+def fit_instance_step(st, inst: Instance) -> tuple:
+    """``(instance, note)``: ``inst`` unchanged with note None when ``st``'s hypotheses hold on it
+    or cannot be met by a smaller step; otherwise a copy whose local step ηl is halved exactly
+    until every hypothesis holds (:func:`pyfed.engines.statement.fit_step`: only when the failing
+    hypotheses all involve the step, at most 64 halvings, all hypotheses re-decided each time),
+    with the description saying so, and the note ``{"from", "to", "halvings", "h"}`` (exact
+    rationals as strings, h = K ηl ηg)."""
+    import dataclasses
+    from .engines.statement import fit_step
+
+    fitted, k, _ = fit_step(st, to_run_instance(inst))
+    if fitted is None or k == 0:
+        return inst, None
+    new = Fraction(fitted.eta_l)
+    times = "once" if k == 1 else f"{k} times"
+    text = f"ηl reduced from {inst.eta_l} to {new} (halved {times}) to satisfy the statement's hypotheses"
+    out = dataclasses.replace(inst, eta_l=new, description=f"{inst.description}; {text}" if inst.description else text)
+    return out, {"from": str(inst.eta_l), "to": str(new), "halvings": k,
+                 "h": str(effective_step(out.K, out.eta_l, out.eta_g)), "text": text}
 
 
 def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int | None = None,
@@ -443,7 +468,12 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
             continue
         if progress:
             progress(f"{st.name}: {inst.name}")
-        verdicts.append(run_instance(inst, replicates=reps, seed=seed, statement=st))
+        inst, reduced = fit_instance_step(st, inst)
+        v = run_instance(inst, replicates=reps, seed=seed, statement=st)
+        if reduced:
+            v.details = dict(v.details or {}, step_reduced=reduced)
+        verdicts.append(v)
+    n_rows = len(verdicts)
     if progress:
         progress(f"{st.name}: adversarial search")
     res = search(st, seed=seed, budget=budget)
@@ -451,10 +481,12 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     note = ""
     if progress:
         progress(f"{st.name}: PEP worst case")
+    pep_tried = True
     try:
         verdicts.append(pep_row(st))
     except NoPEP as exc:
         note = f"no PEP row: {exc}"
+        pep_tried = exc.tried
     prof = None
     if profile:
         if progress:
@@ -466,6 +498,7 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st), vacuous=None)
     d = res.verdict.details or {}
     rep.no_instance = d.get("decided", 0) == 0 and all(v.status == "inconclusive" for v in verdicts)
+    rep.tried = n_rows + int(d.get("candidates", 0)) + int(pep_tried)
     if out is not None and res.verdict.status == "violated":
         from .lean.statement_export import counterexample_record, write_statement_counterexample
         from .search import prepare_out
@@ -507,5 +540,6 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
                                      engines={k: {"applies": a, "why": w} for k, (a, w) in r.engines.items()},
                                      profile=prof_json(r.profile), exports=list(r.exports),
                                      vacuous=bool(r.vacuous), vacuous_reason=r.vacuous,
-                                     no_instance_in_hypotheses=bool(r.no_instance)) for r in reports]},
+                                     no_instance_in_hypotheses=bool(r.no_instance),
+                                     instances_tried=int(getattr(r, "tried", 0))) for r in reports]},
                       indent=2, sort_keys=True, default=str)

@@ -458,6 +458,14 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
         render_verdicts(console, rep.verdicts, f"pyfed check {path}")
         if note:
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
+        for v in rep.verdicts:
+            red = (v.details or {}).get("step_reduced")
+            if red:
+                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: {red['text']} "
+                                                  f"(h = K ηl ηg = {red['h']})"))
+            elif str((v.details or {}).get("note", "")).startswith("ηl reduced"):      # the PEP row's step
+                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: "
+                                                  f"{v.details['note']}"))
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict

@@ -21,7 +21,7 @@ The adversarial search and the constant profile live in :mod:`pyfed.engines.stat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -35,7 +35,7 @@ from ..theory import effective_step, initial_control_error, squared_distance, we
 from ..theory.hypotheses import Hypothesis
 from ..verdicts import Holds, Inconclusive, Verdict, Violated, inequality_phrase, violation_wording
 
-__all__ = ["RunInstance", "bind", "evaluate_hypotheses", "decide_exact", "decide_montecarlo", "linear_form",
+__all__ = ["RunInstance", "bind", "evaluate_hypotheses", "fit_step", "step_hypothesis", "STEP_HALVINGS", "decide_exact", "decide_montecarlo", "linear_form",
            "instance_to_json", "instance_from_json", "recheck", "fits", "NotLinear", "sides_exact",
            "ExactAccess", "FloatAccess", "SymbolicAccess", "side_json", "INSTANCE_SCHEMA",
            "WITNESS_SCHEMA", "ORACLE_LAW", "SAMPLING_LAW"]
@@ -733,6 +733,53 @@ def evaluate_hypotheses(st, inst: RunInstance, *, relax=()) -> list:
             out.append(Hypothesis(hs.key, hs.text, False, None))
             out[-1] = Hypothesis(hs.key, f"{hs.text} (undecided: {exc})", False, None)
     return out
+
+
+#: At most this many halvings of ηl in :func:`fit_step` (2^-64: far below any step a statement needs).
+STEP_HALVINGS = 64
+
+
+def _step_names(st) -> set:
+    """The bound names in the run's ηl and ηg arguments (``Run P ν S K T ηl ηg …``)."""
+    return {n.value for role in ("eta_l", "eta_g") if st.run.get(role) is not None
+            for n in st.run[role].walk() if n.kind == "ident"}
+
+
+def step_hypothesis(st, spec) -> bool:
+    """True when ``spec`` (a :class:`~pyfed.statements.HypothesisSpec` of ``st``) is a comparison
+    that involves the step: it mentions ηl or ηg (``effectiveStep K ηl ηg`` does)."""
+    names = _step_names(st)
+    return spec.kind == "compare" and spec.node is not None and any(
+        n.kind == "ident" and n.value in names for n in spec.node.walk())
+
+
+def fit_step(st, inst: RunInstance, *, halvings: int = STEP_HALVINGS) -> tuple:
+    """``inst`` with its local step ηl made small enough for ``st``'s hypotheses, exactly.
+
+    Returns ``(instance, k, hypotheses)``: when every hypothesis holds on ``inst``, ``(inst, 0,
+    hyps)``; when the only failing ones are comparisons involving the step
+    (:func:`step_hypothesis`), ηl is halved (an exact rational: ηl / 2^k) for k = 1, 2, …,
+    ``halvings`` and ALL hypotheses are re-decided by :func:`evaluate_hypotheses` each time; the
+    first k at which every one holds gives ``(copy of inst with ηl / 2^k, k, hyps)``. Otherwise
+    (a structural or non-step hypothesis fails, or no k ≤ ``halvings`` works) ``(None, 0, hyps)``
+    with the hypotheses of the unchanged ``inst``. ``inst`` itself is never modified."""
+    hyps = evaluate_hypotheses(st, inst)
+    bad = [i for i, h in enumerate(hyps) if not h.holds]
+    if not bad:
+        return inst, 0, hyps
+    n_struct = len(hyps) - len(st.hypotheses)
+    for i in bad:
+        if i < n_struct or not step_hypothesis(st, st.hypotheses[i - n_struct]):
+            return None, 0, hyps
+    eta = Fraction(inst.eta_l)
+    if eta <= 0:
+        return None, 0, hyps
+    for k in range(1, int(halvings) + 1):
+        trial = replace(inst, eta_l=eta / 2 ** k)
+        hs = evaluate_hypotheses(st, trial)
+        if all(h.holds for h in hs):
+            return trial, k, hs
+    return None, 0, hyps
 
 
 def _hypothesis(hs, st, inst, val, access) -> Hypothesis:
