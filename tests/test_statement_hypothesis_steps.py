@@ -78,10 +78,14 @@ def test_tiny_step_bound_gets_decided_rows_and_a_pep_row():
     assert h <= Fraction(1, 10 ** 10) / Fraction(quad.problem.beta) < 2 * h
     pep = [v for v in rep.verdicts if v.details.get("engine", "").startswith("PEP")]
     assert len(pep) == 1 and rep.pep_note == ""
-    assert Fraction(pep[0].details["parameters"]["h"]) <= Fraction(1, 10 ** 10)          # beta = 1 in the PEP row
-    assert pep[0].details["note"].startswith("ηl reduced to 1/(81 K ηg β) / 2^27 = ")
-    assert Fraction(pep[0].details["parameters"]["eta_l"]) == Fraction(1, 81 * 2 * 2 ** 27)  # K = 2, eta_g = 1
+    # the largest admissible step is found below 2^-20/β too: the PEP row sits on the boundary
+    assert Fraction(pep[0].details["parameters"]["h"]) == Fraction(1, 10 ** 10)          # beta = 1 in the PEP row
+    assert Fraction(pep[0].details["parameters"]["eta_l"]) == Fraction(1, 2 * 10 ** 10)  # K = 2, eta_g = 1
     assert not rep.no_instance and rep.vacuity_note() == ""
+    # the search draws its steps below the tight boundary too (the largest admissible step is
+    # found below 2^-20/β): it decides instances instead of none
+    (search,) = [v for v in rep.verdicts if v.details.get("instance", "").startswith("adversarial search")]
+    assert search.details["decided"] > 0
 
 
 def test_large_horizon_pep_skip_names_the_size_limit_and_the_note_is_not_a_vacuity_claim():

@@ -112,8 +112,8 @@ def _admissible(st, inst, hyps, ignore=()) -> bool:
 def max_eta_l(st, inst: RunInstance, *, ignore=(), bits: int = 60) -> tuple:
     """(largest admissible ηl, bounded) for ``inst`` with the other parameters fixed: the
     statement's step hypotheses (those mentioning ηl, minus ``ignore``) decided exactly. Returns
-    (None, True) when no positive ηl is admissible and (None, False) when the hypotheses put no
-    upper bound on ηl below h = 64/β.
+    (None, True) when no ηl with 2^-80/β <= h is admissible and (None, False) when the hypotheses
+    put no upper bound on ηl below h = 64/β.
 
     The boundary is bracketed within a factor 2, bisected ``bits`` times, and the rational with
     the smallest denominator in the final bracket is returned if admissible (an exact rational
@@ -131,7 +131,7 @@ def max_eta_l(st, inst: RunInstance, *, ignore=(), bits: int = 60) -> tuple:
     try:
         if not [h for h in hyps if h.key not in ignore]:
             return None, False
-        lo = None
+        lo = hi = None
         for k in range(-20, 7):
             e = unit * Fraction(2) ** k
             if ok(e):
@@ -140,9 +140,18 @@ def max_eta_l(st, inst: RunInstance, *, ignore=(), bits: int = 60) -> tuple:
                 hi = e
                 break
         else:
-            return (None, False) if lo is not None else (None, True)
+            if lo is not None:
+                return None, False
         if lo is None:
-            return None, True
+            # nothing admissible from h = 2^-20/β up: a very tight step hypothesis (e.g.
+            # h ≤ 1/(10^10 β)); look further down, as far as 2^-80/β
+            for k in range(-21, -81, -1):
+                e = unit * Fraction(2) ** k
+                if ok(e):
+                    lo, hi = e, 2 * e
+                    break
+            else:
+                return None, True
         for _ in range(int(bits)):
             mid = (lo + hi) / 2
             if ok(mid):
