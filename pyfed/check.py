@@ -391,7 +391,9 @@ class StatementReport:
     (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
     hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
     any engine satisfied the hypotheses (the statement may be vacuous; not proven); tried : how
-    many instances were tried (built-in rows, search candidates, the PEP row's instance).
+    many instances were tried (built-in rows, search candidates, the PEP row's instance);
+    skipped : ``[(instance name, why)]`` of the built-in instances that cannot bind the statement
+    (:func:`pyfed.engines.statement.fits`), said in the report rather than dropped silently.
     """
 
     statement: object
@@ -404,6 +406,7 @@ class StatementReport:
     vacuous: str | None = None
     no_instance: bool = False
     tried: int = 0
+    skipped: list = field(default_factory=list)
 
     def vacuity_note(self) -> str:
         """One line for the report: the statement is vacuous (its hypotheses never hold, proven
@@ -462,9 +465,12 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
                                engines=applicable_engines(st), vacuous=why_vacuous)
     reps = replicates if replicates is not None else default_replicates(quick)
     budget = default_budget(quick) if budget is None else int(budget)
-    verdicts = []
+    verdicts, skipped = [], []
     for inst in default_suite(quick=quick, seed=seed):
-        if fits(st, to_run_instance(inst)) is not None:
+        why = fits(st, to_run_instance(inst))
+        if why is not None:
+            if not why.startswith("the statement's initialisation"):   # the other family's instance: expected
+                skipped.append((inst.name, why))
             continue
         if progress:
             progress(f"{st.name}: {inst.name}")
@@ -495,7 +501,8 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     for v in verdicts:
         v.details = dict(v.details or {})
         v.details["source"] = st.source
-    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st), vacuous=None)
+    rep = StatementReport(st, verdicts, note, prof, res, engines=applicable_engines(st), vacuous=None,
+                          skipped=skipped)
     d = res.verdict.details or {}
     rep.no_instance = d.get("decided", 0) == 0 and all(v.status == "inconclusive" for v in verdicts)
     rep.tried = n_rows + int(d.get("candidates", 0)) + int(pep_tried)
@@ -541,5 +548,7 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: 
                                      profile=prof_json(r.profile), exports=list(r.exports),
                                      vacuous=bool(r.vacuous), vacuous_reason=r.vacuous,
                                      no_instance_in_hypotheses=bool(r.no_instance),
-                                     instances_tried=int(getattr(r, "tried", 0))) for r in reports]},
+                                     instances_tried=int(getattr(r, "tried", 0)),
+                                     instances_skipped=[{"instance": n, "why": w}
+                                                        for n, w in getattr(r, "skipped", [])]) for r in reports]},
                       indent=2, sort_keys=True, default=str)

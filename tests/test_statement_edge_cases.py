@@ -384,3 +384,37 @@ def test_irrational_side_of_an_exact_verdict_carries_a_certified_enclosure(tmp_p
         assert ball.contains(arb(str(sympy.N(exact, 70))))      # encloses the exact value (to 70 digits)
         assert ball.rad() < arb("1e-30")
     assert sympy.N(exact, 20).__str__().startswith(d["rhs_certified"]["decimal"][:17])
+
+
+def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
+    # Without `IsMinimizer P xstar` the statement's xstar is a free point. The left side
+    # weightedGap A xstar μ is relative to F(xstar), so at a point v it is the gap to the minimiser
+    # plus F(x⋆) - F(v); the bound name `xstar` must not pass for the problem's minimiser (the
+    # trial saw a false certified violation: left side at x⋆, right side at v).
+    from dataclasses import replace as dc_replace
+
+    import numpy as np
+
+    from pyfed.check import default_suite, to_run_instance
+    from pyfed.engines.statement import decide_exact
+    seed = (ROOT / "examples" / "statements" / "seed_convex.lean").read_text(encoding="utf-8")
+    assert "IsMinimizer P xstar → " in seed
+    st = _read(seed.replace("IsMinimizer P xstar → ", ""))
+    inst = to_run_instance(default_suite(quick=True)[0])
+    p = inst.problem
+    xmin = np.asarray(p.x_star_exact, dtype=object)
+    far = xmin + Fraction(3)
+    at_min = decide_exact(st, dc_replace(inst, free=dict(inst.free or {}, xstar=xmin)))
+    at_far = decide_exact(st, dc_replace(inst, free=dict(inst.free or {}, xstar=far)))
+    assert at_min.exact and at_far.exact
+    assert Fraction(at_far.lhs) == Fraction(at_min.lhs) + Fraction(p.f_star) - Fraction(p.value_exact(far))
+    assert Fraction(at_far.lhs) < 0 and at_far.status == "holds"
+
+
+def test_built_in_instances_that_cannot_bind_are_named_with_the_reason():
+    # a free xstar (no IsMinimizer) has no value on the built-in instances: the report says so
+    # instead of dropping the rows silently; the other family's instance is not listed
+    rep = check_statement(_read(SEED.replace("IsMinimizer P xstar → ", "")), quick=True, profile=False, budget=1)
+    assert [n for n, _ in rep.skipped] == [i.name for i in default_suite(quick=True)[:2]]
+    assert all(w == "no value for the statement's parameter `xstar`" for _, w in rep.skipped)
+    assert check_statement(_read(SEED), quick=True, profile=False, budget=1).skipped == []

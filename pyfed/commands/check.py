@@ -466,6 +466,8 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
             elif str((v.details or {}).get("note", "")).startswith("ηl reduced"):      # the PEP row's step
                 print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: "
                                                   f"{v.details['note']}"))
+        for name, why in getattr(rep, "skipped", []):
+            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: built-in instance {name} not used: {why}')}[/yellow]")
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict

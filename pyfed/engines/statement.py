@@ -29,8 +29,8 @@ import sympy
 
 from ..errors import Diverged, InputError
 from ..exact import as_float, fraction_from_text, number_json, rational_str, to_arb, to_fraction
-from ..statements.evaluate import (EvaluationError, RunRef, Undecided, Valuation, VecRef, arith, compare, decide,
-                                   decide_sign, evaluate, to_exact)
+from ..statements.evaluate import (MINIMIZER_KEY, X0_KEY, EvaluationError, RunRef, Undecided, Valuation, VecRef,
+                                   arith, compare, decide, decide_sign, evaluate, to_exact)
 from ..theory import effective_step, initial_control_error, squared_distance, weight_sum, weights
 from ..theory.hypotheses import Hypothesis
 from ..verdicts import Holds, Inconclusive, Verdict, Violated, inequality_phrase, violation_wording
@@ -350,8 +350,8 @@ class ExactAccess:
         self.N, self.d = p.N, p.d
         self.beta = Fraction(p.beta)
         self.sigma = Fraction(inst.sigma)
-        self.x0 = VecRef("x0", np.asarray(inst.x0, dtype=object))
-        self.minimizer = VecRef("xstar", p.x_star_exact)
+        self.x0 = VecRef(X0_KEY, np.asarray(inst.x0, dtype=object))
+        self.minimizer = VecRef(MINIMIZER_KEY, p.x_star_exact)
         self.f_star = p.f_star
 
     def dist_sq(self, u, v):
@@ -367,7 +367,7 @@ class ExactAccess:
         return self.problem.value_exact(x.value)
 
     def _offset(self, xs):
-        return 0 if xs.key == "xstar" else self.f_star - self.objective(xs)
+        return 0 if xs.key == MINIMIZER_KEY else self.f_star - self.objective(xs)
 
     def gap(self, r, xs):
         return self.res.gaps[r] + self._offset(xs)
@@ -406,8 +406,8 @@ class BallAccess:
         self.A, self.b, self.xs, self.fstar = A, b, xs, fstar
         self.beta = to_arb(p.beta)
         self.sigma = to_arb(inst.sigma)
-        self.x0 = VecRef("x0", x0v)
-        self.minimizer = VecRef("xstar", xs)
+        self.x0 = VecRef(X0_KEY, x0v)
+        self.minimizer = VecRef(MINIMIZER_KEY, xs)
         self.c0v = c0v
 
     def dist_sq(self, u, v):
@@ -429,7 +429,7 @@ class BallAccess:
         return v.dot(Abar).dot(v) * self.F.scalar(Fr(1, 2)) - bbar.dot(v) if self.d else self.F.scalar(0)
 
     def _offset(self, xs):
-        return None if xs.key == "xstar" else self.fstar - self.objective(xs)
+        return None if xs.key == MINIMIZER_KEY else self.fstar - self.objective(xs)
 
     def gap(self, r, xs):
         off = self._offset(xs)
@@ -474,8 +474,8 @@ class FloatAccess:
         self.beta = conv(p.beta)
         self.sigma = conv(inst.sigma)
         self.conv = conv
-        self.x0 = VecRef("x0", inst.x0)
-        self.minimizer = VecRef("xstar", p.x_star)
+        self.x0 = VecRef(X0_KEY, inst.x0)
+        self.minimizer = VecRef(MINIMIZER_KEY, p.x_star)
         self.f_star = p.f_star
 
     def dist_sq(self, u, v):
@@ -527,7 +527,7 @@ class SymbolicAccess:
 
     def dist_sq(self, u, v):
         if self.pep:
-            if {u.key, v.key} == {"x0", "xstar"}:
+            if {u.key, v.key} == {X0_KEY, MINIMIZER_KEY}:
                 return self.D
             self._not_pep(f"‖{u.key} - {v.key}‖")
         return _sympy(self.base.dist_sq(u, v))
@@ -539,7 +539,7 @@ class SymbolicAccess:
 
     def control_error(self, c0, xs):
         if self.pep:
-            if xs.key == "xstar":
+            if xs.key == MINIMIZER_KEY:
                 return self.C
             self._not_pep("C₀ at a point other than the minimiser")
         return _sympy(self.base.control_error(c0, xs))
@@ -551,7 +551,7 @@ class SymbolicAccess:
 
     def gap(self, r, xs):
         g = self.atom(("gap", r))
-        if xs.key == "xstar":
+        if xs.key == MINIMIZER_KEY:
             return g
         if self.pep:
             self._not_pep("a gap to a point other than the minimiser")
@@ -799,9 +799,9 @@ def _hypothesis(hs, st, inst, val, access) -> Hypothesis:
     if hs.kind == "minimizer":
         xs = evaluate(hs.args[1], val)
         if _is_exact_quadratic(p):
-            ok = xs.key == "xstar" or all(Fraction(a) == Fraction(b) for a, b in zip(xs.value, p.x_star_exact))
+            ok = xs.key == MINIMIZER_KEY or all(Fraction(a) == Fraction(b) for a, b in zip(xs.value, p.x_star_exact))
             return Hypothesis(hs.key, hs.text, bool(ok), Fraction(0) if ok else None)
-        ok = xs.key == "xstar"
+        ok = xs.key == MINIMIZER_KEY
         return Hypothesis(hs.key, hs.text + " (the problem's numerical minimiser)", bool(ok), None)
     if hs.kind == "lower_bound":
         fl = evaluate(hs.args[0], val)
@@ -1162,7 +1162,7 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
             h = effective_step(inst.K, inst.eta_l, inst.eta_g)
             mu = evaluate(st.lhs.args[3], val)
             xs = evaluate(st.lhs.args[2], val)
-            f_star = None if xs.key == "xstar" else as_float(access.objective(xs))
+            f_star = None if xs.key == MINIMIZER_KEY else as_float(access.objective(xs))
             from ..exact import fraction_of
             mu_q = fraction_of(to_exact(mu))           # a float μ at its exact binary value
             if mu_q is not None and weight_sum(inst.T, mu_q, h, lean=True) == 0:

@@ -39,7 +39,7 @@ from ..exact import fraction_of, to_arb, to_fraction, to_mpf
 from ..lean.terms import Node
 from . import model
 
-__all__ = ["Valuation", "VecRef", "RunRef", "evaluate", "decide", "EvaluationError", "Undecided", "sign",
+__all__ = ["Valuation", "VecRef", "X0_KEY", "MINIMIZER_KEY", "RunRef", "evaluate", "decide", "EvaluationError", "Undecided", "sign",
            "to_exact", "ATOM_PREFIX", "unify", "arith", "compare"]
 
 ATOM_PREFIX = "stat"
@@ -59,10 +59,17 @@ class Undecided(Exception):
     """A comparison whose sign could not be certified (ball containing 0 at the highest precision)."""
 
 
+#: :class:`VecRef` keys of the model's own points. Neither can be a Lean binder name (a binder
+#: has no dot and no space), so a statement's own ``xstar`` bound to a drawn point never passes for
+#: the problem's minimiser.
+X0_KEY = "P.x0"
+MINIMIZER_KEY = "x⋆ (the problem's minimiser)"
+
+
 @dataclass(frozen=True)
 class VecRef:
-    """A point of the model space: ``key`` is ``"x0"``, ``"xstar"`` (the problem's minimiser) or a
-    bound name; ``value`` its coordinates (in the valuation's arithmetic)."""
+    """A point of the model space: ``key`` is :data:`X0_KEY`, :data:`MINIMIZER_KEY` or the bound
+    name of a point the instance gives; ``value`` its coordinates (in the valuation's arithmetic)."""
 
     key: str
     value: object = field(compare=False, repr=False)
