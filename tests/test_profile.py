@@ -226,3 +226,21 @@ def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile)
     text = con.export_text()
     assert "any value >= 0 works); no value of it excludes the" in text      # the cell may wrap after this
     assert text.count("already violated at its own constants") == 1
+
+
+def test_a_threshold_too_large_for_sympy_is_not_determined_not_a_crash(monkeypatch):
+    # sympy can overflow on gigantic exact numbers (factoring the integer under a square root of a
+    # long-horizon value): that instance's threshold is "not determined", the profile goes on
+    import pyfed.engines.statement_search as ss
+    from pyfed.engines.statement_search import literals
+
+    def boom(*a, **k):
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(ss, "_solve_side", boom)
+    (st,) = read_text(SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar",
+                                               "Real.sqrt (convexRHS P S K T ηl ηg μ c0 xstar) * 100"), "s.lean")
+    key = next(lit.key for lit in literals(st) if lit.value == 100)
+    prof = constant_profile(st, seed=0, budget=0, only=[key])
+    (c,) = prof["constants"]
+    assert c["needed"] is None and "too large to compute" in c["note"]

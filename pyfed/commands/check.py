@@ -286,6 +286,8 @@ def render_profile(console, profile) -> None:
             need = f"{cmp} {c.get('needed_display') or c['needed_decimal']}"
             if c.get("violated_at_own_value") and not viol:
                 need += " (the statement's own value admits a violation)"
+            if c.get("note"):       # e.g. not determined on some instances: the caveat stays with the number
+                need += f" ({c['note']})"
         pin = c.get("pinned_by")
         where = c["description"] + (f" [{c['location']}]" if c["location"] else "")
         t.add_row(escape(c["constant"]), escape(where), escape(need),   # the user's text is not markup

@@ -446,6 +446,11 @@ def evaluate_candidate(st, seed: int, index: int, *, relax=(), profile=None) -> 
             rec.extra[lit.key] = lit.instance_data(st, inst, val, lhs, rhs, holds)
         except (EvaluationError, Undecided, ZeroDivisionError, InputError) as exc:
             rec.extra[lit.key] = {"error": str(exc)}
+        except (OverflowError, RecursionError) as exc:
+            # sympy on gigantic exact numbers (e.g. factoring the integer under a square root of
+            # a long-horizon value): this constant's threshold is not determined on this instance
+            rec.extra[lit.key] = {"error": f"the threshold's closed form is too large to compute "
+                                           f"({type(exc).__name__})"}
     return rec
 
 
