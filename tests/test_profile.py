@@ -82,12 +82,23 @@ def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
     assert "iff the constant is >= " + c["needed_decimal"] in c["statement"]
 
 
-def test_negative_threshold_reads_not_needed(seed_profile):
+def test_potential_constant_is_pinned_by_the_control_error(seed_profile):
+    """The 9 of 9 N h² C₀ / S is tested: on the structured "controls off" candidate (x0 = x*,
+    zero controls so C₀ > 0, σ = 0, S = 1 of N = 2) only that term is left on the right side,
+    RHS = 9 u with u = N h² C₀ / (S h W_T), so the threshold is exactly 9 lhs / rhs (by hand). Before
+    that candidate the profile called 9 "not needed" and `9 → 0` went uncaught."""
+    from pyfed.engines.statement import instance_from_json, sides_exact
     st, prof, _ = seed_profile
     assert prof["violated"] is None
     c = _row(prof, "convexRHS.potential=9")
-    assert Fraction(c["needed"]) <= 0 and c["not_needed"]
-    assert "any value >= 0 works" in c["statement"] and len(c["statement"]) < 200
+    need = Fraction(c["needed"])
+    assert 0 < need < 9 and not c["not_needed"] and not c["violated_at_own_value"]
+    pin = c["pinned_by"]
+    assert pin["description"].startswith("controls off") and pin["index"] < structured_count(st)
+    inst = instance_from_json(pin["instance"])
+    assert inst.sigma == 0 and list(inst.x0) == list(inst.problem.x_star_exact)
+    lhs, rhs, _ = sides_exact(st, inst)
+    assert lhs > 0 and need == 9 * lhs / rhs
 
 
 def test_render_prints_short_rows(seed_profile):
@@ -98,7 +109,7 @@ def test_render_prints_short_rows(seed_profile):
     con = Console(record=True, width=250)
     render_profile(con, prof)
     text = con.export_text()
-    assert "not needed on these instances (any value >= 0 works)" in text
+    assert ">= " + _row(prof, "convexRHS.potential=9")["needed_decimal"] in text
     assert ">= " + _row(prof, "convexRHS.noise=12")["needed_decimal"] in text
     assert _row(prof, "convexRHS.potential=9")["needed"].split("/")[0] not in text     # no giant fraction
     assert "already violated" not in text
@@ -221,6 +232,7 @@ def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile)
     _, prof, _ = seed_profile
     prof = copy.deepcopy(prof)
     prof["violated"] = {"index": 0, "description": "x0 = xstar"}
+    _row(prof, "convexRHS.potential=9")["not_needed"] = True         # as if no instance needed it
     con = Console(record=True, width=300)
     render_profile(con, prof)
     text = con.export_text()

@@ -220,6 +220,10 @@ _STRUCTURED = [
           [[[1]]] * 6, [[3], [2], [1], [-1], [-2], [-3]], Fraction(1), 1, 2, 20, Fraction(1), [1], "zero"),
     _Base("long horizon T = 200 from x0 != x*, zero controls, S = N = 2, sigma > 0", [[[1]], [[2]]], [[1], [-1]],
           Fraction(1, 2), 2, 2, 200, Fraction(1), [2], "zero", ladder=LADDER[:1], bits=20),
+    # only the control error moves the run: x0 = x*, no noise, controls that are not grad f_i(x*),
+    # one client of two per round (what the 9 N h^2 C0 / S term of V0 pays for)
+    _Base("controls off: x0 = x*, zero controls (C0 > 0), sigma = 0, S = 1 of N = 2, T = 10",
+          [[[1]], [[2]]], [[1], [-1]], Fraction(0), 1, 2, 10, Fraction(1), "star", "zero"),
 ]
 
 
