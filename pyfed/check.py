@@ -454,11 +454,10 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     decided by nothing: its report has no verdicts, ``search`` and ``profile`` None, ``vacuous``
     the reason and ``pep_note`` "no PEP row: the statement is vacuous"."""
     from .engines.pep.statement import NoPEP, pep_row
-    from .engines.statement import fits
+    from .engines.statement import applicable_engines, fits
     from .engines.statement_search import constant_profile, search
-
-    from .engines.statement import applicable_engines
     from .statements.vacuity import vacuity
+
     why_vacuous = vacuity(st)
     if why_vacuous:     # no instance can satisfy the hypotheses: no rows, no search, no PEP row, no profile
         return StatementReport(st, [], "no PEP row: the statement is vacuous", None, None,

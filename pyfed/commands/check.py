@@ -408,7 +408,7 @@ def run_file(args) -> int:
             for st in statements:
                 rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
                                       profile=False, out=args.out, progress=tick)
-                if not args.no_profile and not getattr(rep, "vacuous", None):    # the profile's candidates through pyfed.parallel
+                if not args.no_profile and not rep.vacuous:    # the profile's candidates through pyfed.parallel
                     tick(f"{st.name}: constant profile")
                     bar = progress.add_task(escape(f"{st.name}: constant profile"), total=profile_size(st, budget))
                     rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,
@@ -436,7 +436,7 @@ def run_file(args) -> int:
     verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
     for path, reports, checked_lemmas in results:
         vs = [v for r in reports for v in r.verdicts] + [v for _, v in checked_lemmas]
-        vac = sum(bool(getattr(r, "vacuous", None)) for r in reports)
+        vac = sum(bool(r.vacuous) for r in reports)
         print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}"
                    + (f"; {vac} vacuous (hypotheses never hold)" if vac else ""))
     if len(results) > 1:
@@ -453,8 +453,8 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
         print_line(console, f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]")
         return
     for rep in reports:
-        note = rep.vacuity_note() if hasattr(rep, "vacuity_note") else ""
-        if getattr(rep, "vacuous", None):   # nothing was run on it: the note is all there is to say
+        note = rep.vacuity_note()
+        if rep.vacuous:   # nothing was run on it: the note is all there is to say
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
             continue
         render_verdicts(console, rep.verdicts, f"pyfed check {path}")
@@ -465,10 +465,7 @@ def _render_file(console, path, reports, checked_lemmas, theorem=None) -> None:
             if red:
                 print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: {red['text']} "
                                                   f"(h = K ηl ηg = {red['h']})"))
-            elif str((v.details or {}).get("note", "")).startswith("ηl reduced"):      # the PEP row's step
-                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: "
-                                                  f"{v.details['note']}"))
-        for name, why in getattr(rep, "skipped", []):
+        for name, why in rep.skipped:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: built-in instance {name} not used: {why}')}[/yellow]")
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")

@@ -35,7 +35,7 @@ from ..theory import effective_step, initial_control_error, squared_distance, we
 from ..theory.hypotheses import Hypothesis
 from ..verdicts import Holds, Inconclusive, Verdict, Violated, inequality_phrase, violation_wording
 
-__all__ = ["RunInstance", "bind", "evaluate_hypotheses", "fit_step", "step_hypothesis", "STEP_HALVINGS", "decide_exact", "decide_montecarlo", "linear_form",
+__all__ = ["RunInstance", "bind", "evaluate_hypotheses", "fit_step", "step_hypothesis", "hypothesis_mentions", "STEP_HALVINGS", "decide_exact", "decide_montecarlo", "linear_form",
            "instance_to_json", "instance_from_json", "recheck", "fits", "NotLinear", "sides_exact",
            "ExactAccess", "FloatAccess", "SymbolicAccess", "side_json", "INSTANCE_SCHEMA",
            "WITNESS_SCHEMA", "ORACLE_LAW", "SAMPLING_LAW"]
@@ -745,12 +745,17 @@ def _step_names(st) -> set:
             for n in st.run[role].walk() if n.kind == "ident"}
 
 
-def step_hypothesis(st, spec) -> bool:
-    """True when ``spec`` (a :class:`~pyfed.statements.HypothesisSpec` of ``st``) is a comparison
-    that involves the step: it mentions ηl or ηg (``effectiveStep K ηl ηg`` does)."""
-    names = _step_names(st)
+def hypothesis_mentions(spec, names) -> bool:
+    """True when the hypothesis ``spec`` (a :class:`~pyfed.statements.HypothesisSpec`) is a
+    comparison that mentions one of the bound ``names``."""
     return spec.kind == "compare" and spec.node is not None and any(
         n.kind == "ident" and n.value in names for n in spec.node.walk())
+
+
+def step_hypothesis(st, spec) -> bool:
+    """True when ``spec`` (a hypothesis of ``st``) is a comparison that involves the step: it
+    mentions ηl or ηg (``effectiveStep K ηl ηg`` does)."""
+    return hypothesis_mentions(spec, _step_names(st))
 
 
 def fit_step(st, inst: RunInstance, *, halvings: int = STEP_HALVINGS) -> tuple:

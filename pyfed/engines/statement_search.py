@@ -44,7 +44,8 @@ from ..errors import InputError
 from ..exact import _decimal_exponent, _format_digits, as_float, rational_str
 from ..statements.evaluate import EvaluationError, Undecided, arith, compare, decide, decide_sign, evaluate, to_exact
 from ..verdicts import Inconclusive, Violated, violation_wording
-from .statement import (ExactAccess, RunInstance, bind, evaluate_hypotheses, instance_to_json, sides_exact)
+from .statement import (ExactAccess, RunInstance, bind, evaluate_hypotheses, hypothesis_mentions, instance_to_json,
+                        sides_exact)
 
 __all__ = ["candidate", "evaluate_candidate", "search", "constant_profile", "profile_size", "max_eta_l",
            "literals", "structured_count", "outward_decimal", "SearchResult", "Literal"]
@@ -86,12 +87,7 @@ def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
 
 def _step_relevant(st):
     """The statement's comparison hypotheses that involve the run's step ηl."""
-    name = st.run["eta_l"].text
-    out = []
-    for h in st.hypotheses:
-        if h.kind == "compare" and any(n.kind == "ident" and n.value == name for n in h.node.walk()):
-            out.append(h)
-    return out
+    return [h for h in st.hypotheses if hypothesis_mentions(h, {st.run["eta_l"].text})]
 
 
 def _admissible(st, inst, hyps, ignore=()) -> bool:

@@ -2,7 +2,7 @@
 
 A theorem whose hypotheses contradict each other is true in Lean for that reason alone, and no
 engine can test it (every instance fails a hypothesis). :func:`vacuity` proves such a
-contradiction from the statement's text, exactly, in two cases:
+contradiction from the statement's text, exactly, in three cases:
 
 * a comparison between closed terms (numerals and arithmetic on them, e.g. ``(3 : ℝ) < 2``) that
   is false;
@@ -215,7 +215,7 @@ def _rows(coefs, const, op, src):
 def _eliminate(rows, symbols):
     """The sources of a contradiction among ``rows`` (Fourier–Motzkin, exact), or None when the
     system is feasible or too large to decide here."""
-    rows = [r for r in rows]
+    rows = list(rows)
     for x in symbols:
         for coefs, const, strict, src in rows:
             if not coefs and (const > 0 or (const == 0 and strict)):

@@ -64,12 +64,6 @@ def _uses_data(node, st, seen=None) -> bool:
     return False
 
 
-def _mentions(spec, names) -> bool:
-    """True when the hypothesis ``spec`` (a comparison) mentions one of the bound ``names``."""
-    return spec.kind == "compare" and spec.node is not None and any(
-        n.kind == "ident" and n.value in names for n in spec.node.walk())
-
-
 def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -> dict:
     """Parameters and metric of the statement's PEP row (see the module docstring).
 
@@ -77,7 +71,7 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
     alpha, gamma, kappa, rounds, hypotheses, note). Raises :class:`NoPEP` with the reason."""
     from ...problems.quadratic import QuadraticProblem
     from ..statement import ExactAccess, RunInstance, SymbolicAccess, bind, evaluate_hypotheses, fits
-    from ..statement import STEP_HALVINGS
+    from ..statement import hypothesis_mentions
     from ..statement_search import _admissible, _step_relevant, max_eta_l
 
     if st.hypothesis("convexity") is None:
@@ -106,23 +100,12 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
     where = f"σ = 0, S = N = {N}, K = {K}, T = {T}, β = {_fmt_frac(beta)}, μ = {_fmt_frac(mu)}, ηg = {_fmt_frac(eta_g)}"
     eta_l, bounded = max_eta_l(st, inst)
     note = ""
-    if eta_l is None and bounded:
-        # below max_eta_l's bracket: halve h = 1/(81 beta) exactly (the step hypotheses decided each time)
-        start = Fraction(1) / (81 * K * eta_g * beta)
+    if eta_l is None and bounded:     # nothing admissible for 2^-80/β <= h <= 64/β (max_eta_l)
+        inst.eta_l = Fraction(1) / (81 * K * eta_g * beta)
         step_hyps = _step_relevant(st)
-        for k in range(STEP_HALVINGS + 1):
-            inst.eta_l = start / 2 ** k
-            if _admissible(st, inst, step_hyps):
-                eta_l = inst.eta_l
-                note = (f"ηl reduced to 1/(81 K ηg β) / 2^{k} = {_fmt_frac(eta_l)} to satisfy the statement's "
-                        "hypotheses")
-                break
-        else:
-            inst.eta_l = start
-            failing = [h.text for h in step_hyps if not _admissible(st, inst, [h])]
-            raise NoPEP(f"at the PEP instance tried ({where}) no step ηl = 1/(81 K ηg β) / 2^k, k = 0 … "
-                        f"{STEP_HALVINGS}, nor any in [2^-20, 2^6] / (K ηg β) satisfies the step hypotheses"
-                        + (": " + "; ".join(failing) if failing else " together"), tried=True)
+        failing = [h.text for h in step_hyps if not _admissible(st, inst, [h])]
+        raise NoPEP(f"at the PEP instance tried ({where}) no step with 2^-80/β <= h <= 64/β satisfies the step "
+                    "hypotheses" + (": " + "; ".join(failing) if failing else " together"), tried=True)
     if eta_l is None:
         eta_l = Fraction(1) / (81 * K * eta_g * beta)
         note = "the hypotheses do not bound the step: h = 1/(81 beta) is used"
@@ -134,7 +117,7 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
         msg = (f"at the PEP instance tried ({where}, ηl = {_fmt_frac(eta_l)}) the hypotheses fail: "
                + "; ".join(h.statement for _, h in bad))
         sizes = {st.role_of(r) for r in ("d", "N", "K", "T")} - {None}
-        if any(i >= n_struct and _mentions(st.hypotheses[i - n_struct], sizes) for i, _ in bad):
+        if any(i >= n_struct and hypothesis_mentions(st.hypotheses[i - n_struct], sizes) for i, _ in bad):
             msg += (f" -- a limit of the PEP row's problem size (it is solved at N = {N}, K = {K}, T = {T} only; "
                     "its SDP grows with N, K and T), not a proof that the hypotheses exclude σ = 0, S = N")
         raise NoPEP(msg, tried=True)
