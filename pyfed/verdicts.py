@@ -22,8 +22,26 @@ is an estimate, printed as such with its confidence interval.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_estimate, format_number, number_json
+
+
+class Evidence(str, Enum):
+    """What a verdict rests on, set by the engine that decided it (reports print its value and
+    never guess it from ``details``). ``certified`` kinds: :data:`CERTIFIED_EVIDENCE`."""
+
+    EXACT = "exact rationals"
+    BALL = "certified ball"
+    SEARCH = "adversarial search, decided exactly"
+    PEP_CERTIFICATE = "PEP certificate over the class"
+    PEP_NUMERICAL = "PEP SDP, numerical"
+    MONTE_CARLO = "Monte Carlo"
+    FLOAT = "high-precision float comparison"
+
+
+#: Evidence kinds that certify a holds/violated verdict.
+CERTIFIED_EVIDENCE = frozenset({Evidence.EXACT, Evidence.BALL, Evidence.SEARCH, Evidence.PEP_CERTIFICATE})
 
 
 @dataclass
@@ -41,6 +59,10 @@ class Verdict:
         True when the decision was made in exact rational (or certified ball) arithmetic.
     details : dict
         Free-form JSON-serialisable extras (confidence interval, instance name, ...).
+    evidence : Evidence | None
+        What the decision rests on (set by the engine; None for an inconclusive verdict or an
+        engine that does not say). A :data:`CERTIFIED_EVIDENCE` kind makes a holds/violated
+        verdict certified even when its sides are not exact numbers (a PEP certificate).
     """
 
     statement: str
@@ -48,6 +70,7 @@ class Verdict:
     rhs: object = None
     exact: bool = False
     details: dict = field(default_factory=dict)
+    evidence: Evidence | None = None
 
     status = "abstract"
 
@@ -66,7 +89,11 @@ class Verdict:
         exact search decision (``exact`` and the status is holds or violated). A Monte Carlo
         confidence interval, a numerical SDP (PEP) or a float comparison within a tolerance is
         not certified, nor is any inconclusive verdict."""
-        return self.status in ("holds", "violated") and bool(self.exact)
+        if self.status not in ("holds", "violated"):
+            return False
+        if self.evidence is not None:
+            return self.evidence in CERTIFIED_EVIDENCE
+        return bool(self.exact)
 
     @property
     def label(self) -> str:
@@ -161,6 +188,7 @@ class Verdict:
             "exact": self.exact,
             "certified": self.certified,
             "label": self.label,
+            "evidence": None if self.evidence is None else self.evidence.value,
             "details": cap_report(self.details, max_exact_chars),
         }
 
