@@ -270,10 +270,10 @@ def test_default_lean_dir_is_next_to_the_nearest_lakefile(tmp_path, monkeypatch)
 
 
 def test_no_lakefile_is_an_input_error_not_a_stray_directory(tmp_path, monkeypatch, capsys):
-    from pyfed.lean import drift, render
+    from pyfed.lean import drift, paths, render
     site = tmp_path / "site-packages" / "pyfed" / "lean"
     site.mkdir(parents=True)
-    monkeypatch.setattr(render, "__file__", str(site / "render.py"))   # a non-editable install
+    monkeypatch.setattr(paths, "__file__", str(site / "paths.py"))   # a non-editable install
     work = tmp_path / "elsewhere"
     work.mkdir()
     monkeypatch.chdir(work)

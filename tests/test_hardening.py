@@ -490,7 +490,8 @@ def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatc
     """pyfed check's Monte Carlo rows: a run that diverges is "diverged at round r" (inconclusive),
     flagged as an anomaly because every hypothesis holds there; never "more replicates needed"."""
     import pyfed.algorithms
-    from pyfed.check import default_suite, run_instance
+    from pyfed.check import run_instance
+    from pyfed.suites.scaffold import default_suite
 
     def diverging(*a, **k):
         raise Diverged(3, float("inf"), replicate=1, threshold=1e50)
@@ -625,7 +626,7 @@ def test_quick_check_does_less_work_than_the_full_check():
     only (no random draws, which is where a search's time goes: many draws start a Nelder-Mead
     climb); the timing ratio itself is measured in benchmarks/bench_check.py, not in a timed test."""
     from checkers.registry import get, names
-    from pyfed.check import default_suite
+    from pyfed.suites.scaffold import default_suite
     from pyfed.search import run_all
     assert {i.T for i in default_suite(quick=True)} == {8} and {i.T for i in default_suite()} == {40}
     seen = []

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pyfed.errors import InputError
-from pyfed.lean import render
+from pyfed.lean import paths, render
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAN = ROOT / "lean"
@@ -155,21 +155,21 @@ def _fake_site_packages(root: Path) -> Path:
 def test_source_lean_dir_prefers_the_checkout(tmp_path):
     pkg = _fake_checkout(tmp_path / "repo")
     (pkg / "_lean" / "Pyfed").mkdir(parents=True)  # a stale in-place build does not win
-    assert render.source_lean_dir(pkg) == tmp_path / "repo" / "lean"
+    assert paths.source_lean_dir(pkg) == tmp_path / "repo" / "lean"
 
 
 def test_source_lean_dir_uses_the_packaged_copy_after_an_install(tmp_path):
     pkg = _fake_site_packages(tmp_path / "site-packages")
-    assert render.source_lean_dir(pkg) == pkg / "_lean"
+    assert paths.source_lean_dir(pkg) == pkg / "_lean"
     # a lakefile without lean/Pyfed next to the package is no checkout
     (tmp_path / "site-packages" / "lakefile.lean").write_text("")
-    assert render.source_lean_dir(pkg) == pkg / "_lean"
+    assert paths.source_lean_dir(pkg) == pkg / "_lean"
 
 
 def test_source_lean_dir_missing_everywhere_is_a_named_error(tmp_path):
     (tmp_path / "pyfed").mkdir()
     with pytest.raises(InputError) as e:
-        render.source_lean_dir(tmp_path / "pyfed")
+        paths.source_lean_dir(tmp_path / "pyfed")
     assert e.value.argument == "lean" and "reinstall pyfed" in str(e.value)
 
 
@@ -178,7 +178,7 @@ def test_source_lean_dir_of_this_checkout_ignores_the_current_directory(tmp_path
     from pyfed.statements import theorems_path
 
     monkeypatch.chdir(tmp_path)
-    assert render.source_lean_dir() == LEAN
+    assert paths.source_lean_dir() == LEAN
     assert theorems_path() == LEAN / "Pyfed" / "Scaffold" / "Theorems.lean"
     assert set(drift.parse_definitions()) == set(drift.ARITHMETIC_DEFS)  # reads this checkout's lean/
 
@@ -188,8 +188,8 @@ def test_checked_lean_dir_prefers_the_project_around_the_current_directory(tmp_p
     (project / "sub").mkdir(parents=True)
     (project / "lakefile.lean").write_text("")
     pkg = _fake_site_packages(tmp_path / "site")
-    assert render.checked_lean_dir(cwd=project / "sub", package_dir=pkg) == project.resolve() / "lean"
-    assert render.checked_lean_dir(cwd=tmp_path / "site", package_dir=pkg) == pkg / "_lean"
+    assert paths.checked_lean_dir(cwd=project / "sub", package_dir=pkg) == project.resolve() / "lean"
+    assert paths.checked_lean_dir(cwd=tmp_path / "site", package_dir=pkg) == pkg / "_lean"
 
 
 # ----------------------------------------------------------------------------- installed layout
@@ -197,7 +197,7 @@ def test_checked_lean_dir_prefers_the_project_around_the_current_directory(tmp_p
 def test_installed_layout_reads_its_own_lean_copy(built, tmp_path):
     """From a directory that is no checkout, the installed package reads pyfed/_lean: the
     statements of the default suite, the generated-file check and the drift check."""
-    probe = ("from pyfed.lean.render import source_lean_dir; from pyfed.statements import our_statements, "
+    probe = ("from pyfed.lean.paths import source_lean_dir; from pyfed.statements import our_statements, "
              "theorems_path; print(source_lean_dir()); print(theorems_path()); print(sorted(our_statements()))")
     env = dict(os.environ, PYTHONPATH=str(built), PYTHONNOUSERSITE="1")
     proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,

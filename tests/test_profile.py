@@ -203,7 +203,7 @@ def test_profile_json_caps_giant_exact_thresholds():
     # the capped number form (digits, float, length, hash), short rationals stay as they are
     import json
     from types import SimpleNamespace
-    from pyfed.check import statement_report_json
+    from pyfed.report import statement_report_json
     from fractions import Fraction
     from pyfed.exact import fraction_from_text
     big = "3" * 5000 + "/7"

@@ -111,7 +111,8 @@ def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key):
 
 
 def test_default_rows_name_the_lean_hypotheses():
-    from pyfed.check import default_suite, run_instance
+    from pyfed.check import run_instance
+    from pyfed.suites.scaffold import default_suite
     inst = default_suite(quick=True)[0]
     v = run_instance(inst)
     texts = [h["statement"] for h in v.details["hypotheses"]]

@@ -162,7 +162,8 @@ def run(args) -> int:
         raise InputError("--force", "only applies with --replay")
     from rich.progress import Progress
 
-    from ..check import default_replicates, report_json, run_check
+    from ..check import default_replicates, run_check
+    from ..report import report_json
     from ..errors import check_int, check_output_file
 
     check_int("--seed", args.seed, minimum=0)
@@ -378,7 +379,8 @@ def run_file(args) -> int:
     progress bar over them."""
     from rich.progress import Progress
 
-    from ..check import check_statement, default_budget, default_replicates, statement_report_json
+    from ..check import check_statement, default_budget, default_replicates
+    from ..report import statement_report_json
     from ..engines.statement_search import constant_profile, profile_size
     from ..parallel import Pool, check_workers
 

@@ -16,7 +16,7 @@ from .. import __version__
 from ..errors import InputError
 from ..exact import fraction_from_text
 from . import terms
-from .render import _doc_safe, environment, sanitize
+from .templating import doc_safe as _doc_safe, environment, sanitize
 
 __all__ = ["counterexample_record", "file_sha256", "render_statement_counterexample", "write_statement_counterexample",
            "parse_counterexample_lean", "HEADER"]

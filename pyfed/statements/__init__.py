@@ -15,12 +15,12 @@ __all__ = ["read_file", "read_text", "ReaderError", "Statement", "HypothesisSpec
 
 def theorems_path(lean_dir=None):
     """Path of ``Pyfed/Scaffold/Theorems.lean`` under ``lean_dir`` (the ``lean/`` directory;
-    default: pyfed's own Lean sources, :func:`pyfed.lean.render.source_lean_dir` -- the
+    default: pyfed's own Lean sources, :func:`pyfed.lean.paths.source_lean_dir` -- the
     checkout's ``lean/`` or, after a non-editable install, the copy shipped with the package;
     independent of the current directory)."""
     from pathlib import Path
     if lean_dir is None:
-        from ..lean.render import source_lean_dir
+        from ..lean.paths import source_lean_dir
         lean_dir = source_lean_dir()
     return Path(lean_dir) / "Pyfed" / "Scaffold" / "Theorems.lean"
 
