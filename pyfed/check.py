@@ -117,7 +117,7 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     (what is checked is what the Lean file states). ``progress``: optional callable
     ``progress(label)`` invoked before each task.
     """
-    from .engines.pep.statement import pep_row
+    from .engines.statement import pep_row
 
     reps = replicates if replicates is not None else default_replicates(quick)
     out = []
@@ -151,7 +151,7 @@ class StatementReport:
     statement : pyfed.statements.Statement; verdicts : list[Verdict] (default-suite instances
     that fit, the adversarial search, the PEP row when there is one); pep_note : why there is
     no PEP row (or ""); profile : the constant profile (dict, see
-    :func:`pyfed.engines.statement_search.constant_profile`) or None; search : the search's
+    :func:`pyfed.engines.statement.constant_profile`) or None; search : the search's
     SearchResult; exports : written counterexample files; engines : which engines apply
     (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
     hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
@@ -218,9 +218,8 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     (JSON + Lean). A statement proven vacuous (:func:`pyfed.statements.vacuity.vacuity`) is
     decided by nothing: its report has no verdicts, ``search`` and ``profile`` None, ``vacuous``
     the reason and ``pep_note`` "no PEP row: the statement is vacuous"."""
-    from .engines.pep.statement import NoPEP, pep_row
+    from .engines.statement import NoPEP, constant_profile, pep_row, search
     from .engines.statement import applicable_engines, fits
-    from .engines.statement_search import constant_profile, search
     from .statements.vacuity import vacuity
 
     why_vacuous = vacuity(st)

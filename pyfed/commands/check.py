@@ -260,7 +260,7 @@ def _short(exact: str | None) -> str:
 
 
 def render_profile(console, profile) -> None:
-    """Print a constant profile (see :func:`pyfed.engines.statement_search.constant_profile`):
+    """Print a constant profile (see :func:`pyfed.engines.statement.constant_profile`):
     one line up front when the statement is already violated at its own constants, then one
     short row per constant. Thresholds print exactly when short, else as the engine's certified
     decimal rounded toward the safe side (``needed_decimal``); the JSON report has them exact."""
@@ -381,7 +381,7 @@ def run_file(args) -> int:
 
     from ..check import check_statement, default_budget, default_replicates
     from ..report import statement_report_json
-    from ..engines.statement_search import constant_profile, profile_size
+    from ..engines.statement import constant_profile, profile_size
     from ..parallel import Pool, check_workers
 
     paths = [args.path] if isinstance(args.path, str) else list(args.path)
