@@ -1,5 +1,5 @@
 """``pyfed check``: the main job's front end -- runs the default suite (:mod:`pyfed.check`) and
-the statement checkers (:mod:`checkers`), prints one table per theorem and the statement table,
+the statement checkers (:mod:`pyfed.checkers`), prints one table per theorem and the statement table,
 writes the JSON report; exit status 1 iff some verdict is violated."""
 
 from __future__ import annotations
@@ -300,11 +300,11 @@ def render_profile(console, profile) -> None:
 
 def _checker_verdict(name, args):
     """Verdict of one registered statement checker's search, seeded exactly as
-    :func:`checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
+    :func:`pyfed.checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
     the default report's."""
     import numpy as np
 
-    from checkers.registry import get, names
+    from pyfed.checkers.registry import get, names
     i = names().index(name)
     return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
 
@@ -328,7 +328,7 @@ def _read_with_checkers(path, theorem=None):
             ours = False
         if not ours:
             raise
-        from checkers.registry import names as registered
+        from pyfed.checkers.registry import names as registered
         lemmas = []
         for e in exc.errors:
             construct = getattr(e, "construct", "")
