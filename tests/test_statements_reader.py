@@ -150,7 +150,7 @@ UNSUPPORTED = [
     ("(q : ℚ) → " + RUN + " weightedGap A xstar μ ≤ q", "", "number type", "ℚ) →"),
     ("(h : ∀ n : ℕ, n < K → 0 < ηl) → " + RUN + " weightedGap A xstar μ ≤ 1", "", "hypothesis `∀ n, …`", "∀ n :"),
     ("∀ A : Run P ν S K T ηl ηg c0, weightedGap A xstar μ ≤ 1", "", "initialisation", "c0, weightedGap"),
-    (f"{RUN} weightedGap A xstar μ ≤ |ηl|", "", "absolute value", "|ηl|"),
+    (f"{RUN} weightedGap A xstar μ ≤ if 0 < ηl then 1 else 2", "", "`if … then … else …`", "if 0 < ηl"),
     (f"{RUN} weightedGap A xstar μ ≤ foo", "", "name `foo`", "foo"),
     ("0 < ηl → 1 ≤ ηg", "", "without a run", "theorem T1"),
     (f"{RUN} weightedGap A xstar μ ≤ 1", "structure Foo where\n  x : ℕ", "`structure` declaration", "structure Foo"),

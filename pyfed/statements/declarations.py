@@ -181,16 +181,27 @@ def _split_commands(text: str) -> list[_Command]:
 
 
 def _cut_at_assign(text: str) -> tuple[str, str | None]:
-    """(header, body) split at the first ``:=`` outside brackets (body None when absent)."""
+    """(header, body) split at the ``:=`` that starts the declaration's body: the first one
+    outside brackets that does not belong to a ``let x := v`` of the statement itself (body None
+    when absent)."""
     depth = 0
     pairs = {"(": 1, "[": 1, "{": 1, "⦃": 1, "⟨": 1, ")": -1, "]": -1, "}": -1, "⦄": -1, "⟩": -1}
+    lets: dict = {}          # depth -> `let`s whose `:=` is still to come
     i = 0
     while i < len(text):
         ch = text[i]
         if ch in pairs:
             depth += pairs[ch]
-        elif depth == 0 and text.startswith(":=", i):
-            return text[:i], text[i + 2:]
+        elif text.startswith("let", i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.'")) \
+                and (i + 3 == len(text) or not (text[i + 3].isalnum() or text[i + 3] in "_'")):
+            lets[depth] = lets.get(depth, 0) + 1
+        elif text.startswith(":=", i):
+            if lets.get(depth):
+                lets[depth] -= 1
+            elif depth == 0:
+                return text[:i], text[i + 2:]
+            i += 2
+            continue
         i += 1
     return text, None
 

@@ -35,6 +35,14 @@ class ScopeName:
     type_node: Node | None = None
 
 
+#: Term constructs of the grammar that a statement about a SCAFFOLD run does not use, with the
+#: name its error gives them.
+_OUTSIDE = {"integral": "integral `∫ … ∂ν` (write the model's statistic, e.g. `expectedGap A xstar r`)",
+            "fun": "lambda `fun x => …`", "condexp": "conditional expectation `μ[f | m]`",
+            "ite": "`if … then … else …`", "proj": "projection `(…).field`",
+            "subscript": "`Name[m]` (an explicit σ-algebra)"}
+
+
 class Elaborator:
     """Resolves names and assigns Lean types (``node.ty``) to terms of a statement or a def."""
 
@@ -184,6 +192,12 @@ class Elaborator:
             self.vector_expr(node.args[0])
             node.ty = "real"
             return "real"
+        if k == "abs":
+            self.arith(node.args[0], "real")
+            node.ty = "real"
+            return "real"
+        if k in _OUTSIDE:
+            self.err(node, _OUTSIDE[k])
         if k == "sum":
             rng, body = node.args
             if rng is None:
@@ -425,7 +439,7 @@ def type_kind(node: Node | None, binder_style: str, scope: dict, canon=None):
         if h in ("ℚ", "ℤ"):
             return "unsupported-number", None
     if binder_style == "instance":
-        if h in model.PROBABILITY_CLASSES:
+        if h is not None and h.removeprefix("MeasureTheory.") in model.PROBABILITY_CLASSES:
             return "instance", None
         return "unsupported-instance", None
     if node.kind == "app":

@@ -12,13 +12,26 @@ from .declarations import Context, header_tokens, make_parser, used_variables
 from .elaborate import COMPARE, Elaborator, ScopeName, binder_scope, canon, canon_in, type_kind
 from .statement import HypothesisSpec, Location, Parameter, Statement
 
-__all__ = ["statements_from", "is_run_type"]
+__all__ = ["statements_from", "is_run_type", "push_lets"]
 
 
 def is_run_type(t) -> bool:
     """``Run …`` however qualified (resolution proper happens when the binder's type is read)."""
     h = t.head_name() or ""
     return h.removeprefix("_root_.").removeprefix(model.NAMESPACE + ".") == "Run"
+
+
+def push_lets(node):
+    """``let x := v; A rel B`` as ``(let x := v; A) rel (let x := v; B)``: a conclusion's ``let`` s
+    pushed into both sides of its comparison (nested ``let`` s in order)."""
+    if node.kind != "let":
+        return node
+    inner = push_lets(node.args[1])
+    if inner.kind != "binop" or len(inner.args) < 2:
+        return node
+    sides = [Node("let", node.value, [node.args[0], side], node.line, node.col, f"let {node.value} := "
+                  f"{node.args[0].text}; {side.text}") for side in inner.args[:2]]
+    return Node("binop", inner.value, sides + inner.args[2:], inner.line, inner.col, inner.text)
 
 
 def _peel(node, own_binders, hyps_raw):
@@ -148,6 +161,7 @@ def _build_statement(name, namespace, cmd, variables, decls, path, binders, ty, 
     for hnode, hname in hyps_raw:
         hyps.extend(_hypotheses(hnode, hname, scope, el, path))
     # conclusion
+    conclusion = push_lets(conclusion)
     if not (conclusion.kind == "binop" and conclusion.value in ("≤", "<", "≥", ">")):
         raise LeanSyntaxError(f"conclusion `{conclusion.text[:60]}`", "", line=conclusion.line, col=conclusion.col,
                               path=path, supported="LHS ≤ RHS (or <, ≥, >) with the run's statistics on the left")
