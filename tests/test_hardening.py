@@ -490,14 +490,14 @@ def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatc
     """pyfed check's Monte Carlo rows: a run that diverges is "diverged at round r" (inconclusive),
     flagged as an anomaly because every hypothesis holds there; never "more replicates needed"."""
     import pyfed.algorithms
-    from pyfed.check import run_instance
+    from pyfed.check import run_instance, statement_of
     from pyfed.suites.scaffold import default_suite
 
     def diverging(*a, **k):
         raise Diverged(3, float("inf"), replicate=1, threshold=1e50)
     monkeypatch.setattr(pyfed.algorithms, "scaffold_run", diverging)
     inst = next(i for i in default_suite(quick=True) if i.name.startswith("logistic"))
-    v = run_instance(inst, replicates=8)
+    v = run_instance(inst, replicates=8, statement=statement_of(inst.theorem))
     assert v.status == "inconclusive" and v.reason.startswith("diverged at round 3")
     assert "inside the hypotheses" in v.reason and "more replicates" not in v.reason
     assert v.details["diverged"]["round"] == 3 and "anomaly" in v.details

@@ -111,10 +111,10 @@ def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key):
 
 
 def test_default_rows_name_the_lean_hypotheses():
-    from pyfed.check import run_instance
+    from pyfed.check import run_instance, statement_of
     from pyfed.suites.scaffold import default_suite
     inst = default_suite(quick=True)[0]
-    v = run_instance(inst)
+    v = run_instance(inst, statement=statement_of(inst.theorem))
     texts = [h["statement"] for h in v.details["hypotheses"]]
     assert "effectiveStep K ηl ηg ≤ 1 / (81 * P.β)" in texts and "Convexity P μ" in texts
 

@@ -15,7 +15,7 @@ from ..lean.terms import LeanSyntaxError, Parser
 from . import model
 
 __all__ = ["ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "scan_declarations", "header_tokens",
-           "make_parser", "used_variables"]
+           "make_parser", "used_variables", "theorem_header", "run_namespace"]
 
 
 class ReaderError(InputError):
@@ -381,3 +381,52 @@ def used_variables(variables, binders, body_text: str, exclude=frozenset()):
         if i in chosen:
             keep.append(b)
     return keep
+
+
+def theorem_header(name, cmd, clean, path) -> tuple:
+    """``(binders before the colon, the statement's type, header text)`` of theorem ``name``.
+    Raises :class:`~pyfed.lean.terms.LeanSyntaxError` for a header outside the grammar."""
+    toks, _body, _ = header_tokens(cmd, clean, path, "theorem", name)
+    p = make_parser(toks, path, stop={":="})
+    binders = p.binders()
+    if not p.at(":"):
+        t = p.peek() or (toks[-1] if toks else None)
+        raise LeanSyntaxError("theorem header", "expected `:` and the statement", line=t.line if t else cmd.line,
+                              col=t.col if t else cmd.col, path=path)
+    p.take(":")
+    ty = p.term(0)
+    if p.peek() is not None:
+        t = p.peek()
+        raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
+    header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
+    return binders, ty, header_text
+
+
+#: The model namespaces whose ``Run`` structure a statement can quantify over.
+RUN_NAMESPACES = ("SCAFFOLD", "FedAvg")
+
+
+def run_namespace(type_node, ctx: Context) -> str | None:
+    """The model namespace (``"SCAFFOLD"`` or ``"FedAvg"``) of a binder type ``Run …`` as Lean
+    resolves the name ``Run`` in ``ctx`` (qualified, through the enclosing namespaces innermost
+    first, then the opened ones), or None when the type is not a model's ``Run``. Two opened
+    namespaces that both give a ``Run`` are ambiguous (:class:`LeanNameError`)."""
+    h = type_node.head_name() if type_node is not None else None
+    if not h:
+        return None
+    h = h.removeprefix("_root_.")
+    if h.endswith(".Run") and h[:-len(".Run")] in RUN_NAMESPACES:
+        return h[:-len(".Run")]
+    if h != "Run":
+        return None
+    parts = ctx.namespace.split(".") if ctx.namespace else []
+    for k in range(len(parts), 0, -1):
+        if parts[k - 1] in RUN_NAMESPACES:
+            return parts[k - 1]
+    hits = [o for o in ctx.opens if o in RUN_NAMESPACES]
+    if len(set(hits)) > 1:
+        raise LeanNameError("ambiguous identifier `Run`, possible interpretations: "
+                            + ", ".join(f"`{o}.Run`" for o in sorted(set(hits))) + " (Lean rejects it: qualify the name)",
+                            line=type_node.line, col=type_node.col, path="<text>",
+                            construct="ambiguous identifier `Run`")
+    return hits[0] if hits else None

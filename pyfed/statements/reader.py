@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..lean import terms
 from ..lean.terms import LeanSyntaxError
 from . import model
-from .declarations import Declarations, ReaderError
+from .declarations import Context, Declarations, ReaderError, run_namespace, theorem_header
 from .elaborate import read_declarations
 from .scaffold_run import statements_from
 from .statement import Statement
@@ -49,18 +49,46 @@ def _check_imports(decls: Declarations):
                           decls.path)
 
 
-#: What ``pyfed check PATH.lean`` says about a FedAvg theorem (namespace ``FedAvg``).
-FEDAVG_POINTER = ("the statement reader of `pyfed check PATH.lean` checks theorems about a SCAFFOLD run "
-                  "(`Run P ν S K T ηl ηg init`, namespace SCAFFOLD), not FedAvg statements; the FedAvg "
-                  "statements (FedAvg.PerRoundProgress, FedAvg.BoundedClientDrift, FedAvg.ConvexFedAvgConvergence, "
-                  "FedAvg.TunedConvexFedAvgConvergence of lean/Pyfed/FedAvg/Theorems.lean) are checked by "
-                  "`pyfed check` without a PATH (its FedAvg tables and statement checkers) and searched by "
-                  "`pyfed search FedAvg.NAME` (`pyfed search --list` lists the names)")
+def theorem_shape(name, namespace, cmd, variables, decls, clean, path) -> str:
+    """Which builder reads theorem ``name``: ``"scaffold_run"`` when it quantifies over a SCAFFOLD
+    ``Run`` (the model's name ``Run`` as Lean resolves it where the theorem stands),
+    ``"fedavg_run"`` over a FedAvg ``Run``, else ``"lemma"`` (a run-free statement)."""
+    ctx = decls.contexts.get(name, Context(namespace))
+    binders, ty, _ = theorem_header(name, cmd, clean, path)
+    found = []
+    for b in list(binders) + list(variables):
+        found.append(b.type)
+    for n in ty.walk():
+        if n.kind in ("forall", "exists"):
+            found.extend(b.type for b in n.value)
+        if n.kind == "binop" and n.value == "→" and n.args[0].kind == "cast":
+            found.append(n.args[0].args[1])
+    kinds = set()
+    for t in found:
+        if t is None:
+            continue
+        ns = run_namespace(t, ctx)
+        if ns is None and (t.head_name() or "").removeprefix("_root_.") == "Run":
+            ns = "SCAFFOLD"      # an unresolved `Run`: the SCAFFOLD builder names what is missing
+        if ns is not None:
+            kinds.add(ns)
+    if "FedAvg" in kinds:
+        return "fedavg_run"
+    if "SCAFFOLD" in kinds:
+        return "scaffold_run"
+    return "lemma"
 
 
-def _is_fedavg(namespace: str) -> bool:
-    """True for a theorem declared in namespace ``FedAvg`` (or one nested in it)."""
-    return namespace == "FedAvg" or namespace.startswith("FedAvg.")
+def builder_for(name, namespace, cmd, variables, decls, clean, path):
+    """The ``statements_from`` function of the builder of :func:`theorem_shape`."""
+    shape = theorem_shape(name, namespace, cmd, variables, decls, clean, path)
+    if shape == "scaffold_run":
+        return statements_from
+    if shape == "fedavg_run":
+        from .fedavg_run import statements_from as fedavg_statements
+        return fedavg_statements
+    from .lemma import statements_from as lemma_statements
+    return lemma_statements
 
 
 def missing_theorem_message(theorem: str, where: str, names) -> str:
@@ -96,24 +124,14 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     if not names:
         raise ReaderError([LeanSyntaxError("file without theorems", "", line=1, col=1, path=path,
                                            supported="theorem NAME : … about a SCAFFOLD run")], path)
-    fedavg = [n for n in names if _is_fedavg(decls.theorems[n][0])]
-    if fedavg and len(fedavg) == len(names):
-        raise InputError(path, f"{', '.join('FedAvg.' + n for n in fedavg)}: " + FEDAVG_POINTER)
     errors = list(decls.errors) if theorem is None else []
-    if fedavg:       # a file mixing SCAFFOLD and FedAvg theorems: one error at the first FedAvg one
-        cmd = decls.theorems[fedavg[0]][1]
-        errors.append(LeanSyntaxError("FedAvg theorem" + ("s " if len(fedavg) > 1 else " ")
-                                      + ", ".join(f"`{n}`" for n in fedavg), FEDAVG_POINTER,
-                                      line=getattr(cmd, "line", 1), col=getattr(cmd, "col", 1), path=path,
-                                      supported="theorems about a SCAFFOLD run (namespace SCAFFOLD); "
-                                                "--theorem NAME checks one SCAFFOLD theorem of the file"))
-    names = [n for n in names if n not in fedavg]
     out = []
     clean = terms.strip_comments(text)
     for name in names:
         namespace, cmd, variables = decls.theorems[name]
         try:
-            out.extend(statements_from(name, namespace, cmd, variables, decls, clean, path))
+            out.extend(builder_for(name, namespace, cmd, variables, decls, clean, path)(
+                name, namespace, cmd, variables, decls, clean, path))
         except LeanSyntaxError as e:
             errors.append(e)
     if errors:
