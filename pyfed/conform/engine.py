@@ -894,7 +894,7 @@ def _run_local_sgd(adapter, rung) -> RungResult:
                     ok, err = _within(out[k], want[k], scale)
                     if not ok:
                         res.status = "deviates"
-                        res.deviation = Deviation(rung.name, t + 1, k, f"worker iterate x^{k}_{{t+1}}", list(want[k]),
+                        res.deviation = Deviation(rung.name, t + 1, k, f"worker iterate x^{k}_{t + 1}", list(want[k]),
                                                   list(out[k]), eq, src, sampled=draws.tolist(), kind="draws",
                                                   error_ulps=err, hint=_local_sgd_hint(A, b, Xs, draws, rung.eta[t],
                                                                                        (t + 1) in sync, out, k, scale))
