@@ -1,258 +1,32 @@
-"""``pyfed check``: the main job — honest verdicts on the SCAFFOLD theorems on concrete runs.
+"""``pyfed check``: orchestration only -- every statement through the engines that apply to it.
 
-The default suite (``default_suite``):
+* :func:`run_check`: the default report: the built-in SCAFFOLD instances of
+  :mod:`pyfed.suites.scaffold` against the statements read from ``lean/Pyfed/Scaffold/Theorems.lean``,
+  one PEP row, and the FedAvg statements of the Field Guide on the instances of
+  :mod:`pyfed.suites.fedavg`;
+* :func:`check_statement`: one statement read from a Lean file (ours or a user's) with every
+  engine: the built-in instances that fit, the adversarial search, the PEP row where it
+  applies and the constant profile.
 
-1. ``ConvexFiniteRoundConvergence`` on a rational quadratic instance with Gaussian noise;
-2. ``ConvexFiniteRoundConvergence`` on L2-regularised logistic regression over scikit-learn's
-   bundled breast-cancer data, split non-iid (Dirichlet label skew) across N clients, S < N,
-   with the minibatch oracle and its certified sigma;
-3. ``NonconvexFiniteRoundConvergence`` on the nonconvex-regularised logistic loss over the
-   same data ("similarity 10%" split), warm-start controls as the theorem requires;
-4. the four FedAvg statements of the Field Guide (namespace ``FedAvg``) on an exact shared-Hessian
-   quadratic instance and a real-data Monte Carlo instance (:mod:`pyfed.check_fedavg`, appended by
-   :func:`run_check`).
-
-The SCAFFOLD statements themselves are read from ``lean/Pyfed/Scaffold/Theorems.lean`` by the statement
-reader (:mod:`pyfed.statements`): hypotheses, left statistic and right side come from the Lean
-text, and the engines (:mod:`pyfed.engines.statement`) evaluate them. The rational quadratic
-instance is decided exactly (exact moments); the real-data instances are simulated with the
-seed-000 ``Run`` model over R replicates (Monte Carlo with a confidence interval); step sizes are
-chosen inside the hypotheses (and printed). Each result is a :class:`pyfed.verdicts.Verdict`.
-
-:func:`check_statement` does the same for any statement read from a user's Lean file
-(``pyfed check PATH.lean``), adding the adversarial search, the PEP row where it applies and the
-constant profile.
+What is checked is what the Lean file states: hypotheses, left and right sides come from the
+statement reader (:mod:`pyfed.statements`), and the engines (:mod:`pyfed.engines.statement`)
+evaluate them. Reports are written by :mod:`pyfed.report`; the command front end is
+:mod:`pyfed.commands.check`.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import numpy as np
-
-from . import __version__
 from .errors import InputError, check_int
-from .exact import as_float, cap_report, number_json, to_fraction
-from .theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
-                     nonconvex_hypotheses, nonconvex_rhs, squared_distance)
+from .exact import number_json
+from .suites.scaffold import CONVEX, Instance, default_suite, exact_engine_applies, to_run_instance
+from .theory import effective_step
 from .verdicts import Inconclusive, Verdict
 
-CONVEX = "ConvexFiniteRoundConvergence"
-NONCONVEX = "NonconvexFiniteRoundConvergence"
-
-__all__ = ["Instance", "default_suite", "run_instance", "run_check", "CONVEX", "NONCONVEX",
-           "round_down", "round_up", "convex_step", "nonconvex_step", "instance_constants",
-           "instance_hypotheses", "instance_rhs"]
-
-
-def round_down(value, digits: int = 6) -> Fraction:
-    """A short rational <= value (value > 0), keeping ``digits`` significant digits.
-
-    Used to pick step sizes that are exact rationals strictly inside a hypothesis.
-    """
-    v = float(value)
-    if not (v > 0) or not math.isfinite(v):
-        raise InputError("value", f"must be a finite positive number, got {value!r}")
-    e = math.floor(math.log10(v)) - digits + 1
-    scale = Fraction(10) ** (-e)
-    k = math.floor(Fraction(v) * scale)
-    out = Fraction(k) / scale
-    # guard: the float value might round above an exact bound; callers verify hypotheses exactly
-    return out if out > 0 else Fraction(v)
-
-
-def round_up(value, digits: int = 6) -> Fraction:
-    """A short rational >= value (value > 0) with ``digits`` significant digits (exact
-    comparison: never below ``value``, floats taken at their exact binary value)."""
-    v = float(value)
-    if not (v > 0) or not math.isfinite(v):
-        raise InputError("value", f"must be a finite positive number, got {value!r}")
-    e = math.floor(math.log10(v)) - digits + 1
-    scale = Fraction(10) ** (-e)
-    exact = Fraction(v) if to_fraction(value) is None else to_fraction(value)
-    return Fraction(math.ceil(exact * scale)) / scale
-
-
-def convex_step(beta, mu, N: int, S: int, K: int, eta_g=1) -> Fraction:
-    """eta_l (rational) with h = K eta_l eta_g <= min(1/(81 beta), S/(15 N mu)) (seed 000 hypotheses)."""
-    bound = 1 / (81 * float(beta))
-    if float(mu) > 0:
-        bound = min(bound, S / (15 * N * float(mu)))
-    return round_down(bound * (1 - 1e-9) / (K * float(eta_g)))
-
-
-def nonconvex_step(beta, N: int, S: int, K: int, eta_g=1) -> Fraction:
-    """eta_l (rational) with h <= (S/N)^(2/3)/(24 beta) (nonconvex theorem's hypothesis)."""
-    bound = (S / N) ** (2 / 3) / (24 * float(beta))
-    return round_down(bound * (1 - 1e-9) / (K * float(eta_g)))
-
-
-@dataclass
-class Instance:
-    """One theorem instance: a problem, an oracle and run parameters.
-
-    Attributes
-    ----------
-    name : str
-    theorem : str
-        ``CONVEX`` or ``NONCONVEX`` (Lean names).
-    problem, oracle
-    S, K, T : int
-        Clients per round, local steps, rounds.
-    eta_l, eta_g : Fraction
-        Local and global step sizes.
-    x0 : ndarray (d,)
-    c0 : ndarray (N, d) | None
-        Given initial controls (convex theorem) or None for the K-sample warm start.
-    description : str
-    """
-
-    name: str
-    theorem: str
-    problem: object
-    oracle: object
-    S: int
-    K: int
-    T: int
-    eta_l: Fraction
-    eta_g: Fraction
-    x0: np.ndarray
-    c0: np.ndarray | None
-    description: str = ""
-    c0_exact: object = None
-    x0_exact: object = None
-    extra: dict = field(default_factory=dict)
-
-    def parameters(self) -> dict:
-        h = effective_step(self.K, self.eta_l, self.eta_g)
-        return {"N": self.problem.N, "d": self.problem.d, "S": self.S, "K": self.K, "T": self.T,
-                "eta_l": str(self.eta_l), "eta_g": str(self.eta_g), "h": str(h),
-                "beta": str(self.problem.beta),
-                **({"mu": str(self.problem.mu)} if self.theorem == CONVEX else {}),
-                "sigma": str(self.oracle.sigma), "oracle": self.oracle.name,
-                "controls": "given c0 = grad f_i(x0)" if self.c0 is not None else "warm start (K samples at x0)"}
-
-
-def _sigma(oracle):
-    s = getattr(oracle, "sigma", 0)
-    return s
-
-
-def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
-    """The built-in instances of ``pyfed check`` (see module docstring).
-
-    ``quick`` shortens the horizon to T = 8 rounds (40 otherwise).
-    """
-    from .oracles import GaussianOracle, MinibatchOracle
-    from .problems import random_quadratic
-    from .problems.logistic import LogisticProblem
-    from .problems.nonconvex import NonconvexLogisticProblem
-
-    rng = np.random.default_rng(seed)
-    T = 8 if quick else 40
-    suite = []
-
-    # 1. rational quadratic, Gaussian noise, exact right side
-    q = random_quadratic(8, 4, np.random.default_rng(1000 + seed), mu=Fraction(1, 10), L=1,
-                         rational=True, heterogeneity=1, name="quadratic-rational-N8-d4")
-    N, S, K = q.N, 4, 4
-    eta_g = Fraction(1)
-    eta_l = convex_step(q.beta, q.mu, N, S, K, eta_g)
-    x0e = np.array([Fraction(1)] * q.d, dtype=object)
-    c0e = q.grads_exact(x0e)
-    suite.append(Instance(
-        name=q.name, theorem=CONVEX, problem=q, oracle=GaussianOracle(q, Fraction(1, 2)),
-        S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g,
-        x0=np.array([float(v) for v in x0e]), c0=np.array([[float(v) for v in row] for row in c0e]),
-        c0_exact=c0e, x0_exact=x0e,
-        description="8 rational quadratic clients (mu=1/10, L=1), Gaussian noise sigma=1/2"))
-
-    # 2. L2-logistic regression on real data, Dirichlet label skew, minibatch oracle
-    lg = LogisticProblem.from_dataset("breast_cancer", N=10, scheme="dirichlet", rng=np.random.default_rng(2000 + seed),
-                                      lam=0.05, alpha=0.5)
-    N, S, K = lg.N, 5, 5
-    eta_l = convex_step(lg.beta, lg.mu, N, S, K, eta_g)
-    x0 = np.zeros(lg.d)
-    c0 = lg.client_grads(np.broadcast_to(x0, (lg.N, lg.d)))
-    suite.append(Instance(
-        name="logistic-breast_cancer-dirichlet0.5", theorem=CONVEX, problem=lg, oracle=MinibatchOracle(lg, 8),
-        S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=c0,
-        description="L2-logistic regression (lambda=0.05), breast cancer, 10 clients, Dirichlet(0.5) label skew, minibatch b=8"))
-
-    # 3. nonconvex real-data loss, similarity split, warm start
-    nc = NonconvexLogisticProblem.from_dataset("breast_cancer", N=10, scheme="similarity",
-                                               rng=np.random.default_rng(3000 + seed), lam=0.05, similarity=10)
-    N, S, K = nc.N, 5, 5
-    eta_l = nonconvex_step(nc.beta, N, S, K, eta_g)
-    suite.append(Instance(
-        name="nonconvex-logistic-breast_cancer-sim10", theorem=NONCONVEX, problem=nc, oracle=MinibatchOracle(nc, 8),
-        S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=np.zeros(nc.d), c0=None,
-        description="logistic loss + 0.05 sum x_j^2/(1+x_j^2), breast cancer, 10 clients, similarity 10%, minibatch b=8, warm start"))
-    del rng
-    return suite
-
-
-def instance_hypotheses(inst: Instance):
-    """The theorem's hypotheses evaluated on ``inst`` (list of pyfed.theory.Hypothesis)."""
-    p = inst.problem
-    common = dict(N=p.N, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
-                  beta=p.beta, sigma=_sigma(inst.oracle))
-    if inst.theorem == CONVEX:
-        return convex_hypotheses(mu=p.mu, convexity=p.convexity(p.mu), **common)
-    f_x0 = float(p.value(inst.x0))
-    return nonconvex_hypotheses(f_low=p.f_low, f_x0=f_x0, f_low_certificate=p.derivations.get("f_low"), **common)
-
-
-def instance_constants(inst: Instance) -> dict:
-    """The problem-dependent numbers of the right side: ``dist_sq`` = ||x0 - x*||^2 and ``C0``
-    (convex theorem) or ``f_gap`` = f(x0) - f_low (nonconvex). Exact Fractions for rational
-    quadratic data with exact x0, c0; floats otherwise."""
-    p = inst.problem
-    if inst.theorem == CONVEX:
-        if inst.c0_exact is not None and getattr(p, "exact", False):
-            dist_sq = squared_distance(inst.x0_exact, p.x_star_exact)
-            C0 = initial_control_error(inst.c0_exact, p.grads_exact(p.x_star_exact))
-        else:
-            dist_sq = float(np.sum((inst.x0 - p.x_star) ** 2))
-            gs = p.client_grads(np.broadcast_to(p.x_star, (p.N, p.d)))
-            C0 = float(np.mean(np.sum((inst.c0 - gs) ** 2, axis=1)))
-        return {"dist_sq": dist_sq, "C0": C0}
-    return {"f_gap": float(p.value(inst.x0)) - as_float(p.f_low)}
-
-
-def instance_rhs(inst: Instance):
-    """The theorem's right side on ``inst`` (exact Fraction when all inputs are rational)."""
-    p = inst.problem
-    k = instance_constants(inst)
-    if inst.theorem == CONVEX:
-        return convex_rhs(dist_sq=k["dist_sq"], C0=k["C0"], N=p.N, S=inst.S, K=inst.K, T=inst.T,
-                          eta_l=inst.eta_l, eta_g=inst.eta_g, mu=p.mu, sigma=_sigma(inst.oracle))
-    return nonconvex_rhs(f_gap=k["f_gap"], beta=p.beta, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
-                         eta_g=inst.eta_g, sigma=_sigma(inst.oracle))
-
-
-def exact_engine_applies(inst: Instance) -> bool:
-    """True when the left side can be computed exactly: quadratic clients with rational data
-    and exact or Gaussian (known covariance) noise (issue 3, :mod:`pyfed.engines.exact`)."""
-    from .oracles import ExactOracle, GaussianOracle
-    from .problems.quadratic import QuadraticProblem
-
-    return (isinstance(inst.problem, QuadraticProblem) and getattr(inst.problem, "exact", False)
-            and type(inst.oracle) in (ExactOracle, GaussianOracle))
-
-
-def to_run_instance(inst: Instance):
-    """The :class:`pyfed.engines.statement.RunInstance` of a default-suite instance."""
-    from .engines.statement import RunInstance
-
-    return RunInstance(name=inst.name, problem=inst.problem, sigma=_sigma(inst.oracle), S=inst.S, K=inst.K, T=inst.T,
-                       eta_l=inst.eta_l, eta_g=inst.eta_g,
-                       x0=inst.x0_exact if inst.x0_exact is not None else inst.x0,
-                       c0=inst.c0_exact if inst.c0_exact is not None else inst.c0,
-                       oracle=inst.oracle, description=inst.description)
+__all__ = ["run_instance", "run_check", "check_statement", "StatementReport", "statement_of",
+           "default_replicates", "default_budget", "fit_instance_step"]
 
 
 def statement_of(theorem: str):
@@ -343,7 +117,7 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     (what is checked is what the Lean file states). ``progress``: optional callable
     ``progress(label)`` invoked before each task.
     """
-    from .engines.pep.statement import pep_row
+    from .engines.statement import pep_row
 
     reps = replicates if replicates is not None else default_replicates(quick)
     out = []
@@ -362,15 +136,6 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     return out
 
 
-def report_json(verdicts: list[Verdict], *, seed: int, quick: bool, replicates, statements=()) -> str:
-    """The JSON report written by ``pyfed check --json``: theorem verdicts, and the statement
-    checkers' verdicts (``[(lean_name, Verdict)]`` from :func:`checkers.run_all`)."""
-    return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates,
-                       "verdicts": [v.to_json() for v in verdicts],
-                       "statements": [dict(v.to_json(), lean_name=name) for name, v in statements]},
-                      indent=2, sort_keys=True, default=str)
-
-
 # --------------------------------------------------------------------------- a user's statements
 
 def default_budget(quick: bool) -> int:
@@ -386,7 +151,7 @@ class StatementReport:
     statement : pyfed.statements.Statement; verdicts : list[Verdict] (default-suite instances
     that fit, the adversarial search, the PEP row when there is one); pep_note : why there is
     no PEP row (or ""); profile : the constant profile (dict, see
-    :func:`pyfed.engines.statement_search.constant_profile`) or None; search : the search's
+    :func:`pyfed.engines.statement.constant_profile`) or None; search : the search's
     SearchResult; exports : written counterexample files; engines : which engines apply
     (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
     hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
@@ -453,9 +218,8 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     (JSON + Lean). A statement proven vacuous (:func:`pyfed.statements.vacuity.vacuity`) is
     decided by nothing: its report has no verdicts, ``search`` and ``profile`` None, ``vacuous``
     the reason and ``pep_note`` "no PEP row: the statement is vacuous"."""
-    from .engines.pep.statement import NoPEP, pep_row
+    from .engines.statement import NoPEP, constant_profile, pep_row, search
     from .engines.statement import applicable_engines, fits
-    from .engines.statement_search import constant_profile, search
     from .statements.vacuity import vacuity
 
     why_vacuous = vacuity(st)
@@ -512,42 +276,3 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         rec = counterexample_record(st, res.verdict, seed=seed, budget=budget)
         rep.exports.extend(write_statement_counterexample(rec, out))
     return rep
-
-
-def _json_text(value) -> str:
-    """JSON text of a value json cannot write: exact rationals in full as ``"p/q"`` (any length),
-    anything else as ``str``."""
-    from .exact import rational_str
-    return rational_str(value) if isinstance(value, Fraction) else str(value)
-
-
-def statement_report_json(reports, *, seed: int, quick: bool, replicates, path: str | None, lemmas=(),
-                          files=None) -> str:
-    """The JSON report of ``pyfed check FILE.lean …``: the default report's schema (``verdicts``,
-    each with ``statement`` = the theorem's name) plus ``source`` (``file:line``) on every
-    verdict, and per statement what was read, the PEP note and the constant profile. ``file`` is
-    the checked file (None when several were checked), ``files`` every checked file in order
-    (default ``[path]``)."""
-    def prof_json(p):
-        # exact thresholds of long-horizon instances can run to thousands of digits: capped as
-        # the verdicts' numbers are (the counterexample files written with --out keep every digit)
-        return cap_report(json.loads(json.dumps(p, default=_json_text))) if p is not None else None
-
-    verdicts = []
-    for r in reports:
-        for v in r.verdicts:
-            verdicts.append(dict(v.to_json(), source=r.statement.source))
-    files = [str(f) for f in files] if files is not None else [path]
-    return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates, "file": path,
-                       "files": files,
-                       "verdicts": verdicts,
-                       "statements": [dict(v.to_json(), lean_name=name) for name, v in lemmas],
-                       "read": [dict(r.statement.describe(), pep=r.pep_note or "PEP row",
-                                     engines={k: {"applies": a, "why": w} for k, (a, w) in r.engines.items()},
-                                     profile=prof_json(r.profile), exports=list(r.exports),
-                                     vacuous=bool(r.vacuous), vacuous_reason=r.vacuous,
-                                     no_instance_in_hypotheses=bool(r.no_instance),
-                                     instances_tried=int(getattr(r, "tried", 0)),
-                                     instances_skipped=[{"instance": n, "why": w}
-                                                        for n, w in getattr(r, "skipped", [])]) for r in reports]},
-                      indent=2, sort_keys=True, default=str)

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from pyfed.check import (CONVEX, NONCONVEX, convex_step, default_suite, instance_hypotheses, instance_rhs,
-                         nonconvex_step, round_down)
+from pyfed.suites.scaffold import (CONVEX, NONCONVEX, convex_step, default_suite, instance_hypotheses,
+                                   instance_rhs, nonconvex_step, round_down)
 from pyfed.cli import main
 from pyfed.errors import InputError
 from pyfed.theory import failing

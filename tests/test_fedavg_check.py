@@ -46,7 +46,7 @@ def test_suite_hypotheses_hold_and_zeta_is_certified():
 def test_check_json_names_the_fedavg_rows(rows):
     import json
 
-    from pyfed.check import report_json
+    from pyfed.report import report_json
 
     js = json.loads(report_json(rows, seed=0, quick=True, replicates=32))
     assert {v["statement"] for v in js["verdicts"]} == set(STATEMENTS)

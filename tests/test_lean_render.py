@@ -84,7 +84,7 @@ def test_numbers_in_generated_files_equal_pyfed_values():
 
 
 def test_check_instances_cover_pyfed_check_and_carry_its_exact_values():
-    from pyfed.check import default_suite, instance_rhs
+    from pyfed.suites.scaffold import default_suite, instance_rhs
 
     text = (GEN / "CheckInstances.lean").read_text(encoding="utf-8")
     suite = default_suite(quick=False)

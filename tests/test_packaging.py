@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pyfed.errors import InputError
-from pyfed.lean import render
+from pyfed.lean import paths, render
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAN = ROOT / "lean"
@@ -87,7 +87,8 @@ def test_package_list_matches_the_source_tree():
     """The packages are listed explicitly (the Lean data package is not discoverable): every
     Python package of pyfed/ and checkers/ must be in the list, and nothing else but pyfed._lean."""
     cfg = _pyproject()["tool"]["setuptools"]
-    found = {str(p.parent.relative_to(ROOT)).replace(os.sep, ".")
+    found = {str(p.parent.relative_to(ROOT)).replace(os.sep, ".").replace("checkers", "pyfed.checkers", 1)
+             if p.parent.relative_to(ROOT).parts[0] == "checkers" else str(p.parent.relative_to(ROOT)).replace(os.sep, ".")
              for top in ("pyfed", "checkers") for p in (ROOT / top).rglob("__init__.py")
              if "__pycache__" not in p.parts}
     lean_folders = {".".join(("pyfed._lean",) + d.relative_to(LEAN).parts).rstrip(".")
@@ -98,7 +99,7 @@ def test_package_list_matches_the_source_tree():
     assert set(cfg["packages"]) == found | lean_folders | {"pyfed.lean.templates"}   # + Jinja2 templates
     assert cfg["package-data"]["pyfed.lean.templates"] == ["*.j2"]
     assert len(cfg["packages"]) == len(set(cfg["packages"]))
-    assert cfg["package-dir"] == {"pyfed._lean": "lean"}
+    assert cfg["package-dir"] == {"pyfed._lean": "lean", "pyfed.checkers": "checkers"}
     assert set(cfg["package-data"]["pyfed._lean"]) == {"*.lean", "MATHLIB_API.md"}
     assert all(cfg["package-data"][p] == ["*.lean"] for p in lean_folders - {"pyfed._lean"})
 
@@ -113,7 +114,8 @@ def test_build_ships_every_lean_source_and_template(built):
         assert (built / "pyfed" / "_lean" / rel).read_bytes() == (LEAN / rel).read_bytes(), rel
     templates = {p.name for p in (ROOT / "pyfed" / "lean" / "templates").glob("*.j2")}
     assert templates and {p.name for p in (built / "pyfed" / "lean" / "templates").glob("*.j2")} == templates
-    assert (built / "checkers" / "registry.py").is_file()
+    assert (built / "pyfed" / "checkers" / "registry.py").is_file()
+    assert not (built / "checkers").exists()       # no top-level package named `checkers` in site-packages
     assert not (built / "lakefile.lean").exists()  # no checkout marker next to the installed package
 
 
@@ -155,21 +157,21 @@ def _fake_site_packages(root: Path) -> Path:
 def test_source_lean_dir_prefers_the_checkout(tmp_path):
     pkg = _fake_checkout(tmp_path / "repo")
     (pkg / "_lean" / "Pyfed").mkdir(parents=True)  # a stale in-place build does not win
-    assert render.source_lean_dir(pkg) == tmp_path / "repo" / "lean"
+    assert paths.source_lean_dir(pkg) == tmp_path / "repo" / "lean"
 
 
 def test_source_lean_dir_uses_the_packaged_copy_after_an_install(tmp_path):
     pkg = _fake_site_packages(tmp_path / "site-packages")
-    assert render.source_lean_dir(pkg) == pkg / "_lean"
+    assert paths.source_lean_dir(pkg) == pkg / "_lean"
     # a lakefile without lean/Pyfed next to the package is no checkout
     (tmp_path / "site-packages" / "lakefile.lean").write_text("")
-    assert render.source_lean_dir(pkg) == pkg / "_lean"
+    assert paths.source_lean_dir(pkg) == pkg / "_lean"
 
 
 def test_source_lean_dir_missing_everywhere_is_a_named_error(tmp_path):
     (tmp_path / "pyfed").mkdir()
     with pytest.raises(InputError) as e:
-        render.source_lean_dir(tmp_path / "pyfed")
+        paths.source_lean_dir(tmp_path / "pyfed")
     assert e.value.argument == "lean" and "reinstall pyfed" in str(e.value)
 
 
@@ -178,7 +180,7 @@ def test_source_lean_dir_of_this_checkout_ignores_the_current_directory(tmp_path
     from pyfed.statements import theorems_path
 
     monkeypatch.chdir(tmp_path)
-    assert render.source_lean_dir() == LEAN
+    assert paths.source_lean_dir() == LEAN
     assert theorems_path() == LEAN / "Pyfed" / "Scaffold" / "Theorems.lean"
     assert set(drift.parse_definitions()) == set(drift.ARITHMETIC_DEFS)  # reads this checkout's lean/
 
@@ -188,8 +190,8 @@ def test_checked_lean_dir_prefers_the_project_around_the_current_directory(tmp_p
     (project / "sub").mkdir(parents=True)
     (project / "lakefile.lean").write_text("")
     pkg = _fake_site_packages(tmp_path / "site")
-    assert render.checked_lean_dir(cwd=project / "sub", package_dir=pkg) == project.resolve() / "lean"
-    assert render.checked_lean_dir(cwd=tmp_path / "site", package_dir=pkg) == pkg / "_lean"
+    assert paths.checked_lean_dir(cwd=project / "sub", package_dir=pkg) == project.resolve() / "lean"
+    assert paths.checked_lean_dir(cwd=tmp_path / "site", package_dir=pkg) == pkg / "_lean"
 
 
 # ----------------------------------------------------------------------------- installed layout
@@ -197,7 +199,7 @@ def test_checked_lean_dir_prefers_the_project_around_the_current_directory(tmp_p
 def test_installed_layout_reads_its_own_lean_copy(built, tmp_path):
     """From a directory that is no checkout, the installed package reads pyfed/_lean: the
     statements of the default suite, the generated-file check and the drift check."""
-    probe = ("from pyfed.lean.render import source_lean_dir; from pyfed.statements import our_statements, "
+    probe = ("from pyfed.lean.paths import source_lean_dir; from pyfed.statements import our_statements, "
              "theorems_path; print(source_lean_dir()); print(theorems_path()); print(sorted(our_statements()))")
     env = dict(os.environ, PYTHONPATH=str(built), PYTHONNOUSERSITE="1")
     proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,

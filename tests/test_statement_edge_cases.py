@@ -201,7 +201,7 @@ def test_strict_inequality_with_equal_sides_says_strict_fails():
 
 
 def test_search_witness_of_a_strict_statement_is_not_worded_exceeds(tmp_path):
-    from pyfed.engines.statement_search import search
+    from pyfed.engines.statement import search
     from pyfed.lean.statement_export import counterexample_record, write_statement_counterexample
     st = _read(STRICT)
     res = search(st, seed=0, budget=0, indices=[9])       # x0 = x*, c0 = grad f_i(x*), sigma = 0
@@ -395,7 +395,7 @@ def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
 
     import numpy as np
 
-    from pyfed.check import default_suite, to_run_instance
+    from pyfed.suites.scaffold import default_suite, to_run_instance
     from pyfed.engines.statement import decide_exact
     seed = (ROOT / "examples" / "statements" / "seed_convex.lean").read_text(encoding="utf-8")
     assert "IsMinimizer P xstar → " in seed
@@ -414,7 +414,8 @@ def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
 def test_built_in_instances_that_cannot_bind_are_named_with_the_reason():
     # a free xstar (no IsMinimizer) has no value on the built-in instances: the report says so
     # instead of dropping the rows silently; the other family's instance is not listed
-    from pyfed.check import check_statement, default_suite
+    from pyfed.check import check_statement
+    from pyfed.suites.scaffold import default_suite
     seed = (ROOT / "examples" / "statements" / "seed_convex.lean").read_text(encoding="utf-8")
     rep = check_statement(_read(seed.replace("IsMinimizer P xstar → ", "")), quick=True, profile=False, budget=1)
     assert [n for n, _ in rep.skipped] == [i.name for i in default_suite(quick=True)[:2]]

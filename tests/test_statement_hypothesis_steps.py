@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pyfed.check import check_statement, default_suite, fit_instance_step
+from pyfed.check import check_statement, fit_instance_step
 from pyfed.engines.statement import evaluate_hypotheses, fit_step
-from pyfed.check import to_run_instance
+from pyfed.suites.scaffold import default_suite, to_run_instance
 from pyfed.statements import read_text
 from pyfed.theory import effective_step
 

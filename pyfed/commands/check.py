@@ -1,5 +1,5 @@
 """``pyfed check``: the main job's front end -- runs the default suite (:mod:`pyfed.check`) and
-the statement checkers (:mod:`checkers`), prints one table per theorem and the statement table,
+the statement checkers (:mod:`pyfed.checkers`), prints one table per theorem and the statement table,
 writes the JSON report; exit status 1 iff some verdict is violated."""
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ def run(args) -> int:
         raise InputError("--force", "only applies with --replay")
     from rich.progress import Progress
 
-    from ..check import default_replicates, report_json, run_check
+    from ..check import default_replicates, run_check
+    from ..report import report_json
     from ..errors import check_int, check_output_file
 
     check_int("--seed", args.seed, minimum=0)
@@ -265,7 +266,7 @@ def _short(exact: str | None) -> str:
 
 
 def render_profile(console, profile) -> None:
-    """Print a constant profile (see :func:`pyfed.engines.statement_search.constant_profile`):
+    """Print a constant profile (see :func:`pyfed.engines.statement.constant_profile`):
     one line up front when the statement is already violated at its own constants, then one
     short row per constant. Thresholds print exactly when short, else as the engine's certified
     decimal rounded toward the safe side (``needed_decimal``); the JSON report has them exact."""
@@ -305,11 +306,11 @@ def render_profile(console, profile) -> None:
 
 def _checker_verdict(name, args):
     """Verdict of one registered statement checker's search, seeded exactly as
-    :func:`checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
+    :func:`pyfed.checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
     the default report's."""
     import numpy as np
 
-    from checkers.registry import get, names
+    from pyfed.checkers.registry import get, names
     i = names().index(name)
     return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
 
@@ -333,7 +334,7 @@ def _read_with_checkers(path, theorem=None):
             ours = False
         if not ours:
             raise
-        from checkers.registry import names as registered
+        from pyfed.checkers.registry import names as registered
         lemmas = []
         for e in exc.errors:
             construct = getattr(e, "construct", "")
@@ -384,8 +385,9 @@ def run_file(args) -> int:
     progress bar over them."""
     from rich.progress import Progress
 
-    from ..check import check_statement, default_budget, default_replicates, statement_report_json
-    from ..engines.statement_search import constant_profile, profile_size
+    from ..check import check_statement, default_budget, default_replicates
+    from ..report import statement_report_json
+    from ..engines.statement import constant_profile, profile_size
     from ..parallel import Pool, check_workers
 
     paths = [args.path] if isinstance(args.path, str) else list(args.path)

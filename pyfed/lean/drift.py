@@ -59,17 +59,17 @@ class DriftError(AssertionError):
 
 
 def default_lean_dir(cwd=None) -> Path:
-    """The Lean source directory holding ``Pyfed/``: :func:`pyfed.lean.render.default_lean_dir`
+    """The Lean source directory holding ``Pyfed/``: :func:`pyfed.lean.paths.default_lean_dir`
     (``<root>/lean`` of the nearest ``lakefile.lean`` above ``cwd``; InputError if none)."""
-    from .render import default_lean_dir as _shared
+    from .paths import default_lean_dir as _shared
 
     return _shared(cwd)
 
 
 def _source_lean_dir() -> Path:
     """Default ``lean_dir`` of the drift check: pyfed's own Lean sources (the checkout's or the
-    installed copy, :func:`pyfed.lean.render.source_lean_dir`)."""
-    from .render import source_lean_dir
+    installed copy, :func:`pyfed.lean.paths.source_lean_dir`)."""
+    from .paths import source_lean_dir
 
     return source_lean_dir()
 
@@ -273,7 +273,7 @@ def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: d
 
     Parameters
     ----------
-    lean_dir : path to ``lean/`` (default: pyfed's own, :func:`pyfed.lean.render.source_lean_dir`).
+    lean_dir : path to ``lean/`` (default: pyfed's own, :func:`pyfed.lean.paths.source_lean_dir`).
     names : which definitions (default: all of ``catalog``, in dependency order).
     sources : optional ``{relative path: text}`` overriding file contents (used by tests to
         check that a broken copy is detected).

@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 from fractions import Fraction
 from pathlib import Path
-
-import jinja2
 
 from ..errors import InputError
 from ..exact import to_fraction
 from ..theory import bounds as theory
 from ..theory import hypotheses as theory_hyp
+from .paths import checked_lean_dir, default_lean_dir, source_lean_dir  # noqa: F401 (the pyfed lean front end)
+from .templating import doc_safe as _doc_safe, environment, nat, rat, sanitize  # noqa: F401
 
 __all__ = ["HEADER", "COUNTEREXAMPLE_HEADER", "DEFAULT_INSTANCES", "default_lean_dir", "source_lean_dir",
            "checked_lean_dir", "rat", "sanitize", "environment",
@@ -87,126 +85,6 @@ UNFOLD_NONCONVEX = "nonconvexRHSQ, effectiveStepQ"
 #: Namespaces of the Lean statements a counterexample file may refer to (``FedAvg`` for the
 #: Field Guide statements of ``lean/Pyfed/FedAvg``).
 LEAN_NAMESPACES = ("SCAFFOLD", "FedAvg")
-
-#: Marker file of the Lean project root (its ``lean/`` holds ``Pyfed/`` and ``PyfedTest/``).
-LAKEFILE = "lakefile.lean"
-
-
-def default_lean_dir(cwd=None) -> Path:
-    """The Lean source directory used when ``--out`` is not given: ``<root>/lean``.
-
-    ``<root>`` is the nearest ancestor of the current working directory (``cwd``, default
-    :func:`os.getcwd`; the directory itself included) holding ``lakefile.lean``; failing that,
-    the repository around the installed package if it has one (an editable install). After a
-    non-editable install (``pip install .``) the package sits in site-packages, which has no
-    ``lakefile.lean``, so nothing is written there.
-
-    Raises InputError(argument="--out") when no Lean project is found. Shared by
-    :mod:`pyfed.lean.render` and :mod:`pyfed.lean.drift`.
-    """
-    here = Path(os.getcwd() if cwd is None else cwd).resolve()
-    for d in (here, *here.parents):
-        if (d / LAKEFILE).is_file():
-            return d / "lean"
-    repo = Path(__file__).resolve().parents[2]
-    if (repo / LAKEFILE).is_file():
-        return repo / "lean"
-    raise InputError("--out", "no Lean project found (no lakefile.lean above the current directory): "
-                              "rendering writes the Lean sources of a pyfed checkout, so run it inside "
-                              "a checkout (git clone) or pass --out DIR")
-
-
-#: Directory name of the packaged copy of ``lean/`` inside the installed ``pyfed`` package (the
-#: data package ``pyfed._lean`` of ``pyproject.toml``).
-PACKAGED_LEAN = "_lean"
-
-
-def source_lean_dir(package_dir=None) -> Path:
-    """The ``lean/`` directory whose sources pyfed *reads* (its statements, model definitions and
-    generated files): every reader of pyfed's own Lean sources goes through this function.
-
-    * running from a checkout or an editable install: ``<checkout>/lean`` (the checkout is the
-      parent of the ``pyfed`` package directory and holds ``lakefile.lean`` and ``lean/Pyfed``);
-    * after a non-editable install (``pip install .``): the copy shipped in the wheel,
-      ``<site-packages>/pyfed/_lean`` (same tree: ``Pyfed/``, ``PyfedTest/``, ``MATHLIB_API.md``).
-
-    ``package_dir`` is the ``pyfed`` package directory (default: this installation's; tests pass
-    a fake layout). The result does not depend on the current directory. Raises
-    InputError(argument="lean") when neither tree exists (a broken installation). Writers
-    (``pyfed lean`` rendering, counterexample files) never use the packaged copy: they need a
-    checkout (:func:`default_lean_dir`).
-    """
-    pkg = Path(package_dir) if package_dir is not None else Path(__file__).resolve().parents[1]
-    checkout = pkg.parent
-    if (checkout / LAKEFILE).is_file() and (checkout / "lean" / "Pyfed").is_dir():
-        return checkout / "lean"
-    packaged = pkg / PACKAGED_LEAN
-    if (packaged / "Pyfed").is_dir():
-        return packaged
-    raise InputError("lean", f"pyfed's Lean sources are missing: neither {checkout / 'lean'} (a checkout) nor "
-                             f"{packaged} (the installed copy) holds Pyfed/; reinstall pyfed")
-
-
-def checked_lean_dir(cwd=None, package_dir=None) -> Path:
-    """The Lean source directory that ``pyfed lean --check`` / ``--drift`` read when ``--out`` is
-    not given: ``<root>/lean`` of the nearest ``lakefile.lean`` at or above ``cwd`` (as
-    :func:`default_lean_dir`), else :func:`source_lean_dir` (so the checks also run from a
-    non-editable install, on the copy shipped with pyfed). Never raises for a missing project;
-    InputError only for a broken installation (see :func:`source_lean_dir`)."""
-    try:
-        here = Path(os.getcwd() if cwd is None else cwd).resolve()
-        for d in (here, *here.parents):
-            if (d / LAKEFILE).is_file():
-                return d / "lean"
-    except OSError:  # the current directory was removed
-        pass
-    return source_lean_dir(package_dir)
-
-
-# --------------------------------------------------------------------------- literals
-
-def rat(value) -> str:
-    """Exact Lean ℚ literal ``(p/q : ℚ)`` of an exact rational (``(-p/q : ℚ)`` if negative).
-
-    Raises InputError(argument="value") for a float or any inexact number.
-    """
-    f = to_fraction(value)
-    if f is None:
-        raise InputError("value", f"{value!r} is not an exact rational; Lean literals must be exact")
-    return f"({f.numerator}/{f.denominator} : ℚ)"
-
-
-def nat(value) -> str:
-    """Lean ℕ literal (raises InputError for a negative or non-integer value)."""
-    f = to_fraction(value)
-    if f is None or f.denominator != 1 or f < 0:
-        raise InputError("value", f"{value!r} is not a natural number")
-    return str(f.numerator)
-
-
-def sanitize(text: str) -> str:
-    """A Lean/file-system safe identifier: ASCII letters, digits, ``_``; starts with a letter."""
-    s = re.sub(r"[^A-Za-z0-9_]+", "_", str(text)).strip("_")
-    if not s or not s[0].isalpha():
-        s = "x" + s
-    return s[:80]
-
-
-def _doc_safe(text: str) -> str:
-    """Text safe inside a Lean doc comment (no comment terminator)."""
-    return str(text).replace("-/", "- /").replace("/-", "/ -")
-
-
-def environment() -> jinja2.Environment:
-    """The Jinja2 environment (Lean-safe delimiters, strict undefined, no autoescape)."""
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-        block_start_string="<%", block_end_string="%>",
-        variable_start_string="<<", variable_end_string=">>",
-        comment_start_string="<#", comment_end_string="#>",
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined, autoescape=False)
-
 
 # --------------------------------------------------------------------------- instances
 
@@ -341,7 +219,7 @@ def _instances_context(instances):
 
 
 def check_suite_instances(seed: int = 0) -> list:
-    """The instances of ``pyfed check`` (:func:`pyfed.check.default_suite`, full size) as
+    """The instances of ``pyfed check`` (:func:`pyfed.suites.scaffold.default_suite`, full size) as
     renderer dicts.
 
     Rational-data instances (the quadratic one) carry their exact constants, ``dist_sq``, ``C0``
@@ -350,7 +228,7 @@ def check_suite_instances(seed: int = 0) -> list:
     facts are slightly stronger than the instance's own (hence still imply them), and no value
     facts are rendered for them (``hypotheses_only``).
     """
-    from ..check import default_suite, instance_constants, round_up
+    from ..suites.scaffold import default_suite, instance_constants, round_up
 
     out = []
     for inst in default_suite(quick=False, seed=seed):
@@ -521,7 +399,7 @@ def _fedavg_scalars(inst: dict) -> dict:
 def fedavg_instances(seed: int = 0) -> list:
     """:data:`FEDAVG_DEFAULT_INSTANCES` and the exact quadratic instance of ``pyfed check``
     (:func:`pyfed.check_fedavg.fedavg_suite`, full size) as dicts of exact scalars."""
-    from ..check_fedavg import fedavg_suite
+    from ..suites.fedavg import fedavg_suite
 
     out = [dict(_fedavg_scalars(i), name=i["name"]) for i in FEDAVG_DEFAULT_INSTANCES]
     for inst in fedavg_suite(quick=False, seed=seed):

@@ -16,7 +16,7 @@ from .. import __version__
 from ..errors import InputError
 from ..exact import fraction_from_text
 from . import terms
-from .render import _doc_safe, environment, sanitize
+from .templating import doc_safe as _doc_safe, environment, sanitize
 
 __all__ = ["counterexample_record", "file_sha256", "render_statement_counterexample", "write_statement_counterexample",
            "parse_counterexample_lean", "HEADER"]
@@ -85,7 +85,7 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
       rational bounds, :func:`pyfed.engines.statement.side_json`); ``exact``: both sides rational;
     * provenance: ``engine`` (the search), ``decided_by`` (the exact engine), ``seed``,
       ``budget``, ``index`` (the candidate: ``candidate(statement, seed, index)`` of
-      :mod:`pyfed.engines.statement_search` rebuilds it), ``relax``, ``description``, ``replay``
+      :mod:`pyfed.engines.statement.candidates` rebuilds it), ``relax``, ``description``, ``replay``
       (the command that re-checks it).
     """
     from ..engines.statement import WITNESS_SCHEMA

@@ -15,12 +15,12 @@ __all__ = ["read_file", "read_text", "ReaderError", "Statement", "HypothesisSpec
 
 def theorems_path(lean_dir=None):
     """Path of ``Pyfed/Scaffold/Theorems.lean`` under ``lean_dir`` (the ``lean/`` directory;
-    default: pyfed's own Lean sources, :func:`pyfed.lean.render.source_lean_dir` -- the
+    default: pyfed's own Lean sources, :func:`pyfed.lean.paths.source_lean_dir` -- the
     checkout's ``lean/`` or, after a non-editable install, the copy shipped with the package;
     independent of the current directory)."""
     from pathlib import Path
     if lean_dir is None:
-        from ..lean.render import source_lean_dir
+        from ..lean.paths import source_lean_dir
         lean_dir = source_lean_dir()
     return Path(lean_dir) / "Pyfed" / "Scaffold" / "Theorems.lean"
 
@@ -29,7 +29,8 @@ def our_statements(lean_dir=None) -> dict:
     """``{name: Statement}`` of the run statements in pyfed's ``Theorems.lean`` (a conjunction of
     two run statements gives ``Name.1`` and ``Name.2``; theorems that are not about a run, e.g.
     ``GradientGrowth``, have their own checkers and are skipped here)."""
-    from .reader import read_declarations, _statements_from
+    from .elaborate import read_declarations
+    from .scaffold_run import statements_from
     from ..lean import terms
     path = theorems_path(lean_dir)
     text = path.read_text(encoding="utf-8")
@@ -41,6 +42,6 @@ def our_statements(lean_dir=None) -> dict:
         namespace, cmd, variables = decls.theorems[name]
         if "Run" not in cmd.text:
             continue
-        for st in _statements_from(name, namespace, cmd, variables, decls, clean, rel):
+        for st in statements_from(name, namespace, cmd, variables, decls, clean, rel):
             out[st.name] = st
     return out

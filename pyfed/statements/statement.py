@@ -13,7 +13,7 @@ parameters and the model's definitions), each with its source position.
 
 Evaluation is :mod:`pyfed.statements.evaluate`; the engines are
 :mod:`pyfed.engines.statement` (exact moments, Monte Carlo, adversarial search, constant
-profile) and :mod:`pyfed.engines.pep.statement` (PEP worst case).
+profile, PEP worst case).
 """
 
 from __future__ import annotations
