@@ -31,7 +31,7 @@ Engines never print: :func:`conform` returns a :class:`ConformanceReport`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from statistics import NormalDist
 
