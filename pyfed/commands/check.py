@@ -46,6 +46,9 @@ def register(subparsers) -> None:
                    help="re-decide a counterexample written by --out exactly (statement from the recorded file, "
                         "or PATH.lean); exit 1 if the violation is re-confirmed")
     p.add_argument("--force", action="store_true", help="with --replay: accept a statement file that changed")
+    p.add_argument("--implementation", metavar="ADAPTER",
+                   help="run the statements that apply to a conforming implementation (pyfed conform ADAPTER) on its "
+                        "own trajectories (Monte Carlo rows)")
     from .search import add_parallel_arguments
     add_parallel_arguments(p, "the constant profile's candidates (with PATH.lean)")
     p.set_defaults(func=run)
@@ -155,6 +158,9 @@ def run(args) -> int:
     ``--seed`` >= 0, ``--replicates`` >= 2, ``--budget`` >= 1, ``--json`` a creatable file path
     (not empty, not a directory, in an existing writable directory).
     """
+    if getattr(args, "implementation", None):
+        from .conform import run_implementation
+        return run_implementation(args)
     if getattr(args, "replay", None):
         from .replay import run as run_replay
         return run_replay(args)
