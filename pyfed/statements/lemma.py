@@ -446,6 +446,7 @@ class Elaboration:
         if node.kind == "num":
             return POLY
         if node.kind == "inv":
+            self.term(node)
             return T.REAL
         return self.term(node)
 

@@ -148,8 +148,29 @@ class ConstantProfile:
         return []
 
 
+class LemmaSearch:
+    """Run-free statements (vectors, sequences, function classes, finite probability spaces, the
+    model's procedures): instances drawn inside the statement's hypotheses, decided exactly by the
+    interpreter (:func:`pyfed.engines.statement.lemma_search.search_lemma`)."""
+
+    name = "adversarial search (run-free)"
+
+    def applies(self, st):
+        shape = getattr(st, "shape", "scaffold_run")
+        return None if shape == "lemma" else f"the statement is a {getattr(st, 'family', shape)}"
+
+    def decide(self, st, ctx):
+        from .lemma_search import search_lemma
+
+        ctx.tell(f"{st.name}: adversarial search")
+        res = search_lemma(st, seed=ctx.seed, budget=ctx.budget)
+        ctx.record["search"] = res
+        ctx.record["tried"] = ctx.record.get("tried", 0) + len(res.records)
+        return [res.verdict]
+
+
 #: Every engine, in the order ``pyfed check`` runs them.
-ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile()]
+ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch()]
 
 
 def engines_for(st) -> tuple:
