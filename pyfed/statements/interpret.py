@@ -454,6 +454,12 @@ class Interpreter:
             if getattr(inner, "kind", None) == "fin":
                 n = self.dim(inner.args[0], env, node)
                 return [frozenset(c) for r in range(n + 1) for c in itertools.combinations(range(n), r)], body
+        if kind == "point":             # an outcome of a finite sample space
+            space = env.get(t.args[0]) if t.args else None
+            if isinstance(space, tuple) and space and space[0] == "Ω":
+                return range(space[1]), body
+            if isinstance(space, FiniteSpace):
+                return space.outcomes(), body
         if kind == "enum":
             decl = self.model.get(t.args[0])
             if decl is not None:
@@ -564,6 +570,8 @@ class Interpreter:
     def call(self, node, f, x):
         if isinstance(f, Fun):
             return f(x)
+        if isinstance(f, Filtration):       # `F j`: the σ-algebra of level j
+            return Sigma(f.at(int(x)))
         if callable(f):
             return f(x)
         self.fail(node, f"`{node.args[0].text[:30]}` is not a function")

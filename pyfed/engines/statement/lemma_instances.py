@@ -106,7 +106,8 @@ def plan(st) -> Plan:
             # hypotheses decided, sequences are left to the linear program
             name, mode = target
             defined.setdefault(name, []).append((h, mode))
-    order = sorted(types, key=lambda n: (_rank(types[n], n in dims, n in defined or n in members or n in minimizers),
+    order = sorted(types, key=lambda n: (8 if n in minimizers else
+                                         _rank(types[n], n in dims, n in defined or n in members),
                                          [p.name for p in st.parameters].index(n)))
     return Plan(order, types, dims, defined, members, cards, minimizers, convexity)
 
@@ -199,8 +200,9 @@ def _defining_target(body, names):
     a, b = body.args[0], body.args[1]
     if op in ("≤ᵐ", "≤", "=ᵐ"):
         hb = _head_binder(b, names)
-        if hb is not None and op != "=ᵐ" and not any(n.kind == "ident" and n.value == hb for n in a.walk()):
-            return hb, "upper"          # E ≤ v …: v := E + slack
+        if hb is not None and op != "=ᵐ" and not any(n.kind == "ident" and n.value == hb for n in a.walk()) \
+                and any(n.kind == "ident" and n.value in names for n in a.walk()):
+            return hb, "upper"          # E ≤ v … with E built from the other names: v := E + slack
         ha = _head_binder(a, names) if a.kind in ("app", "ident") else None
         if op == "=ᵐ" and ha is not None and not any(n.kind == "ident" and n.value == ha for n in b.walk()):
             return ha, "equal"
@@ -342,6 +344,16 @@ def _value(st, pl, name, env, rng, structured, attempt, interp):
     raise _Retry()
 
 
+def _anchor(pl, env):
+    """A distinguished point already drawn (a minimiser): structured draws put points there,
+    where the terms that depend on the distance to it vanish and the others are all that is left."""
+    for name in pl.minimizers:
+        v = env.get(name)
+        if isinstance(v, Vec):
+            return v
+    return None
+
+
 def _has_values(node, env) -> bool:
     return all(n.value in env for n in node.walk() if n.kind == "ident" and "." not in n.value)
 
@@ -460,6 +472,14 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
         n = interp.dim(dom.args[0], env, None)
         if n < 0:
             raise _Retry()
+        anchor = _anchor(pl, env)
+        at_anchor = anchor is not None and ((structured is not None and structured % 3 == 2) or
+                                            (structured is None and rng.random() < 0.25))
+        if at_anchor and _kind(cod) == "fun" and _kind(resolved(cod.args[0])) == "point":
+            space = _space_of(env)
+            return fam.fin_family([fam.random_variable([anchor] * (space.n if space else 2)) for _ in range(n)])
+        if at_anchor and _kind(cod) == "vec":
+            return fam.fin_family([anchor] * n)
         vals = []
         for i in range(n):
             sub = _element(st, pl, name, cod, env, rng, structured, attempt + i, interp)
@@ -603,7 +623,7 @@ def _defined(st, pl, name, env, rng, interp):
         for assignment in _enumerate(binders, guards, env, interp):
             local = {**env, **assignment}
             if mode == "equal":
-                value = interp.eval(body.args[1], local)
+                value = _materialize(interp.eval(body.args[1], local), env)
                 key = _index_key(body.args[0], name, local, interp)
             elif mode == "upper":
                 value = interp.eval(body.args[0], local)
@@ -621,6 +641,15 @@ def _defined(st, pl, name, env, rng, interp):
                                                   else noise(w) - mean(w)) for w in space.outcomes()])
             entries[key] = value
     return _assemble(t, entries, env, pl, interp)
+
+
+def _materialize(value, env):
+    """A function of the outcome (a term's closure) as an exact random variable of the space."""
+    from ...checkers import families as fam
+    space = _space_of(env)
+    if isinstance(value, Fun) and getattr(value, "spec", None) is None and space is not None:
+        return fam.random_variable([value(w) for w in space.outcomes()])
+    return value
 
 
 def _forall_binders(node):

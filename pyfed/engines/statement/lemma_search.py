@@ -111,6 +111,10 @@ def _candidates(st, pl, seed, index, interp):
         return []
     out = [(drawn.env, drawn.description)]
     reals = [n for n in pl.order if getattr(pl.types[n], "kind", "") == "real" and n not in pl.defined]
+    fixed = _repair(st, pl, dict(drawn.env), reals, seed, index, interp)
+    if fixed is not None and fixed is not drawn.env:
+        out.insert(0, (fixed, f"{drawn.description}, real parameters moved to the boundary of their hypotheses"))
+        drawn = type(drawn)(fixed, out[0][1])
     for name in reals:
         for v in tighten(st, pl, drawn.env, name, interp, st.hypotheses)[:3]:
             env = dict(drawn.env)
@@ -130,6 +134,84 @@ def _candidates(st, pl, seed, index, interp):
             lp = _lp_worst(st, pl, env, seqs, interp)
             if lp is not None:
                 out.append((lp, f"{how}, worst sequences of a linear program"))
+    return out
+
+
+def _failing(st, env, interp) -> list:
+    out = []
+    for h in st.hypotheses:
+        try:
+            if not decide_hypothesis(h, env, interp):
+                out.append(h)
+        except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+            out.append(h)
+    return out
+
+
+def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 4):
+    """Move real parameters, one at a time, to the boundary of the failing hypotheses that mention
+    them (exact roots of a comparison; for a quantified hypothesis over points, the boundary found
+    by exact bisection), so that the instance satisfies every hypothesis *tightly*; None when it
+    cannot be repaired this way. The names the hypotheses define are recomputed after each move."""
+    failing = _failing(st, env, interp)
+    if not failing:
+        return env
+    for _ in range(rounds):
+        moved = False
+        for h in failing:
+            for name in reals:
+                if not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
+                    continue
+                for v in _boundaries(st, pl, env, name, h, interp):
+                    trial = dict(env)
+                    trial[name] = v
+                    trial = _redefine(st, pl, trial, seed, index, interp)
+                    if trial is None:
+                        continue
+                    try:
+                        ok = decide_hypothesis(h, trial, interp)
+                    except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+                        ok = False
+                    if ok:
+                        env, moved = trial, True
+                        break
+                if moved:
+                    break
+            if moved:
+                break
+        failing = _failing(st, env, interp)
+        if not failing:
+            return env
+        if not moved:
+            return None
+    return None
+
+
+def _boundaries(st, pl, env, name, h, interp) -> list:
+    """Boundary values of ``name`` for hypothesis ``h``: exact roots of a comparison, else the
+    boundary of the admissible set found by bisection with exact decisions (both sides of it)."""
+    roots = tighten(st, pl, env, name, interp, [h])
+    if roots:
+        return roots
+    def ok(v):
+        try:
+            return decide_hypothesis(h, {**env, name: v}, interp)
+        except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+            return False
+    grid = [Fraction(2) ** k for k in range(-8, 9)]
+    grid = sorted(set(grid + [-g for g in grid] + [Fraction(0)]))
+    vals = [(g, ok(g)) for g in grid]
+    out = []
+    for (a, oa), (b, ob) in zip(vals, vals[1:]):
+        if oa != ob:
+            lo, hi = (a, b) if oa else (b, a)          # lo admissible
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                if ok(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(lo)
     return out
 
 
