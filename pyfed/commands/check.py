@@ -304,47 +304,14 @@ def render_profile(console, profile) -> None:
                   "Decimals are rounded toward the safe side; the JSON report has the exact values.[/dim]")
 
 
-def _checker_verdict(name, args):
-    """Verdict of one registered statement checker's search, seeded exactly as
-    :func:`pyfed.checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
-    the default report's."""
-    import numpy as np
-
-    from pyfed.checkers.registry import get, names
-    i = names().index(name)
-    return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
-
-
 def _read_with_checkers(path, theorem=None):
-    """(statements, lemma names) of the file at ``path`` (only ``theorem`` if given): the file's
-    run statements; theorems of *our* ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a
-    run (``GradientGrowth`` …) go to their registered checkers instead of being an error.
-    Anything else unsupported raises ReaderError; a missing ``theorem`` raises InputError naming
+    """(statements, []) of the file at ``path`` (only ``theorem`` if given): every theorem of the
+    file through the one reader, whatever its shape (a run, a FedAvg run, a run-free lemma).
+    Anything unsupported raises ReaderError; a missing ``theorem`` raises InputError naming
     ``--theorem``."""
-    from pathlib import Path
+    from ..statements import read_file
 
-    from ..statements import ReaderError, read_file, theorems_path
-
-    try:
-        return read_file(path, theorem=theorem), []
-    except ReaderError as exc:
-        try:
-            ours = Path(path).resolve() == theorems_path().resolve()
-        except Exception:  # no repository layout: not our file
-            ours = False
-        if not ours:
-            raise
-        from pyfed.checkers.registry import names as registered
-        lemmas = []
-        for e in exc.errors:
-            construct = getattr(e, "construct", "")
-            if not (construct.startswith("theorem `") and construct.endswith("` without a run")):
-                raise
-            name = construct[len("theorem `"):-len("` without a run")]
-            if name not in registered():
-                raise
-            lemmas.append(name)
-        return read_file(path, theorem=theorem, skip=lemmas), lemmas
+    return read_file(path, theorem=theorem), []
 
 
 def _read_all(paths, theorem=None):
@@ -423,11 +390,7 @@ def run_file(args) -> int:
                                                    progress=lambda k, bar=bar: progress.advance(bar, k))
                     progress.remove_task(bar)
                 reports.append(rep)
-            checked_lemmas = []
-            for name in lemmas:
-                tick(f"{name} (statement checker)")
-                checked_lemmas.append((name, _checker_verdict(name, args)))
-            results.append((path, reports, checked_lemmas))
+            results.append((path, reports, list(lemmas)))
     for path, reports, checked_lemmas in results:
         _render_file(console, path, reports, checked_lemmas, args.theorem)
     all_reports = [r for _, reports, _ in results for r in reports]

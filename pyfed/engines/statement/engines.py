@@ -19,7 +19,7 @@ from .candidates import candidate
 from .pep import NoPEP, pep_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
-           "PEPRow", "ConstantProfile"]
+           "PEPRow", "ConstantProfile", "LemmaSearch", "SEARCHERS", "search_statement"]
 
 
 @dataclass
@@ -208,3 +208,28 @@ def applicable_engines(st) -> dict:
     except NoPEP as exc:
         out["pep"] = (False, str(exc))
     return out
+
+
+def _search_run(st, *, seed, budget, progress=None, pool=None):
+    from .adversarial import search
+    return search(st, seed=seed, budget=budget, progress=progress, pool=pool)
+
+
+def _search_lemma(st, *, seed, budget, progress=None, pool=None):
+    from .lemma_search import search_lemma
+    return search_lemma(st, seed=seed, budget=budget, progress=progress)
+
+
+#: The adversarial search of each statement shape: ``fn(st, seed=, budget=, progress=, pool=)``
+#: returning an object with ``records`` and ``verdict``.
+SEARCHERS = {"scaffold_run": _search_run, "lemma": _search_lemma}
+
+
+def search_statement(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None):
+    """The adversarial search of ``st`` by its shape (:data:`SEARCHERS`); InputError for a shape
+    without one."""
+    from ...errors import InputError
+    shape = getattr(st, "shape", "scaffold_run")
+    if shape not in SEARCHERS:
+        raise InputError("statement", f"no adversarial search for a {getattr(st, 'family', shape)} yet")
+    return SEARCHERS[shape](st, seed=seed, budget=budget, progress=progress, pool=pool)
