@@ -354,6 +354,34 @@ def _anchor(pl, env):
     return None
 
 
+def spectral_hints(env) -> list:
+    """Exact candidate values for the constants of quantified hypotheses about the instance's
+    quadratic functions: each function's smallest and largest eigenvalue (and largest absolute
+    one), and for a ``Fin n`` family of quadratics with common eigenvectors the same numbers of
+    their average (its eigenvalues are the averages of theirs, direction by direction)."""
+    out = set()
+    for v in env.values():
+        fs = []
+        if isinstance(v, Fun) and getattr(v, "spec", {}).get("eigenvalues") if isinstance(getattr(v, "spec", None), dict) else False:
+            fs = [v]
+        vals = getattr(v, "values", None)
+        if isinstance(vals, list) and vals and all(isinstance(f, Fun) and isinstance(getattr(f, "spec", None), dict)
+                                                   and "eigenvalues" in f.spec for f in vals):
+            lams = [[Fraction(x) for x in f.spec["eigenvalues"]] for f in vals]
+            mean = [sum(col) / len(lams) for col in zip(*lams)]
+            out.update({min(mean), max(mean), max(abs(x) for x in mean)})
+        for f in fs:
+            lam = [Fraction(x) for x in f.spec["eigenvalues"]]
+            out.update({min(lam), max(lam), max(abs(x) for x in lam)})
+        rec_clients = getattr(v, "clients", None)
+        if rec_clients:
+            for f in rec_clients:
+                if isinstance(getattr(f, "spec", None), dict) and "eigenvalues" in f.spec:
+                    lam = [Fraction(x) for x in f.spec["eigenvalues"]]
+                    out.update({min(lam), max(lam)})
+    return sorted(out)
+
+
 def _has_values(node, env) -> bool:
     return all(n.value in env for n in node.walk() if n.kind == "ident" and "." not in n.value)
 
@@ -422,17 +450,25 @@ def _vector(d, rng, structured, attempt, env, pl, name):
 
 
 def _filtration(n, rng, structured, levels: int = 8):
-    """Nested partitions of ``0..n-1``: level 0 coarsest, each level refining the previous."""
+    """Nested partitions of ``0..n-1``: level 0 trivial, each level splitting one block of the
+    previous in two (so level j has at most j + 1 blocks: conditioning on an early level leaves
+    randomness, on a late one little)."""
     parts = [tuple([0] * n)]
-    for _ in range(levels - 1):
+    for j in range(levels - 1):
         prev = list(parts[-1])
-        nxt = []
-        for w in range(n):
-            split = (rng.random() < 0.5) if structured is None else (w % 2 == 1)
-            nxt.append(prev[w] * 2 + (1 if split else 0))
-        # relabel compactly
-        labels: dict = {}
-        parts.append(tuple(labels.setdefault(x, len(labels)) for x in nxt))
+        blocks = sorted(set(prev))
+        splittable = [b for b in blocks if prev.count(b) > 1]
+        if not splittable:
+            parts.append(tuple(prev))
+            continue
+        b = splittable[0] if structured is not None else splittable[int(rng.integers(0, len(splittable)))]
+        members = [w for w in range(n) if prev[w] == b]
+        half = members[len(members) // 2:] if structured is not None else \
+            [w for w in members if rng.random() < 0.5] or members[-1:]
+        if len(half) == len(members):
+            half = members[1:]
+        new = max(blocks) + 1
+        parts.append(tuple(new if w in half else prev[w] for w in range(n)))
     return Filtration(tuple(parts))
 
 
@@ -480,6 +516,16 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
             return fam.fin_family([fam.random_variable([anchor] * (space.n if space else 2)) for _ in range(n)])
         if at_anchor and _kind(cod) == "vec":
             return fam.fin_family([anchor] * n)
+        if _kind(cod) == "fun" and _kind(resolved(cod.args[0])) == "vec" and _kind(resolved(cod.args[1])) == "real":
+            # client functions sharing their eigenvectors: the average's spectrum is known exactly
+            d = interp.dim(resolved(cod.args[0]).args[0], env, None)
+            k = int(rng.integers(0, 3)) if structured is None else (structured % 3)
+            clients = []
+            for i in range(n):
+                lams = [Fraction(1 + (i + j + (structured or 0)) % 3) for j in range(d)] if structured is not None \
+                    else [fam.rand_rat(rng, 0, 3, 4) for _ in range(d)]
+                clients.append(fam.quadratic_from_eigen(lams, [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)], k=k))
+            return fam.fin_family(clients)
         vals = []
         for i in range(n):
             sub = _element(st, pl, name, cod, env, rng, structured, attempt + i, interp)
@@ -495,6 +541,9 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
         return fam.sequence(vals)
     if dk == "vec" and ck == "real":
         d = interp.dim(dom.args[0], env, None)
+        if structured is None and rng.random() < 0.2 and d >= 1:     # a convex piecewise quadratic
+            rows = [[fam.rand_rat(rng, -2, 2, 2) for _ in range(d)] for _ in range(int(rng.integers(1, 3)))]
+            return fam.huber(rows, [fam.rand_rat(rng, -1, 1, 4) for _ in rows], fam.rand_rat(rng, 1, 2, 4))
         if structured is not None:
             lams = [Fraction(1 + (j + structured) % 3) for j in range(d)]
         else:

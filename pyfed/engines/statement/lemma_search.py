@@ -26,7 +26,7 @@ from ...statements.evaluate import EvaluationError, Undecided, arith, compare, d
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .lemma_instances import (STRUCTURED, _enumerate, _strip_foralls, decide_hypothesis, draw, from_spec_env, plan,
-                              tighten, to_spec_env)
+                              spectral_hints, tighten, to_spec_env)
 
 __all__ = ["LemmaRecord", "LemmaSearchResult", "search_lemma", "decide_lemma_instance", "recheck_lemma",
            "LEMMA_WITNESS_SCHEMA"]
@@ -148,43 +148,43 @@ def _failing(st, env, interp) -> list:
     return out
 
 
-def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 4):
+def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 6):
     """Move real parameters, one at a time, to the boundary of the failing hypotheses that mention
     them (exact roots of a comparison; for a quantified hypothesis over points, the boundary found
     by exact bisection), so that the instance satisfies every hypothesis *tightly*; None when it
     cannot be repaired this way. The names the hypotheses define are recomputed after each move."""
-    failing = _failing(st, env, interp)
-    if not failing:
-        return env
+    seen = set()
     for _ in range(rounds):
-        moved = False
+        failing = _failing(st, env, interp)
+        if not failing:
+            return env
+        before = {h.key for h in failing}
+        step = None
         for h in failing:
             for name in reals:
-                if not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
-                    continue
+                if name in seen or not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
+                    continue            # each parameter moves once: the later repairs must not undo it
                 for v in _boundaries(st, pl, env, name, h, interp):
                     trial = dict(env)
                     trial[name] = v
                     trial = _redefine(st, pl, trial, seed, index, interp)
                     if trial is None:
                         continue
-                    try:
-                        ok = decide_hypothesis(h, trial, interp)
-                    except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
-                        ok = False
-                    if ok:
-                        env, moved = trial, True
+                    after = {x.key for x in _failing(st, trial, interp)}
+                    # progress: this hypothesis now holds and no more fail than before (a constant
+                    # that moves may break another one, repaired next, e.g. L then η <= 1/(4L))
+                    if h.key not in after and len(after) <= len(before):
+                        seen.add(name)
+                        step = trial
                         break
-                if moved:
+                if step is not None:
                     break
-            if moved:
+            if step is not None:
                 break
-        failing = _failing(st, env, interp)
-        if not failing:
-            return env
-        if not moved:
+        if step is None:
             return None
-    return None
+        env = step
+    return env if not _failing(st, env, interp) else None
 
 
 def _boundaries(st, pl, env, name, h, interp) -> list:
@@ -193,11 +193,15 @@ def _boundaries(st, pl, env, name, h, interp) -> list:
     roots = tighten(st, pl, env, name, interp, [h])
     if roots:
         return roots
+
     def ok(v):
         try:
             return decide_hypothesis(h, {**env, name: v}, interp)
         except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
             return False
+    hints = [v for v in spectral_hints(env) if ok(v)]
+    if hints:
+        return hints
     grid = [Fraction(2) ** k for k in range(-8, 9)]
     grid = sorted(set(grid + [-g for g in grid] + [Fraction(0)]))
     vals = [(g, ok(g)) for g in grid]
