@@ -108,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     docstring): never a raw traceback, and exit 1 only for a violated verdict."""
     global _ARGV
     _ARGV = list(sys.argv[1:] if argv is None else argv)
+    from .commands.display import safe_output
+    safe_output()       # a console that cannot write UTF-8 gets ASCII spellings, not an error after the work
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -118,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help / --version (argparse), or a front end's explicit exit
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
+    except MemoryError:   # an estimate (pyfed.resources) was too low, or the machine's memory shrank meanwhile
+        print("pyfed: error: memory: the run ran out of memory; lower the sizes (see README, \"Big inputs\") or "
+              "free memory", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("pyfed: interrupted", file=sys.stderr)
         return 130
