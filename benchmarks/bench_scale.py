@@ -57,7 +57,7 @@ def main(argv=None) -> int:
 
     import distributed
 
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     from pyfed.search import search_to_dir
 
     chk = get(args.statement)

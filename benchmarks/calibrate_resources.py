@@ -102,7 +102,7 @@ def pep() -> None:
 
 
 def draws() -> None:
-    from checkers.registry import get, names
+    from pyfed.checkers.registry import get, names
 
     for i, name in enumerate(names()):
         c = get(name)
@@ -112,7 +112,7 @@ def draws() -> None:
 
 
 def candidates() -> None:
-    from pyfed.engines.statement_search import constant_profile, profile_size
+    from pyfed.engines.statement import constant_profile, profile_size
     from pyfed.statements import read_file
 
     st = read_file(ROOT / "examples" / "statements" / "seed_convex.lean")[0]

@@ -1,15 +1,15 @@
 """Statement checkers: one per Lean statement of the seeds, keyed by its Lean name.
 
-See :mod:`checkers.base` for the interface and :mod:`checkers.registry` for the mapping.
+See :mod:`pyfed.checkers.base` for the interface and :mod:`pyfed.checkers.registry` for the mapping.
 ``run_all(budget, seed)`` runs every checker's default search and returns one verdict per
 statement (used by ``pyfed check``).
 
-Adding a checker: subclass :class:`checkers.base.Checker` (or
-:class:`checkers.recursion.RecursionChecker` for a recursion lemma) in a module of this
+Adding a checker: subclass :class:`pyfed.checkers.base.Checker` (or
+:class:`pyfed.checkers.recursion.RecursionChecker` for a recursion lemma) in a module of this
 package; set ``lean_name``, ``statement``, ``source`` and ``mutations``; implement
 ``hypotheses``, ``lhs``, ``rhs``, ``random`` and ``structured`` (and ``candidates`` for a
 statement-specific adversary); register ``"LeanName": "module:Class"`` in
-:data:`checkers.registry.REGISTRY`. ``tests/test_checkers.py`` then requires that its
+:data:`pyfed.checkers.registry.REGISTRY`. ``tests/test_checkers.py`` then requires that its
 generators pass, that its default search finds nothing, and that it catches every mutation.
 """
 

@@ -100,7 +100,7 @@ def get(name: str):
     key = f"{ns}.{bare}"
     if key not in _cache:
         mod, cls = NAMESPACES[ns][bare].split(":")
-        module = importlib.import_module(f"checkers.{mod}")
+        module = importlib.import_module(f"pyfed.checkers.{mod}")
         _cache[key] = getattr(module, cls)()
     return _cache[key]
 

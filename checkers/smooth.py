@@ -10,7 +10,7 @@ Client families (all with rational data):
   delta(|z| - delta/2) otherwise. Piecewise quadratic: exact. Certified
   beta >= (1/n) sum_r ||a_r||^2 (H'' <= 1).
 * ``logistic``: h(x) = (1/n) sum_r log(1 + exp(<a_r, x>)); beta >= (1/(4n)) sum_r ||a_r||^2.
-  Evaluated in mpmath at :data:`checkers.base.DPS` digits.
+  Evaluated in mpmath at :data:`pyfed.checkers.base.DPS` digits.
 * ``logsumexp``: h(x) = log sum_r exp(<a_r, x>); beta >= max_r ||a_r||^2
   (Hessian A^T(diag p - p p^T)A <= sum_r p_r a_r a_r^T). mpmath.
 

@@ -15,7 +15,7 @@ __all__ = ["report_json", "statement_report_json"]
 
 def report_json(verdicts: list, *, seed: int, quick: bool, replicates, statements=()) -> str:
     """The JSON report written by ``pyfed check --json``: theorem verdicts, and the statement
-    checkers' verdicts (``[(lean_name, Verdict)]`` from :func:`checkers.run_all`)."""
+    checkers' verdicts (``[(lean_name, Verdict)]`` from :func:`pyfed.checkers.run_all`)."""
     return json.dumps({"pyfed": __version__, "seed": seed, "quick": quick, "replicates": replicates,
                        "verdicts": [v.to_json() for v in verdicts],
                        "statements": [dict(v.to_json(), lean_name=name) for name, v in statements]},

@@ -377,12 +377,17 @@ class Run:
     rows: int = 0
 
 
+#: Sizes are taken at most this large in the formulas (so products and powers of them stay finite
+#: floats); any size near it is far beyond every limit anyway.
+SIZE_CAP = 1e15
+
+
 def _real(v) -> float:
-    """``float(v)``, capped at 1e300 (an integer beyond the float range is simply huge)."""
+    """``float(v)`` capped at :data:`SIZE_CAP` (an integer beyond the float range too)."""
     try:
-        return min(float(v), 1e300)
+        return min(float(v), SIZE_CAP)
     except OverflowError:
-        return 1e300
+        return SIZE_CAP
 
 
 def simulation(run: Run, what: str = "") -> Cost:
@@ -492,7 +497,7 @@ DATASET_SHAPES = {"digits": (1797, 64, 10)}
 
 def experiment(cfg) -> Cost:
     """Cost of ``pyfed experiment`` for a validated
-    :class:`pyfed.engines.heterogeneity.HeterogeneityConfig`: every (method, epochs, similarity)
+    :class:`pyfed.experiments.heterogeneity.HeterogeneityConfig`: every (method, epochs, similarity)
     setting scores its step sizes, each simulated for about min(cap, TYPICAL_ROUNDS) rounds
     (:data:`TYPICAL_ROUNDS`), then the chosen run's curves to the cap at most; memory: the
     largest single run to the cap, and the chosen runs of one similarity level kept for their

@@ -3,7 +3,7 @@
 
     pyfed search LEAN_NAME --seed S --budget B [--relax HYPOTHESIS ...] [--mutate NAME] --out DIR
 
-runs the checker registered under ``LEAN_NAME`` (:mod:`checkers.registry`) with a progress
+runs the checker registered under ``LEAN_NAME`` (:mod:`pyfed.checkers.registry`) with a progress
 bar and writes, per counterexample found, ``DIR/<name>-s<seed>-b<budget>[-relax-..][-mutate-..]-NNN.json``
 with the instance (exact rationals as "p/q" strings), both sides exactly ("p/q") and as
 floats, the margin rhs - lhs, the seed, the budget and ``pyfed.__version__`` (for the two
@@ -63,7 +63,7 @@ def _dumps(obj) -> str:
 
 def summary_path(out: str, lean_name: str, seed: int, budget: int, relax=(), mutate=None) -> str:
     """Path of the summary JSON that :func:`search_to_dir` writes for these arguments."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
 
     stem = file_stem(get(lean_name).lean_name, seed, budget, tuple(sorted(set(relax or ()))), mutate)
     return os.path.join(out, f"{stem}-summary.json")
@@ -84,7 +84,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     The candidates are generated in order (cheap), then evaluated -- derived candidates such as
     Nelder-Mead climbs computed and every candidate checked -- through
     :func:`pyfed.parallel.Pool.map`, and merged in candidate order: the files are byte-identical
-    for any number of workers, serial included (:meth:`checkers.base.Checker.search`, indexed path).
+    for any number of workers, serial included (:meth:`pyfed.checkers.base.Checker.search`, indexed path).
 
     Also writes ``<out>/<stem>-summary.json`` (:func:`summary_path`): what was searched and the
     tightest instance found, also when there is no counterexample.
@@ -93,8 +93,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     ``out`` that cannot be created (argument ``--out``, with the OS reason), or invalid
     ``--workers``/``--scheduler``.
     """
-    from checkers.base import num_json
-    from checkers.registry import get
+    from pyfed.checkers.base import num_json
+    from pyfed.checkers.registry import get
 
     from .parallel import Pool, check_workers
 
@@ -203,7 +203,7 @@ def load_counterexample(path: str) -> dict:
 
 def recheck(path: str):
     """Re-run the checker on a counterexample file (same relax and mutation); returns the Verdict."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
 
     rec = load_record(path)
     return get(rec["statement"]).check(rec["instance"], relax=tuple(rec.get("relax") or ()),
@@ -211,9 +211,9 @@ def recheck(path: str):
 
 
 def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
-    """[(lean_name, Verdict)] for every registered checker (see :func:`checkers.registry.run_all`:
+    """[(lean_name, Verdict)] for every registered checker (see :func:`pyfed.checkers.registry.run_all`:
     ``budget`` random draws per checker, default each checker's own, its quick one if ``quick``)."""
-    from checkers.registry import run_all as _run_all
+    from pyfed.checkers.registry import run_all as _run_all
 
     return _run_all(budget=budget, seed=seed, quick=quick, progress=progress)
 
@@ -230,8 +230,8 @@ def statement_verdicts_json(results) -> list:
 
 def statement_options() -> list:
     """[(lean_name, sorted --relax hypothesis keys, {--mutate name: description})] for every
-    statement of the checker registry (:mod:`checkers.registry`), in the registry's order."""
-    from checkers.registry import get, names
+    statement of the checker registry (:mod:`pyfed.checkers.registry`), in the registry's order."""
+    from pyfed.checkers.registry import get, names
 
     out = []
     for name in names():

@@ -82,11 +82,11 @@ def test_check_rejects_bad_seed_and_json_path_before_running(capsys):
 
 
 def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite):
-    from pyfed.check import run_instance
+    from pyfed.check import run_instance, statement_of
     q = next(inst for inst in suite if inst.name.startswith("quadratic"))
     keys = {h.key: h for h in instance_hypotheses(q)}
     assert keys["convexity"].holds            # A_i - mu I PSD, decided exactly
-    v = run_instance(q, seed=0)
+    v = run_instance(q, seed=0, statement=statement_of(q.theorem))
     assert v.details["method"] == "exact-moments" and "replicates" not in v.details
     rhs = instance_rhs(q)
     assert isinstance(v.rhs, Fraction) and v.rhs == rhs

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from checkers.registry import REGISTRY, get, names
+from pyfed.checkers.registry import REGISTRY, get, names
 from pyfed.errors import InputError
 from pyfed.verdicts import Holds, Inconclusive, Violated
 

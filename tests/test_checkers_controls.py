@@ -8,8 +8,8 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from checkers.controls import local_path
-from checkers.registry import get
+from pyfed.checkers.controls import local_path
+from pyfed.checkers.registry import get
 from pyfed.verdicts import Holds, Violated
 
 

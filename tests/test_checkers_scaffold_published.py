@@ -14,7 +14,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from checkers.registry import get
+from pyfed.checkers.registry import get
 from pyfed.errors import InputError
 from pyfed.theory import effective_step, nonconvex_hypotheses
 from pyfed.verdicts import Holds, Inconclusive, Violated

@@ -8,8 +8,8 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from checkers.registry import get
-from checkers.sampling import subset_moments
+from pyfed.checkers.registry import get
+from pyfed.checkers.sampling import subset_moments
 from pyfed.verdicts import Holds, Violated
 
 

@@ -214,7 +214,7 @@ def test_search_out_that_cannot_be_created(capsys, tmp_path):
 
 
 def test_search_help_and_list_name_relax_keys_and_mutations(capsys):
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     parser = main_cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     help_text = " ".join(sub.choices["search"].format_help().split())
@@ -236,8 +236,8 @@ def test_search_help_and_list_name_relax_keys_and_mutations(capsys):
 def test_search_records_derived_numbers_of_the_theorems():
     import numpy as np
 
-    from checkers.registry import get
-    from checkers.theorems import _problem
+    from pyfed.checkers.registry import get
+    from pyfed.checkers.theorems import _problem
     from pyfed.search import _derived
     from pyfed.theory import initial_control_error, squared_distance
     chk = get("ConvexFiniteRoundConvergence")

@@ -10,7 +10,7 @@ import pytest
 
 from cli_helpers import run_cli
 from pyfed.commands import experiment as front
-from pyfed.engines.heterogeneity import (HeterogeneityConfig, run_heterogeneity, validate_config,
+from pyfed.experiments.heterogeneity import (HeterogeneityConfig, run_heterogeneity, validate_config,
                                          work_units)
 from pyfed.errors import InputError
 from pyfed.oracles import MinibatchOracle
@@ -205,7 +205,7 @@ def test_engine_config_errors_name_the_field():
 
 def _fake_result(rounds_by_key, cfg):
     """A result whose settings have the given per-seed rounds (None = not reached)."""
-    from pyfed.engines.heterogeneity import Candidate, HeterogeneityResult, Setting
+    from pyfed.experiments.heterogeneity import Candidate, HeterogeneityResult, Setting
 
     settings = []
     for (m, sim, e), rounds in rounds_by_key.items():

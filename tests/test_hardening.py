@@ -490,14 +490,14 @@ def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatc
     """pyfed check's Monte Carlo rows: a run that diverges is "diverged at round r" (inconclusive),
     flagged as an anomaly because every hypothesis holds there; never "more replicates needed"."""
     import pyfed.algorithms
-    from pyfed.check import run_instance
+    from pyfed.check import run_instance, statement_of
     from pyfed.suites.scaffold import default_suite
 
     def diverging(*a, **k):
         raise Diverged(3, float("inf"), replicate=1, threshold=1e50)
     monkeypatch.setattr(pyfed.algorithms, "scaffold_run", diverging)
     inst = next(i for i in default_suite(quick=True) if i.name.startswith("logistic"))
-    v = run_instance(inst, replicates=8)
+    v = run_instance(inst, replicates=8, statement=statement_of(inst.theorem))
     assert v.status == "inconclusive" and v.reason.startswith("diverged at round 3")
     assert "inside the hypotheses" in v.reason and "more replicates" not in v.reason
     assert v.details["diverged"]["round"] == 3 and "anomaly" in v.details
@@ -505,7 +505,7 @@ def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatc
 
 
 def test_theorem_checker_reports_divergence_beyond_the_hypotheses():
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     chk = get("ConvexFiniteRoundConvergence")
     inst = {"A": [[["1"]]], "b": [["0"]], "beta": "1", "mu": "0", "S": "1", "K": "1", "T": "400",
             "eta_l": "3", "eta_g": "1", "sigma": "0", "x0": ["1"], "c0": [["0"]],
@@ -518,7 +518,7 @@ def test_theorem_checker_reports_divergence_beyond_the_hypotheses():
 def test_statement_checker_side_that_diverges_is_inconclusive(monkeypatch):
     """A checker whose side is simulated (a diverging run) gives an inconclusive verdict naming
     the round, counted as inconclusive (not vacuous) by the search, never a crash."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     chk = get("SumSquares")
     def diverging(instance, mutate=None):
         raise Diverged(7, float("nan"))
@@ -625,7 +625,7 @@ def test_quick_check_does_less_work_than_the_full_check():
     """--quick: T = 8 rounds (40 in full), and every statement checker's structured edge cases
     only (no random draws, which is where a search's time goes: many draws start a Nelder-Mead
     climb); the timing ratio itself is measured in benchmarks/bench_check.py, not in a timed test."""
-    from checkers.registry import get, names
+    from pyfed.checkers.registry import get, names
     from pyfed.suites.scaffold import default_suite
     from pyfed.search import run_all
     assert {i.T for i in default_suite(quick=True)} == {8} and {i.T for i in default_suite()} == {40}
@@ -645,7 +645,7 @@ def test_quick_check_does_less_work_than_the_full_check():
 def test_search_budget_unit_is_reported(tmp_path):
     """One budget unit = one random draw; the structured edge cases come on top, and the summary
     says so (issue 9: --budget 1 gave 9 counterexamples without explanation)."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     from pyfed.search import search_to_dir, summary_path
     chk = get("YoungInner")
     paths = search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path), mutate="u_constant_halved")
@@ -670,7 +670,7 @@ def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
     t = s["tightest"]
     lhs, rhs = Fr(t["lhs"]["exact"]), Fr(t["rhs"]["exact"])       # full exact values in the export
     assert 0 <= lhs <= rhs and Fr(t["ratio"]["exact"]) == lhs / rhs
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     v = get("ConvexFiniteRoundConvergence").check(t["instance"])
     assert (v.lhs, v.rhs) == (lhs, rhs)                            # re-checks to the same numbers
     assert "summary written to" in out
@@ -683,7 +683,7 @@ def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
 def test_search_counterexample_to_the_statement_itself_is_exit_1(tmp_path, monkeypatch, capsys):
     """A counterexample to the real statement is a violated verdict (exit 1); with --mutate or
     --relax it is the expected outcome (exit 0)."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
     chk = get("YoungInner")
     real_rhs = chk.rhs
     monkeypatch.setattr(chk, "rhs", lambda inst, mutate=None: real_rhs(inst, mutate) - 1)   # a false statement

@@ -42,7 +42,7 @@ def registry_names():
     """Names from `checkers.registry.names()`; falls back to the brief's list if the checkers
     package is not importable yet."""
     try:
-        from checkers import registry
+        from pyfed.checkers import registry
     except ImportError:
         return list(BRIEF_NAMES)
     return list(registry.names())
@@ -72,7 +72,7 @@ def test_pending_checkers_are_exactly_the_theorems_without_one():
 
 def test_no_checker_is_pending_and_namespaces_match_the_lean_ones():
     assert inventory.PENDING_CHECKERS == ()
-    from checkers import registry
+    from pyfed.checkers import registry
     declared = inventory.theorem_declarations(LEAN)
     statements = {q for q, rel in declared.items() if rel != inventory.EXACT_FILE}
     assert set(registry.qualified_names()) == statements

@@ -103,7 +103,7 @@ def test_open_in_and_section_open_do_not_leak():
 
 def test_local_def_shadows_the_model_definition_and_its_body_is_used():
     from pyfed.engines.statement import decide_exact
-    from pyfed.engines.statement_search import candidate
+    from pyfed.engines.statement import candidate
     shadow = ("def convexRHS (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d) : ℝ "
               ":= 1000 + ηl")
     text = _file(ns="SCAFFOLD.Mine").replace("namespace SCAFFOLD.Mine\n\n",

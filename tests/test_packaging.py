@@ -87,7 +87,8 @@ def test_package_list_matches_the_source_tree():
     """The packages are listed explicitly (the Lean data package is not discoverable): every
     Python package of pyfed/ and checkers/ must be in the list, and nothing else but pyfed._lean."""
     cfg = _pyproject()["tool"]["setuptools"]
-    found = {str(p.parent.relative_to(ROOT)).replace(os.sep, ".")
+    found = {str(p.parent.relative_to(ROOT)).replace(os.sep, ".").replace("checkers", "pyfed.checkers", 1)
+             if p.parent.relative_to(ROOT).parts[0] == "checkers" else str(p.parent.relative_to(ROOT)).replace(os.sep, ".")
              for top in ("pyfed", "checkers") for p in (ROOT / top).rglob("__init__.py")
              if "__pycache__" not in p.parts}
     lean_folders = {".".join(("pyfed._lean",) + d.relative_to(LEAN).parts).rstrip(".")
@@ -98,7 +99,7 @@ def test_package_list_matches_the_source_tree():
     assert set(cfg["packages"]) == found | lean_folders | {"pyfed.lean.templates"}   # + Jinja2 templates
     assert cfg["package-data"]["pyfed.lean.templates"] == ["*.j2"]
     assert len(cfg["packages"]) == len(set(cfg["packages"]))
-    assert cfg["package-dir"] == {"pyfed._lean": "lean"}
+    assert cfg["package-dir"] == {"pyfed._lean": "lean", "pyfed.checkers": "checkers"}
     assert set(cfg["package-data"]["pyfed._lean"]) == {"*.lean", "MATHLIB_API.md"}
     assert all(cfg["package-data"][p] == ["*.lean"] for p in lean_folders - {"pyfed._lean"})
 
@@ -113,7 +114,8 @@ def test_build_ships_every_lean_source_and_template(built):
         assert (built / "pyfed" / "_lean" / rel).read_bytes() == (LEAN / rel).read_bytes(), rel
     templates = {p.name for p in (ROOT / "pyfed" / "lean" / "templates").glob("*.j2")}
     assert templates and {p.name for p in (built / "pyfed" / "lean" / "templates").glob("*.j2")} == templates
-    assert (built / "checkers" / "registry.py").is_file()
+    assert (built / "pyfed" / "checkers" / "registry.py").is_file()
+    assert not (built / "checkers").exists()       # no top-level package named `checkers` in site-packages
     assert not (built / "lakefile.lean").exists()  # no checkout marker next to the installed package
 
 

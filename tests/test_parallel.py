@@ -85,7 +85,7 @@ def test_search_files_are_byte_identical_with_two_workers(tmp_path, cluster):
 def test_indexed_search_records_do_not_depend_on_the_mapper():
     """Checker.search with a seed: the same records and statistics serially, through a mapper
     that evaluates the candidates in reverse order, and candidate j's draws from (seed, j)."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
 
     chk = get("SamplingVarianceBound")
 

@@ -14,8 +14,7 @@ import sympy
 
 from pyfed.cli import main
 from pyfed.errors import InputError
-from pyfed.engines.statement_search import (candidate, constant_profile, outward_decimal, profile_size, search,
-                                            structured_count)
+from pyfed.engines.statement import candidate, constant_profile, outward_decimal, profile_size, search, structured_count
 from pyfed.statements import read_file, read_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
@@ -34,7 +33,7 @@ def _dump(p) -> str:
 def _keys(st):
     """The right side's constants and the step-size hypothesis's 81 (the mu h hypothesis's 15 is
     left out to keep the tests fast: its relaxed search adds nothing these tests need)."""
-    from pyfed.engines.statement_search import literals
+    from pyfed.engines.statement import literals
     return tuple(lit.key for lit in literals(st) if lit.where == "rhs" or lit.key.startswith("step_size:81"))
 
 
@@ -130,7 +129,7 @@ def test_too_small_noise_constant_is_caught_by_a_structured_candidate():
     from pyfed.engines.statement import recheck
     text = SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar", SMALL_NOISE_RHS)
     (st,) = read_text(text, "small_noise.lean")
-    from pyfed.engines.statement_search import literals
+    from pyfed.engines.statement import literals
     key = next(lit.key for lit in literals(st) if lit.value == Fraction(1, 1000))
     prof = constant_profile(st, seed=0, budget=0, only=[key])
     assert prof["candidates"] == structured_count(st)             # the unrelaxed search alone
@@ -179,7 +178,7 @@ def test_outward_decimal():
     cbrt2 = sympy.Integer(2) ** sympy.Rational(1, 3)       # 1.2599210498...
     assert (outward_decimal(cbrt2, True), outward_decimal(cbrt2, False)) == ("1.25993", "1.25992")
     # the displayed threshold: exact when short; just beside the statement's own value as own +- delta
-    from pyfed.engines.statement_search import _display
+    from pyfed.engines.statement.profile import _display
     assert _display(Fraction(1, 2), 81, True) == "1/2"
     near = 24 + Fraction(1, 3 * 10**17)
     assert (_display(near, 24, True), _display(near, 24, False)) == ("24 + 3.33334e-18", "24 + 3.33333e-18")
@@ -243,8 +242,8 @@ def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile)
 def test_a_threshold_too_large_for_sympy_is_not_determined_not_a_crash(monkeypatch):
     # sympy can overflow on gigantic exact numbers (factoring the integer under a square root of a
     # long-horizon value): that instance's threshold is "not determined", the profile goes on
-    import pyfed.engines.statement_search as ss
-    from pyfed.engines.statement_search import literals
+    import pyfed.engines.statement.constants as ss
+    from pyfed.engines.statement import literals
 
     def boom(*a, **k):
         raise OverflowError("int too large to convert to float")

@@ -16,8 +16,8 @@ from rich.console import Console
 from pyfed.cli import main
 from pyfed.commands.check import render_profile, render_verdicts
 from pyfed.engines.statement import instance_from_json, instance_to_json, recheck
-from pyfed.engines.statement_search import (PERSIST_HALVINGS, _compact_expr, _solve_side, constant_profile,
-                                            literals)
+from pyfed.engines.statement import PERSIST_HALVINGS, constant_profile, literals
+from pyfed.engines.statement.constants import _compact_expr, _solve_side
 from pyfed.exact import estimate_digits, format_estimate, format_estimate_ratio
 from pyfed.statements import read_file, read_text
 from pyfed.statements.evaluate import Undecided

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 
-from checkers.registry import get, names
+from pyfed.checkers.registry import get, names
 from pyfed import __version__
 from pyfed.errors import InputError
 from pyfed.commands.search import register, run
@@ -126,7 +126,7 @@ def test_bad_input(tmp_path):
 
 
 def test_run_all_one_verdict_per_statement():
-    from checkers.registry import display_name
+    from pyfed.checkers.registry import display_name
     res = run_all(budget=2, seed=0)
     # bare names in namespace SCAFFOLD, qualified ones elsewhere (FedAvg.PerRoundProgress, ...)
     assert [n for n, _ in res] == [display_name(n) for n in names()]

@@ -111,10 +111,10 @@ def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key):
 
 
 def test_default_rows_name_the_lean_hypotheses():
-    from pyfed.check import run_instance
+    from pyfed.check import run_instance, statement_of
     from pyfed.suites.scaffold import default_suite
     inst = default_suite(quick=True)[0]
-    v = run_instance(inst)
+    v = run_instance(inst, statement=statement_of(inst.theorem))
     texts = [h["statement"] for h in v.details["hypotheses"]]
     assert "effectiveStep K ηl ηg ≤ 1 / (81 * P.β)" in texts and "Convexity P μ" in texts
 
@@ -123,7 +123,7 @@ def test_default_rows_name_the_lean_hypotheses():
 
 @pytest.fixture(scope="module")
 def searches():
-    from pyfed.engines.statement_search import search
+    from pyfed.engines.statement import search
     out = {}
     for f in sorted(EXAMPLES.glob("*.lean")):
         for st in read_file(f):
@@ -182,7 +182,7 @@ def test_nonconvex_with_a_smaller_constant_is_violated(searches):
 
 
 def test_candidates_are_a_pure_function_of_seed_and_index():
-    from pyfed.engines.statement_search import evaluate_candidate, search, structured_count
+    from pyfed.engines.statement import evaluate_candidate, search, structured_count
     st = our_statements()["ConvexFiniteRoundConvergence"]
     n = structured_count(st)
     res = search(st, seed=7, budget=3)
@@ -196,7 +196,7 @@ def test_candidates_are_a_pure_function_of_seed_and_index():
 def test_search_draws_inside_the_statements_hypotheses():
     from pyfed.engines.statement import evaluate_hypotheses, instance_from_json
     st = our_statements()["NonconvexFiniteRoundConvergence"]
-    from pyfed.engines.statement_search import search
+    from pyfed.engines.statement import search
     res = search(st, seed=1, budget=4)
     decided = [r for r in res.records if r.status in ("holds", "violated")]
     assert len(decided) >= 12
@@ -214,7 +214,7 @@ def test_search_draws_inside_the_statements_hypotheses():
 
 @pytest.fixture(scope="module")
 def convex_profile():
-    from pyfed.engines.statement_search import constant_profile
+    from pyfed.engines.statement import constant_profile
     st = our_statements()["ConvexFiniteRoundConvergence"]
     return st, constant_profile(st, seed=0, budget=4)
 
@@ -236,7 +236,7 @@ def test_constant_profile_of_the_convex_theorem(convex_profile):
 
 
 def test_constant_profile_is_identical_on_rerun(convex_profile):
-    from pyfed.engines.statement_search import constant_profile
+    from pyfed.engines.statement import constant_profile
     st, prof = convex_profile
     again = constant_profile(st, seed=0, budget=4)
     assert json.dumps(again, sort_keys=True, default=str) == json.dumps(prof, sort_keys=True, default=str)
@@ -258,7 +258,7 @@ def test_pinning_instance_of_the_noise_constant_reproduces_its_value(convex_prof
 # ---------------------------------------------------------------- PEP and Monte Carlo
 
 def test_pep_rows_and_reasons():
-    from pyfed.engines.pep.statement import NoPEP, pep_plan
+    from pyfed.engines.statement import NoPEP, pep_plan
     sts = our_statements()
     plan = pep_plan(sts["ConvexFiniteRoundConvergence"])
     assert plan["eta_l"] == Fraction(1, 162) and plan["gamma"] / plan["alpha"] == 9 * Fraction(1, 81) ** 2
@@ -276,7 +276,7 @@ def test_pep_rows_and_reasons():
 
 def test_montecarlo_linear_left_side_and_nonlinear_rejection():
     from pyfed.engines.statement import decide_montecarlo, linear_form
-    from pyfed.engines.statement_search import candidate
+    from pyfed.engines.statement import candidate
     from pyfed.statements import read_text
     base = (EXAMPLES / "seed_convex.lean").read_text()
     lin = base.replace("weightedGap A xstar μ ≤", "(expectedGap A xstar 0 + expectedGap A xstar 1) / 2 ≤")

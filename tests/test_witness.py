@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyfed.engines.statement import (INSTANCE_SCHEMA, WITNESS_SCHEMA, RunInstance, instance_from_json,
-                                     instance_to_json, side_json)
+from pyfed.engines.statement import INSTANCE_SCHEMA, RunInstance, WITNESS_SCHEMA, instance_from_json, instance_to_json, side_json
 from pyfed.errors import InputError
 from pyfed.statements import our_statements, read_file
 
@@ -55,7 +54,7 @@ def _same_instance(a: RunInstance, b: RunInstance):
 # ---------------------------------------------------------------- 1. the schema
 
 def test_round_trip_of_search_candidates_is_identical_and_float_free():
-    from pyfed.engines.statement_search import candidate
+    from pyfed.engines.statement import candidate
     st = our_statements()["ConvexFiniteRoundConvergence"]
     seen = 0
     for index in (0, 18, 27, 81, 90):      # structured (x0 = x*, c0 = grad f_i(x*), S = 1 of 3, ...) and random
@@ -103,7 +102,7 @@ def test_round_trip_with_every_optional_field():
     ("schema", "pyfed.instance/99", "instance.schema"),
 ])
 def test_malformed_instance_names_the_field(field, value, named):
-    from pyfed.engines.statement_search import candidate
+    from pyfed.engines.statement import candidate
     inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
     data = instance_to_json(inst)
     data[field] = value
@@ -113,7 +112,7 @@ def test_malformed_instance_names_the_field(field, value, named):
 
 
 def test_tampered_derived_value_is_rejected():
-    from pyfed.engines.statement_search import candidate
+    from pyfed.engines.statement import candidate
     inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
     data = instance_to_json(inst)
     data["derived"]["xstar"] = ["12345"]
@@ -135,7 +134,7 @@ def test_side_json_of_irrational_value_has_certified_rational_bounds():
 
 @pytest.fixture(scope="module")
 def no_noise_record():
-    from pyfed.engines.statement_search import search
+    from pyfed.engines.statement import search
     from pyfed.lean.statement_export import counterexample_record
     (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
     res = search(st, seed=0, budget=0)
@@ -161,7 +160,7 @@ def test_counterexample_record_is_complete_and_float_free(no_noise_record):
         assert inst[key] is not None, key
     assert set(inst["derived"]) >= {"mu", "xstar", "f_star", "h"}
     # the candidate index rebuilds the instance: same seed, same numbers
-    from pyfed.engines.statement_search import candidate
+    from pyfed.engines.statement import candidate
     again, _ = candidate(st, rec["seed"], rec["index"])
     assert instance_to_json(again) == inst
 

@@ -1,5 +1,5 @@
 """``pyfed check``: the main job's front end -- runs the default suite (:mod:`pyfed.check`) and
-the statement checkers (:mod:`checkers`), prints one table per theorem and the statement table,
+the statement checkers (:mod:`pyfed.checkers`), prints one table per theorem and the statement table,
 writes the JSON report; exit status 1 iff some verdict is violated."""
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ def register(subparsers) -> None:
                    help="re-decide a counterexample written by --out exactly (statement from the recorded file, "
                         "or PATH.lean); exit 1 if the violation is re-confirmed")
     p.add_argument("--force", action="store_true", help="with --replay: accept a statement file that changed")
+    p.add_argument("--implementation", metavar="ADAPTER",
+                   help="run the statements that apply to a conforming implementation (pyfed conform ADAPTER) on its "
+                        "own trajectories (Monte Carlo rows)")
     from .search import add_parallel_arguments
     add_parallel_arguments(p, "the constant profile's candidates (with PATH.lean)")
     add_limit_arguments(p)
@@ -153,6 +156,9 @@ def run(args) -> int:
     ``--seed`` >= 0, ``--replicates`` >= 2, ``--budget`` >= 1, ``--json`` a creatable file path
     (not empty, not a directory, in an existing writable directory).
     """
+    if getattr(args, "implementation", None):
+        from .conform import run_implementation
+        return run_implementation(args)
     if getattr(args, "replay", None):
         from .replay import run as run_replay
         return run_replay(args)
@@ -219,7 +225,7 @@ def suite_cost(replicates: int, budget, quick: bool, skip_statements: bool):
     def estimate(**kw):
         cost = resources.default_suite(kw["--replicates"], quick)
         if not skip_statements:
-            from checkers.registry import names
+            from ..checkers.registry import names
             cost = cost + resources.statement_checkers(names(), kw["--budget"], quick)
         return cost
 
@@ -232,9 +238,9 @@ def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile:
     """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check PATH.lean``
     on the statements read: each statement's Monte Carlo instances with ``replicates``
     replicates, its search (``budget`` random draws) and constant profile
-    (:func:`pyfed.engines.statement_search.profile_size` candidates)."""
+    (:func:`pyfed.engines.statement.profile_size` candidates)."""
     from .. import resources
-    from ..engines.statement_search import profile_size
+    from ..engines.statement import profile_size
 
     def estimate(**kw):
         b = kw["--budget"]
@@ -293,7 +299,7 @@ def _short(exact: str | None) -> str:
 
 
 def render_profile(console, profile) -> None:
-    """Print a constant profile (see :func:`pyfed.engines.statement_search.constant_profile`):
+    """Print a constant profile (see :func:`pyfed.engines.statement.constant_profile`):
     one line up front when the statement is already violated at its own constants, then one
     short row per constant. Thresholds print exactly when short, else as the engine's certified
     decimal rounded toward the safe side (``needed_decimal``); the JSON report has them exact."""
@@ -333,11 +339,11 @@ def render_profile(console, profile) -> None:
 
 def _checker_verdict(name, args):
     """Verdict of one registered statement checker's search, seeded exactly as
-    :func:`checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
+    :func:`pyfed.checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
     the default report's."""
     import numpy as np
 
-    from checkers.registry import get, names
+    from pyfed.checkers.registry import get, names
     i = names().index(name)
     return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
 
@@ -361,7 +367,7 @@ def _read_with_checkers(path, theorem=None):
             ours = False
         if not ours:
             raise
-        from checkers.registry import names as registered
+        from pyfed.checkers.registry import names as registered
         lemmas = []
         for e in exc.errors:
             construct = getattr(e, "construct", "")
@@ -414,7 +420,7 @@ def run_file(args, limits=None) -> int:
     files are read, before any work."""
     from ..check import check_statement, default_budget, default_replicates
     from ..report import statement_report_json
-    from ..engines.statement_search import constant_profile, profile_size
+    from ..engines.statement import constant_profile, profile_size
     from ..parallel import Pool, check_workers
 
     paths = [args.path] if isinstance(args.path, str) else list(args.path)

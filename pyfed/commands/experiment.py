@@ -1,6 +1,6 @@
 """``pyfed experiment``: the SCAFFOLD paper's heterogeneity experiment (Table 3) on bundled data.
 
-The experiment itself is :func:`pyfed.engines.heterogeneity.run_heterogeneity` (SGD, FedAvg,
+The experiment itself is :func:`pyfed.experiments.heterogeneity.run_heterogeneity` (SGD, FedAvg,
 FedProx and SCAFFOLD on multiclass softmax regression over scikit-learn's digits, N = 100
 clients with "s% similarity", S = 20, 1-20 local epochs, eta_l tuned per setting by rounds to a
 target test accuracy). This module parses and validates the command line (every flag is checked
@@ -28,8 +28,8 @@ from fractions import Fraction
 import numpy as np
 from rich.markup import escape
 
-from ..engines.heterogeneity import (METHOD_LABELS, PAPER_TABLE3, HeterogeneityConfig, HeterogeneityResult,
-                                     bound_text, default_config, run_heterogeneity, validate_config, work_units)
+from ..experiments.heterogeneity import (METHOD_LABELS, PAPER_TABLE3, HeterogeneityConfig, HeterogeneityResult,
+                                         bound_text, default_config, run_heterogeneity, validate_config, work_units)
 from ..errors import InputError
 
 __all__ = ["register", "run", "config_from_args", "FLAG_NAMES", "write_outputs", "plot_rounds", "plot_curves"]

@@ -17,7 +17,7 @@ __all__ = ["register", "run", "format_statement_options", "add_parallel_argument
 def format_statement_options(lean_name=None) -> str:
     """Plain text listing the valid ``--relax`` keys and ``--mutate`` names (``pyfed search --list``);
     only ``lean_name`` if given (InputError for an unknown name)."""
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
 
     rows = statement_options()
     if lean_name is not None:
@@ -96,7 +96,7 @@ def run(args) -> int:
 
     from . import make_console, make_progress
 
-    from checkers.registry import get
+    from pyfed.checkers.registry import get
 
     if getattr(args, "list_options", False):
         print(format_statement_options(args.lean_name))

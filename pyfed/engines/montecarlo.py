@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InputError
 from ..exact import as_float, compare
 from ..theory import weights
-from ..verdicts import Holds, Inconclusive, Verdict, Violated
+from ..verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
 
 __all__ = ["Estimate", "estimate_weighted_gap", "estimate_average_gradient_sq", "decide", "diverged"]
 
@@ -137,11 +137,13 @@ def decide(statement: str, estimate: Estimate, rhs, *, details: dict | None = No
     cert = (f"Monte Carlo, R={estimate.replicates} replicates, {estimate.confidence:.1%} Student-t "
             f"interval [{estimate.lower:.6g}, {estimate.upper:.6g}] below the right side")
     if compare(estimate.upper, rhs) > 0:
-        return Holds(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, certificate=cert)
+        return Holds(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, evidence=Evidence.MONTE_CARLO,
+                     certificate=cert)
     if compare(estimate.lower, rhs) < 0:
         d["claim"] = (f"statistical: the {estimate.confidence:.1%} interval lies above the right side; rerun "
                       "the witness (same seed) or decide the instance exactly before calling it a counterexample")
-        return Violated(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, witness=dict(witness or {}))
+        return Violated(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d, evidence=Evidence.MONTE_CARLO,
+                        witness=dict(witness or {}))
     return Inconclusive(statement, lhs=estimate.mean, rhs=rhs, exact=False, details=d,
                         reason=(f"the {estimate.confidence:.1%} interval [{estimate.lower:.6g}, {estimate.upper:.6g}] "
                                 f"contains the right side {as_float(rhs):.6g}; more replicates needed"))

@@ -85,7 +85,7 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
       rational bounds, :func:`pyfed.engines.statement.side_json`); ``exact``: both sides rational;
     * provenance: ``engine`` (the search), ``decided_by`` (the exact engine), ``seed``,
       ``budget``, ``index`` (the candidate: ``candidate(statement, seed, index)`` of
-      :mod:`pyfed.engines.statement_search` rebuilds it), ``relax``, ``description``, ``replay``
+      :mod:`pyfed.engines.statement.candidates` rebuilds it), ``relax``, ``description``, ``replay``
       (the command that re-checks it).
     """
     from ..engines.statement import WITNESS_SCHEMA

@@ -130,7 +130,7 @@ _TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)
   | (?P<ident>[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*(?:\.[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*)*(?:\.\d+)?)
-  | (?P<op>⁻¹|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
+  | (?P<op>⁻¹|≤ᵐ|=ᵐ|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
 """, re.VERBOSE | re.UNICODE)
 
 #: ASCII spellings Lean also accepts, mapped to the Unicode token.
@@ -237,13 +237,14 @@ class Binder:
     style: str
     line: int
     col: int
+    pred: tuple | None = None     # binder predicate (op, bound) of `∀ x < n, …`
 
 
 #: Binary operators: token -> (left binding power, right binding power for the operand).
 _BINARY = {
     "→": (25, 25), "↔": (20, 21), "∨": (30, 30), "∧": (35, 35),
     "=": (50, 51), "≠": (50, 51), "≤": (50, 51), "<": (50, 51), "≥": (50, 51), ">": (50, 51),
-    "∈": (50, 51), "∉": (50, 51),
+    "∈": (50, 51), "∉": (50, 51), "≤ᵐ": (50, 51), "=ᵐ": (50, 51),
     "+": (65, 66), "-": (65, 66), "*": (70, 71), "/": (70, 71), "%": (70, 71),
     "•": (73, 73), "^": (75, 75), "∘": (90, 90),
 }
@@ -256,10 +257,8 @@ SUPPORTED_SYNTAX = ("numerals, names, applications, + - * / ^ ⁻¹, comparisons
 
 #: Tokens that are recognisably Lean but outside the subset, with their names.
 _REJECTED_ATOMS = {
-    "∫": "integral `∫ … ∂ν` (write the model's statistic, e.g. `expectedGap A xstar r`)",
-    "⟨": "anonymous constructor `⟨…⟩`", "|": "absolute value `|…|`", "λ": "lambda `λ x => …`",
-    "fun": "lambda `fun x => …`", "∏": "product `∏`", "⟪": "inner product `⟪…⟫`",
-    "if": "`if … then … else …`", "match": "`match`", "·": "`·` placeholder", "∂": "`∂`",
+    "⟨": "anonymous constructor `⟨…⟩`", "∏": "product `∏`",
+    "match": "`match`", "·": "`·` placeholder", "∂": "`∂`",
     "√": "`√` (write `Real.sqrt`)", "by": "a tactic block inside a term", "∃": None,
 }
 
@@ -326,7 +325,17 @@ class Parser:
         return e
 
     def ends(self, tok: Token | None) -> bool:
-        return tok is None or tok.text in self.stop or tok.text in (")", "}", "]", "⦄", ",", "‖", ":=", ";", "⟩")
+        return tok is None or tok.text in self.stop or tok.text in (")", "}", "]", "⦄", ",", "‖", ":=", ";", "⟩",
+                                                                    "then", "else", "∂", "⟫", "=>", "↦")
+
+    def _with_stop(self, extra, fn):
+        """``fn()`` with the tokens ``extra`` also ending terms (e.g. ``|`` inside ``μ[f | m]``)."""
+        saved = self.stop
+        self.stop = set(saved) | set(extra)
+        try:
+            return fn()
+        finally:
+            self.stop = saved
 
     # ---- Pratt loop
     def term(self, rbp: int = 0) -> Node:
@@ -343,9 +352,15 @@ class Parser:
                 if lbp <= rbp:
                     break
                 self.take()
+                measure = None
+                if tok.text in ("≤ᵐ", "=ᵐ"):
+                    # `f ≤ᵐ[μ] g`: almost everywhere with respect to μ
+                    self.take("[")
+                    measure = self.term(0)
+                    self.take("]")
                 # right-associative operators parse their right operand at lbp - 1
                 right = self.term(lbp - 1 if tok.text in _RIGHT_ASSOC else lbp)
-                left = self.node("binop", start, tok.text, [left, right])
+                left = self.node("binop", start, tok.text, [left, right] + ([measure] if measure is not None else []))
                 if tok.text == "^":
                     self._check_power(left)
                 continue
@@ -363,9 +378,50 @@ class Parser:
             binders = self.binders(until=",")
             self.take(",")
             body = self.term(0)
+            preds = [b for b in binders if b.pred is not None]
+            for b in reversed(preds):
+                # `∀ x < n, P` is `∀ x, x < n → P`; `∃ x < n, P` is `∃ x, x < n ∧ P`
+                op, bound = b.pred
+                var = Node("ident", b.name, [], b.line, b.col, b.name)
+                cond = Node("binop", op, [var, bound], b.line, b.col, f"{b.name} {op} {bound.text}")
+                body = Node("binop", "→" if t == "∀" else "∧", [cond, body], b.line, b.col,
+                            f"{cond.text} {'→' if t == '∀' else '∧'} {body.text}")
             return self.node("forall" if t == "∀" else "exists", start, binders, [body])
         if t == "let":
             return self.let_term()
+        if t in ("fun", "λ"):
+            self.take()
+            binders = self.binders(until="=>")
+            if not binders:
+                self.error("`fun` without a bound name", "", tok, supported="fun x => body")
+            if self.at("↦"):
+                self.take("↦")
+            else:
+                self.take("=>")
+            body = self.term(0)
+            return self.node("fun", start, binders, [body])
+        if t == "∫":
+            self.take()
+            var = self.take()
+            if var.kind != "ident":
+                self.error(f"token {var.text!r}", "expected the bound variable of ∫", var,
+                           supported="∫ ω, f ω ∂μ")
+            if self.at(":"):
+                self.take(":")
+                self.term(51)
+            self.take(",")
+            body = self.term(0)
+            self.take("∂")
+            measure = self.atom()
+            return self.node("integral", start, var.text, [body, measure])
+        if t == "if":
+            self.take()
+            cond = self.term(0)
+            self.take("then")
+            a = self.term(0)
+            self.take("else")
+            b = self.term(0)
+            return self.node("ite", start, None, [cond, a, b])
         if t == "¬":
             self.take()
             return self.node("not", start, None, [self.term(40)])
@@ -426,6 +482,9 @@ class Parser:
         if self.at("∈"):
             self.take("∈")
             rng = self.term(51)
+        elif self.at("in"):
+            self.error("`∑ x in s, …` (the older Mathlib spelling)", "Mathlib at the pinned commit writes "
+                       "`∑ x ∈ s, …`", self.peek(), supported="∑ r ∈ Finset.range T, body  or  ∑ i, body")
         elif self.at("<"):
             self.error("∑ with a bound `<`", "", self.peek(), supported="∑ r ∈ Finset.range T, body  or  ∑ i, body")
         self.take(",")
@@ -436,8 +495,10 @@ class Parser:
         if tok is None or self.ends(tok):
             return False
         if tok.kind in ("num", "ident"):
-            return tok.text not in ("let", "fun", "then", "else", "with", "at", "from", "by", "do")
-        return tok.text in ("(", "↑", "‖", "⟨", "∫", "|", "λ", "⟪", "√", "·")
+            return tok.text not in ("let", "fun", "then", "else", "with", "at", "from", "by", "do", "if", "in")
+        if tok.text == "|" and "|" in self.stop:
+            return False
+        return tok.text in ("(", "↑", "‖", "⟨", "|", "⟪", "√", "·")
 
     def application(self) -> Node:
         start = self.i
@@ -471,6 +532,20 @@ class Parser:
             if t in _REJECTED_ATOMS and _REJECTED_ATOMS[t]:
                 self.error(_REJECTED_ATOMS[t], "", tok)
             node = self.node("ident", start, t)
+            nxt = self.peek()
+            if nxt is not None and nxt.text == "[" and nxt.start == tok.end:
+                # `μ[f | m]` (conditional expectation) or `StronglyMeasurable[m] f` (an explicit
+                # σ-algebra): a bracket right after a name, without a space
+                self.take("[")
+                inner = self._with_stop({"|"}, lambda: self.term(0))
+                if self.at("|"):
+                    self.take("|")
+                    sigma = self.term(0)
+                    self.take("]")
+                    node = self.node("condexp", start, None, [node, inner, sigma])
+                else:
+                    self.take("]")
+                    node = self.node("subscript", start, t, [inner])
         elif t == "↑":
             inner = self.atom()
             node = self.node("coe", start, None, [inner])
@@ -478,6 +553,22 @@ class Parser:
             inner = self.term(0)
             self.take("‖")
             node = self.node("norm", start, None, [inner])
+        elif t == "|":
+            inner = self._with_stop({"|"}, lambda: self.term(0))
+            self.take("|")
+            node = self.node("abs", start, None, [inner])
+        elif t == "⟪":
+            a = self.term(0)
+            self.take(",")
+            b = self.term(0)
+            close = self.take("⟫")
+            nxt = self.peek()
+            if nxt is not None and nxt.kind == "ident" and nxt.text == "_ℝ" and nxt.start == close.end:
+                self.take()
+            field_tok = Token("ident", "ℝ", tok.line, tok.col)
+            head = Node("ident", "inner", [], tok.line, tok.col, "inner")
+            node = self.node("app", start, None, [head, Node("ident", "ℝ", [], field_tok.line, field_tok.col, "ℝ"),
+                                                  a, b])
         elif t == "(":
             if self.at(")"):
                 self.error("unit `()`", "", tok)
@@ -505,10 +596,18 @@ class Parser:
         else:
             self.error(f"token {t!r}", "expected a number, a name or a parenthesised term", tok,
                        supported="numerals, names, ( … ), (x : ℝ), ↑x, ‖…‖, ∑")
-        while self.at("⁻¹"):
-            self.take()
-            node = self.node("inv", start, None, [node])
-        return node
+        while True:
+            if self.at("⁻¹"):
+                self.take()
+                node = self.node("inv", start, None, [node])
+            elif self.at(".") and self.peek().start == self.toks[self.i - 1].end and self.peek(1) is not None \
+                    and self.peek(1).kind == "ident" and self.peek(1).start == self.peek().end:
+                # a projection `(e).card`
+                self.take(".")
+                fld = self.take()
+                node = self.node("proj", start, fld.text, [node])
+            else:
+                return node
 
     def _check_power(self, node: Node) -> None:
         """Refuse ``a ^ n`` with a numeral exponent whose exact value would be huge
@@ -547,9 +646,17 @@ class Parser:
             elif tok.kind == "ident":
                 self.take()
                 out.append(Binder(tok.text, None, "bare", tok.line, tok.col))
+            elif tok.text in ("<", "≤", ">", "≥", "∈") and out and out[-1].style == "bare" and until == ",":
+                # a binder predicate `∀ x < n, P` (read as `∀ x, x < n → P`)
+                op = self.take().text
+                bound = self.term(51)
+                for b in out:
+                    if b.style == "bare" and b.pred is None and b.type is None:
+                        b.pred = (op, bound)
+                return out
             elif tok.text in ("<", "≤", ">", "≥", "∈"):
                 self.error(f"binder predicate `∀ x {tok.text} …`", "", tok,
-                           supported="∀ (x : T), …  with the condition as a hypothesis `x < n → …`")
+                           supported="∀ x < n, …  (bare names before the predicate)")
             else:
                 return out
 

@@ -29,7 +29,8 @@ def our_statements(lean_dir=None) -> dict:
     """``{name: Statement}`` of the run statements in pyfed's ``Theorems.lean`` (a conjunction of
     two run statements gives ``Name.1`` and ``Name.2``; theorems that are not about a run, e.g.
     ``GradientGrowth``, have their own checkers and are skipped here)."""
-    from .reader import read_declarations, _statements_from
+    from .elaborate import read_declarations
+    from .scaffold_run import statements_from
     from ..lean import terms
     path = theorems_path(lean_dir)
     text = path.read_text(encoding="utf-8")
@@ -41,6 +42,6 @@ def our_statements(lean_dir=None) -> dict:
         namespace, cmd, variables = decls.theorems[name]
         if "Run" not in cmd.text:
             continue
-        for st in _statements_from(name, namespace, cmd, variables, decls, clean, rel):
+        for st in statements_from(name, namespace, cmd, variables, decls, clean, rel):
             out[st.name] = st
     return out

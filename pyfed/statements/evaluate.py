@@ -388,6 +388,9 @@ def evaluate(node: Node, val: Valuation, env: dict | None = None):
         return val.num(x) if isinstance(x, int) else x
     if k == "norm":
         return _norm(node, val, env)
+    if k == "abs":
+        x = evaluate(node.args[0], val, env)
+        return x if compare(0, x) >= 0 else -x
     if k == "sum":
         rng, body = node.args
         upper = evaluate(rng.args[1], val, env)

@@ -13,7 +13,7 @@ parameters and the model's definitions), each with its source position.
 
 Evaluation is :mod:`pyfed.statements.evaluate`; the engines are
 :mod:`pyfed.engines.statement` (exact moments, Monte Carlo, adversarial search, constant
-profile) and :mod:`pyfed.engines.pep.statement` (PEP worst case).
+profile, PEP worst case).
 """
 
 from __future__ import annotations
@@ -138,6 +138,13 @@ class Statement:
         The file's own defs this statement uses.
     text : str
         The statement's Lean text (from the name to ``:=``).
+    shape : str
+        Which builder read it and which engines can decide it: ``"scaffold_run"`` (a theorem about
+        a SCAFFOLD ``Run``), ``"fedavg_run"`` (a FedAvg ``Run``), ``"lemma"`` (no run: vectors,
+        sequences, function classes, finite probability spaces, procedures).
+    family : str
+        The statement family in words, for reports (``"SCAFFOLD run"``, ``"FedAvg run"``,
+        ``"Local SGD step"``, ``"function-class lemma"``, ``"vector lemma"`` …).
     """
 
     name: str
@@ -154,6 +161,8 @@ class Statement:
     statistics: list = field(default_factory=list)
     definitions: dict = field(default_factory=dict, repr=False)
     text: str = field(default="", repr=False)
+    shape: str = "scaffold_run"
+    family: str = "SCAFFOLD run"
 
     # ---- lookups
     @property
@@ -204,5 +213,5 @@ class Statement:
             "hypotheses": [{"key": h.key, "kind": h.kind, "text": h.text, "location": str(h.location)}
                            for h in self.hypotheses],
             "init": self.init, "lhs": self.lhs.text, "rhs": self.rhs.text, "relation": self.relation,
-            "statistics": list(self.statistics),
+            "statistics": list(self.statistics), "shape": self.shape, "family": self.family,
         }

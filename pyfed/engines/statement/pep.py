@@ -1,5 +1,5 @@
-"""PEP engine, statements: the worst case of a :class:`~pyfed.statements.Statement` over the whole
-function class, where its hypotheses admit the deterministic regime (σ = 0, S = N).
+"""PEP row of a statement: the worst case of a run statement over the whole function class, where
+its hypotheses admit the deterministic regime (σ = 0, S = N).
 
 The row exists when the statement
 
@@ -12,11 +12,11 @@ The row exists when the statement
   (the statement's terms evaluated with ‖x0 - x⋆‖² and C₀ as symbols).
 
 Then, by homogeneity, the statement holds on the whole class at these parameters iff
-sup { LHS : ‖x0 - x⋆‖² + (γ/α) C₀ ≤ 1 } ≤ α, an SDP (PEPit). Otherwise :func:`pep_plan`
-raises :class:`NoPEP` saying why there is no row. A claimed violation is re-verified exactly
-on a quadratic instance fitted to the worst case (:func:`pyfed.engines.pep.scaffold.fit_quadratic`)
-with the statement's own exact engine (:func:`pyfed.engines.statement.decide_exact`).
-"""
+sup { LHS : ‖x0 - x⋆‖² + (γ/α) C₀ ≤ 1 } ≤ α, an SDP (PEPit, :mod:`pyfed.engines.pep`).
+Otherwise :func:`pep_plan` raises :class:`NoPEP` saying why there is no row. A claimed violation
+is re-verified exactly on a quadratic instance fitted to the worst case
+(:func:`pyfed.engines.pep.scaffold.fit_quadratic`) with the statement's own exact engine
+(:func:`pyfed.engines.statement.exact.decide_exact`)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ import sympy
 
 from ...exact import as_float
 from ...statements.evaluate import EvaluationError, evaluate, to_exact
-from ...verdicts import Holds, Inconclusive, Verdict, Violated
-from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _certificate, _check_solver,
-                     _fmt_frac, _gram_size, _mean, _new_function, _solve)
+from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
+from ..pep.solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _certificate, _check_solver,
+                          _fmt_frac, _gram_size, _mean, _new_function, _solve)
 
 __all__ = ["NoPEP", "pep_plan", "pep_row"]
 
@@ -70,9 +70,9 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
     Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, gap_coefs {r: Fraction}, grad_coefs,
     alpha, gamma, kappa, rounds, hypotheses, note). Raises :class:`NoPEP` with the reason."""
     from ...problems.quadratic import QuadraticProblem
-    from ..statement import ExactAccess, RunInstance, SymbolicAccess, bind, evaluate_hypotheses, fits
-    from ..statement import hypothesis_mentions
-    from ..statement_search import _admissible, _step_relevant, max_eta_l
+    from .access import ExactAccess, SymbolicAccess, bind
+    from .hypotheses import _admissible, _step_relevant, evaluate_hypotheses, fits, hypothesis_mentions, max_eta_l
+    from .instance import RunInstance
 
     if st.hypothesis("convexity") is None:
         raise NoPEP("the statement does not assume `Convexity P μ`: the PEP engine ranges over smooth "
@@ -121,7 +121,7 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
             msg += (f" -- a limit of the PEP row's problem size (it is solved at N = {N}, K = {K}, T = {T} only; "
                     "its SDP grows with N, K and T), not a proof that the hypotheses exclude σ = 0, S = N")
         raise NoPEP(msg, tried=True)
-    from ..statement import linear_form, NotLinear
+    from .access import NotLinear, linear_form
     try:
         const, coefs = linear_form(st, inst, access=ExactAccess(inst), pep=True)
     except (NotLinear, EvaluationError) as exc:
@@ -224,7 +224,7 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
     problem, handles = _build(plan, float(pot_coef))
     dual, primal, status, name, secs, tol_used = _solve(problem, solver, solver_tol, solver_options)
     ratio = dual / as_float(alpha) if dual is not None else None
-    from ..statement import effective_step
+    from ...theory import effective_step
     h = effective_step(plan["K"], plan["eta_l"], plan["eta_g"])
     params = {"N": N, "S": N, "K": K, "T": T, "eta_l": _fmt_frac(plan["eta_l"]), "eta_g": _fmt_frac(plan["eta_g"]),
               "beta": _fmt_frac(plan["beta"]), "mu": _fmt_frac(plan["mu"]), "sigma": "0", "h": _fmt_frac(h)}
@@ -249,7 +249,7 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
         v = Inconclusive(**common, reason=f"PEP solver status {res.status!r} is not optimal (solver {res.solver}); "
                                           "the worst case is not certified")
     elif res.ratio <= 1 - ratio_tol:
-        v = Holds(**common, certificate=_certificate(res))
+        v = Holds(**common, evidence=Evidence.PEP_NUMERICAL, certificate=_certificate(res))
     elif res.ratio <= 1 + ratio_tol:
         v = Inconclusive(**common, reason=f"worst/bound = {res.ratio:.8g} is within the tolerance {ratio_tol} of 1")
     elif not verify:
@@ -262,8 +262,9 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
 
 
 def _reverify(st, plan, handles, res, common):
-    from ..statement import RunInstance, decide_exact
-    from .scaffold import fit_quadratic
+    from ..pep.scaffold import fit_quadratic
+    from .exact import decide_exact
+    from .instance import RunInstance
     try:
         qp, _A, _b, x0q, c0q, r = fit_quadratic(handles, plan["beta"], plan["mu"])
         inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["N"], K=plan["K"],
@@ -277,6 +278,6 @@ def _reverify(st, plan, handles, res, common):
     res.details["reverification"] = {"reproduced": v.status == "violated", "dimension": r,
                                      "exact_status": v.status}
     if isinstance(v, Violated):
-        return Violated(st.name, v.lhs, v.rhs, True, res.details, witness=v.witness)
+        return Violated(st.name, v.lhs, v.rhs, True, res.details, evidence=Evidence.EXACT, witness=v.witness)
     return Inconclusive(**common, reason=f"PEP claims worst/bound = {res.ratio:.6g} > 1 but the exact "
                                          f"re-verification on the fitted quadratic gives {v.status}")

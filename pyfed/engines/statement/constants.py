@@ -1,0 +1,178 @@
+"""The numeric constants of a statement that the constant profile varies (:func:`literals`): the
+model's constants inside the right side (``convexRHS``: 9, 12; ``nonconvexRHS``: 14, 70), the
+file's numerals of the right side and of each step-size hypothesis; and each constant's data on
+one decided instance (:meth:`Literal.instance_data`: the value at which that instance's
+inequality, or hypothesis, changes side)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from ...statements.evaluate import Undecided, decide_sign, evaluate, to_exact
+
+__all__ = ["Literal", "literals"]
+
+
+@dataclass
+class Literal:
+    """A numeric constant the profile varies.
+
+    key : stable name (``"convexRHS.noise=12"``, ``"step_size:81@12:33"``); value : its value;
+    where : ``"rhs"`` (model constant or literal of the right side) or ``"hypothesis"``;
+    description; location (``file:line:col`` for literals of the file); ``node`` (the literal's
+    syntax node) or ``model`` (``(definition, key)`` of a model constant); ``hyp`` (the
+    hypothesis key).
+    """
+
+    key: str
+    value: Fraction
+    where: str
+    description: str
+    location: str = ""
+    node: object = None
+    model: tuple | None = None
+    hyp: str | None = None
+
+    def _with(self, val, c):
+        if self.model is not None:
+            val.constants[self.model] = c
+        else:
+            val.literal_overrides[id(self.node)] = c
+
+    def _reset(self, val):
+        if self.model is not None:
+            val.constants.pop(self.model, None)
+        else:
+            val.literal_overrides.pop(id(self.node), None)
+
+    def instance_data(self, st, inst, val, lhs, rhs, holds) -> dict:
+        """Per-instance data: for a right-side constant the threshold t with rhs(c) = lhs
+        (violated for c on the unsafe side of t); for a hypothesis constant the boundary b of
+        the hypothesis in c (admitted on one side) and whether the inequality holds."""
+        c = sympy.Symbol("c")
+        if self.where == "rhs":
+            self._with(val, Fraction(0))
+            r0 = to_exact(evaluate(st.rhs, val))
+            self._with(val, Fraction(1))
+            r1 = to_exact(evaluate(st.rhs, val))
+            self._reset(val)
+            slope = r1 - r0
+            if isinstance(r0, Fraction) and isinstance(r1, Fraction) and r0 + self.value * slope == to_exact(rhs):
+                if slope == 0:
+                    return {"slope": "0"}
+                t = (to_exact(lhs) - r0) / slope
+                return {"threshold": t, "slope_sign": 1 if slope > 0 else -1}
+            self._with(val, c)
+            expr = sympy.sympify(evaluate(st.rhs, val)) - sympy.sympify(lhs)
+            self._reset(val)
+            return _solve_side(expr, c, self.value, "rhs")
+        h = st.hypothesis(self.hyp)
+        self._with(val, c)
+        try:
+            g = sympy.sympify(evaluate(h.node.args[1], val)) - sympy.sympify(evaluate(h.node.args[0], val))
+        finally:
+            self._reset(val)
+        out = _solve_side(g, c, self.value, "hyp")
+        out["holds"] = holds
+        return out
+
+
+def _solve_side(expr, c, current, kind) -> dict:
+    """Root of ``expr(c) = 0`` nearest to the current value and the side where ``expr >= 0``."""
+    expr = sympy.together(sympy.sympify(expr))
+    if not expr.has(c):
+        return {"constant": bool(decide_sign(expr) >= 0)}
+    try:
+        roots = [r for r in sympy.solve(sympy.Eq(expr, 0), c) if r.is_real]
+    except (NotImplementedError, TypeError, ValueError) as exc:   # e.g. min/max of the constant: no closed form
+        raise Undecided(f"no closed-form threshold for the constant in {_compact_expr(expr, c)}") from exc
+    roots = [r for r in roots if decide_sign(r) > 0] or roots
+    if not roots:
+        v = expr.subs(c, sympy.Rational(current.numerator, current.denominator))
+        return {"constant": bool(decide_sign(v) >= 0)}
+    r = roots[0]
+    probe = r * 2 if decide_sign(r) != 0 else sympy.Integer(1)
+    up = decide_sign(sympy.simplify(expr.subs(c, probe)))
+    return {"threshold": to_exact(r), "positive_above": up > 0}
+
+
+def _compact_expr(expr, c, limit: int = 80) -> str:
+    """Short text of an expression in the constant ``c`` for a message: ``~`` its form with every
+    number rounded to 6 significant digits when that fits in ``limit`` characters, else the
+    functions it applies (``an expression in c with Max, Min, sqrt``); never a number cut off."""
+    try:
+        import re
+        text = "~" + re.sub(r"(?<![\d.e])1\.0\*", "", sympy.sstr(expr.evalf(6)).replace(" ", ""))
+    except Exception:   # display only
+        text = ""
+    if text and len(text) <= limit:
+        return text
+    funcs = sorted({type(f).__name__ for f in sympy.preorder_traversal(expr)
+                    if f.args and not isinstance(f, (sympy.Add, sympy.Mul, sympy.Pow))} |
+                   ({"sqrt"} if any(p.exp == sympy.Rational(1, 2) for p in expr.atoms(sympy.Pow)) else set()))
+    return f"an expression in {c} with {', '.join(funcs)}" if funcs else f"an expression in {c}"
+
+
+def literals(st) -> list:
+    """The constants the profile varies: the model's constants inside the right side
+    (``convexRHS``: 9, 12; ``nonconvexRHS``: 14, 70), the file's numerals of the right side
+    (other than 0, 1, exponents and natural-number ones), and the numerals of each step-size
+    hypothesis (other than 0, 1 and exponents)."""
+    from ...statements import model
+    out = []
+    seen_models = set()
+
+    def walk_rhs(node, seen_defs):
+        for n in node.walk():
+            if n.kind == "app" and n.head_name() in ("convexRHS", "nonconvexRHS", "initialPotential"):
+                for (defn, key), (value, what, _kw) in model.MODEL_CONSTANTS.items():
+                    if defn == n.head_name() and (defn, key) not in seen_models:
+                        if defn == "initialPotential" and ("convexRHS", "potential") in seen_models:
+                            continue
+                        seen_models.add((defn, key))
+                        out.append(Literal(f"{defn}.{key}={value}", Fraction(value), "rhs",
+                                           f"{value} in {defn}: {what}", model=(defn, key)))
+            if n.kind == "app" and n.head_name() in st.definitions and n.head_name() not in seen_defs:
+                d = st.definitions[n.head_name()]
+                seen_defs.add(d.name)
+                walk_rhs(d.body, seen_defs)
+        for n in _numerals(node):
+            out.append(Literal(f"rhs:{n.text}@{n.line}:{n.col}", Fraction(n.value_fraction), "rhs",
+                               f"the numeral {n.text} of the right side", f"{st.location.path}:{n.line}:{n.col}",
+                               node=n))
+
+    walk_rhs(st.rhs, set())
+    for h in st.hypotheses:
+        if not h.step:
+            continue
+        for n in _numerals(h.node):
+            out.append(Literal(f"{h.key}:{n.text}@{n.line}:{n.col}", Fraction(n.value_fraction), "hypothesis",
+                               f"the numeral {n.text} of the hypothesis `{h.text}`",
+                               f"{st.location.path}:{n.line}:{n.col}", node=n, hyp=h.key))
+    return out
+
+
+def _numerals(node):
+    """Real-typed numerals other than 0 and 1, outside exponents and Real.rpow exponents; a
+    quotient of two numerals (``1 / 2``) is one constant."""
+    skip = set()
+    for n in node.walk():
+        if n.kind == "binop" and n.value in ("^", "^r"):
+            skip |= {id(x) for x in n.args[1].walk()}
+        if n.kind == "app" and n.head_name() == "Real.rpow" and len(n.args) == 3:
+            skip |= {id(x) for x in n.args[2].walk()}
+    for n in node.walk():
+        if id(n) in skip or n.ty != "real":
+            continue
+        if n.kind == "binop" and n.value == "/" and all(a.kind == "num" for a in n.args):
+            skip |= {id(a) for a in n.args}
+            v = n.args[0].value / n.args[1].value if n.args[1].value else None
+            if v is not None and v not in (0, 1):
+                n.value_fraction = v
+                yield n
+        elif n.kind == "num" and n.value not in (0, 1):
+            n.value_fraction = n.value
+            yield n

@@ -1,0 +1,210 @@
+"""The engines of a statement, one call shape each, and which of them apply.
+
+Every engine has a ``name``, ``applies(statement) -> reason | None`` (None: it applies; else the
+reason why not, in words a user can act on) and ``decide(statement, context) -> list[Verdict]``.
+:data:`ENGINES` lists them in the order ``pyfed check`` runs them; :func:`engines_for` gives the
+ones that apply to a statement with the reasons of the others.
+
+Engines never print. What an engine finds beyond its verdicts (the search's records, the
+constant profile, the built-in instances that could not bind the statement, written
+counterexample files) goes into ``context.record`` under the engine's keys, for the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .access import NotLinear, linear_form
+from .candidates import candidate
+from .pep import NoPEP, pep_plan
+
+__all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
+           "PEPRow", "ConstantProfile"]
+
+
+@dataclass
+class Context:
+    """What one ``pyfed check`` run asks of the engines.
+
+    quick : bool (smaller sizes and budgets); seed : int (every random draw derives from it);
+    replicates : int (Monte Carlo replicates); budget : int (random draws of the search);
+    profile : bool (run the constant profile); pool : a :class:`pyfed.parallel.Pool` or None
+    (serial); progress : callable(label) or None; out : directory for counterexample files or
+    None; record : what engines leave for the report (see the module docstring).
+    """
+
+    quick: bool = False
+    seed: int = 0
+    replicates: int = 256
+    budget: int = 24
+    profile: bool = True
+    pool: object = None
+    progress: object = None
+    out: str | None = None
+    record: dict = field(default_factory=dict)
+
+    def tell(self, label: str) -> None:
+        if self.progress:
+            self.progress(label)
+
+
+def _run_shape(st) -> str | None:
+    shape = getattr(st, "shape", "scaffold_run")
+    return None if shape == "scaffold_run" else f"the statement is a {getattr(st, 'family', shape)}, not about a SCAFFOLD run"
+
+
+class BuiltinInstances:
+    """The default suite's instances that fit the statement (:mod:`pyfed.suites.scaffold`): exact
+    moments on the rational quadratic one, Monte Carlo on real data; each instance's local step is
+    halved exactly when the statement's step-size hypothesis is tighter than its step."""
+
+    name = "built-in instances"
+
+    def applies(self, st):
+        return _run_shape(st)
+
+    def decide(self, st, ctx):
+        from ...suites.scaffold import default_suite, to_run_instance
+        from .builtin import fit_instance_step, run_instance
+        from .hypotheses import fits
+
+        verdicts, skipped = [], []
+        for inst in default_suite(quick=ctx.quick, seed=ctx.seed):
+            why = fits(st, to_run_instance(inst))
+            if why is not None:
+                if not why.startswith("the statement's initialisation"):   # the other family's instance: expected
+                    skipped.append((inst.name, why))
+                continue
+            ctx.tell(f"{st.name}: {inst.name}")
+            inst, reduced = fit_instance_step(st, inst)
+            v = run_instance(inst, replicates=ctx.replicates, seed=ctx.seed, statement=st)
+            if reduced:
+                v.details = dict(v.details or {}, step_reduced=reduced)
+            verdicts.append(v)
+        ctx.record["skipped"] = skipped
+        ctx.record["tried"] = ctx.record.get("tried", 0) + len(verdicts)
+        return verdicts
+
+
+class AdversarialSearch:
+    """Rational quadratic instances drawn inside the statement's own hypotheses, structured edge
+    cases first, each decided exactly (:func:`pyfed.engines.statement.adversarial.search`)."""
+
+    name = "adversarial search"
+
+    def applies(self, st):
+        return _run_shape(st)
+
+    def decide(self, st, ctx):
+        from .adversarial import search
+
+        ctx.tell(f"{st.name}: adversarial search")
+        res = search(st, seed=ctx.seed, budget=ctx.budget)
+        ctx.record["search"] = res
+        ctx.record["tried"] = ctx.record.get("tried", 0) + int((res.verdict.details or {}).get("candidates", 0))
+        return [res.verdict]
+
+
+class PEPRow:
+    """The worst case over the whole function class where the hypotheses admit the deterministic
+    regime (:func:`pyfed.engines.statement.pep.pep_row`)."""
+
+    name = "PEP"
+
+    def applies(self, st):
+        return _run_shape(st)
+
+    def decide(self, st, ctx):
+        from .pep import pep_row
+
+        ctx.tell(f"{st.name}: PEP worst case")
+        try:
+            v = pep_row(st)
+        except NoPEP as exc:
+            ctx.record["pep_note"] = f"no PEP row: {exc}"
+            ctx.record["tried"] = ctx.record.get("tried", 0) + int(exc.tried)
+            return []
+        ctx.record["tried"] = ctx.record.get("tried", 0) + 1
+        return [v]
+
+
+class ConstantProfile:
+    """Each numeric constant of the right side and of the step-size hypotheses, varied on the
+    search's instances (:func:`pyfed.engines.statement.profile.constant_profile`); no verdict of
+    its own, the profile goes to ``context.record["profile"]``."""
+
+    name = "constant profile"
+
+    def applies(self, st):
+        return _run_shape(st)
+
+    def decide(self, st, ctx):
+        from .profile import constant_profile
+
+        if not ctx.profile:
+            return []
+        ctx.tell(f"{st.name}: constant profile")
+        ctx.record["profile"] = constant_profile(st, seed=ctx.seed, budget=ctx.budget, pool=ctx.pool)
+        return []
+
+
+class LemmaSearch:
+    """Run-free statements (vectors, sequences, function classes, finite probability spaces, the
+    model's procedures): instances drawn inside the statement's hypotheses, decided exactly by the
+    interpreter (:func:`pyfed.engines.statement.lemma_search.search_lemma`)."""
+
+    name = "adversarial search (run-free)"
+
+    def applies(self, st):
+        shape = getattr(st, "shape", "scaffold_run")
+        return None if shape == "lemma" else f"the statement is a {getattr(st, 'family', shape)}"
+
+    def decide(self, st, ctx):
+        from .lemma_search import search_lemma
+
+        ctx.tell(f"{st.name}: adversarial search")
+        res = search_lemma(st, seed=ctx.seed, budget=ctx.budget)
+        ctx.record["search"] = res
+        ctx.record["tried"] = ctx.record.get("tried", 0) + len(res.records)
+        return [res.verdict]
+
+
+#: Every engine, in the order ``pyfed check`` runs them.
+ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch()]
+
+
+def engines_for(st) -> tuple:
+    """``(engines that apply, {engine name: reason it does not})`` for ``st``."""
+    use, skip = [], {}
+    for eng in ENGINES:
+        why = eng.applies(st)
+        if why is None:
+            use.append(eng)
+        else:
+            skip[eng.name] = why
+    return use, skip
+
+
+def applicable_engines(st) -> dict:
+    """Which evidence ``st`` can get and why not: ``{kind: (applies, reason)}`` for ``exact``,
+    ``montecarlo``, ``pep`` and ``search`` (the left side's linearity is checked on the search's
+    first structured instance; the PEP by :func:`pyfed.engines.statement.pep.pep_plan`)."""
+    if _run_shape(st) is not None:
+        why = _run_shape(st)
+        return {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}
+    out = {"exact": (True, "rational quadratic clients with Gaussian-law noise, every statistic exactly"),
+           "search": (True, "instances drawn inside the statement's hypotheses, decided exactly")}
+    try:
+        inst, _ = candidate(st, 0, 0)
+        linear_form(st, inst)
+        out["montecarlo"] = (True, "the left side is a linear combination of per-round expectations")
+    except NotLinear as exc:
+        out["montecarlo"] = (False, str(exc))
+    except Exception as exc:  # no instance to test linearity on
+        out["montecarlo"] = (False, f"not determined: {exc}")
+    try:
+        pep_plan(st)
+        out["pep"] = (True, "the hypotheses admit sigma = 0, S = N and the right side is a * ||x0 - x*||^2 + g * C0")
+    except NoPEP as exc:
+        out["pep"] = (False, str(exc))
+    return out

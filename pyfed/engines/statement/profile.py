@@ -1,0 +1,347 @@
+"""Constant profile of a statement: :func:`constant_profile` varies each numeric constant of the
+right side (the model's 9, 12, 14, 70 inside ``convexRHS`` / ``nonconvexRHS``, and the file's own
+literals) and of each step-size hypothesis (81, 15, 24, …), others fixed, and reports the value
+at which none of the decided instances violates the statement, with the instance that pins it. On
+a finite set of instances this is evidence, not a proof, and the report says so. Its candidates
+(the unrelaxed search, then one search per step hypothesis with that hypothesis relaxed) go
+through one index-ordered map, serially or on a :class:`pyfed.parallel.Pool`, with identical
+output."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from ...errors import InputError
+from ...exact import _decimal_exponent, _format_digits, as_float, rational_str
+from ...statements.evaluate import EvaluationError, Undecided, compare, decide_sign, to_exact
+from .exact import sides_exact
+from .hypotheses import evaluate_hypotheses
+from .instance import instance_from_json, instance_to_json
+from .constants import literals
+from .adversarial import Record, _map, _s
+from .candidates import structured_count
+
+__all__ = ["constant_profile", "profile_size", "outward_decimal", "PERSIST_NOTE", "PERSIST_HALVINGS"]
+
+
+def _hyp_groups(lits) -> list:
+    """[(hypothesis key, [its literals])] in order of first appearance: one relaxed search per
+    hypothesis serves all of its numerals."""
+    groups: dict = {}
+    for lit in lits:
+        if lit.where == "hypothesis":
+            groups.setdefault(lit.hyp, []).append(lit)
+    return list(groups.items())
+
+
+def profile_size(st, budget: int, only=None) -> int:
+    """Number of candidates :func:`constant_profile` evaluates (for a progress bar's total):
+    ``(structured_count + budget)`` once for the right side and once per relaxed hypothesis."""
+    lits = [lit for lit in literals(st) if only is None or lit.key in set(only)]
+    return (structured_count(st) + int(budget)) * (1 + len(_hyp_groups(lits)))
+
+
+def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None, only=None) -> dict:
+    """The constant profile of ``st`` (see the module docstring).
+
+    Right-side constants are profiled on the search's decided instances; the numerals of each
+    step hypothesis on instances drawn with that hypothesis relaxed (steps up to 243 times the
+    admissible one), decided exactly. All candidates go through one map (``pool``: a
+    :class:`pyfed.parallel.Pool`, None: serially here; ``progress(k)`` as k of
+    :func:`profile_size` candidates finish); the output does not depend on the pool.
+
+    Returns ``{"statement", "source", "seed", "budget", "instances": N (decided instances of the
+    unrelaxed search), "candidates": profile_size, "violated": None or {"index", "description",
+    "lhs", "rhs"} (the statement is already violated at its own constants, inside its
+    hypotheses: the first such candidate), "constants": [...]}``. Each constant has ``constant``
+    (its value in the statement), ``direction`` ("at least": larger is safer, "at most"),
+    ``needed`` (exact "p/q" of the threshold, or None), ``needed_float``, ``needed_decimal`` (6
+    significant digits rounded outward, toward the safe side: a certified bound on the
+    threshold), ``strict``, ``not_needed`` (a right-side constant whose threshold is <= 0: any
+    value >= 0 works on these instances), ``violated_at_own_value`` (the statement's own value is
+    on the unsafe side), ``pinned_by`` (the instance's index, description and exact JSON),
+    ``decided``, ``note``, ``excludes_violation`` (hypothesis constants: True when the threshold
+    shown excludes the violations drawn; False when no value does (every value admits one, or the
+    pinning violation persists with ηl halved, :func:`_smaller_steps`, with
+    ``excludes_violation_reason``); None for right-side constants and relaxed searches without
+    a violation) and a ``statement`` sentence. Same seed and budget give identical
+    output. ``only``: profile just the constants with these keys (the unrelaxed search is always
+    run: it decides ``violated``); InputError for an unknown key."""
+    lits = literals(st)
+    if only is not None:
+        unknown = set(only) - {lit.key for lit in lits}
+        if unknown:
+            raise InputError("only", f"no such constant: {', '.join(sorted(unknown))}; the constants are "
+                                     f"{', '.join(lit.key for lit in lits)}")
+        lits = [lit for lit in lits if lit.key in set(only)]
+    rhs_keys = tuple(lit.key for lit in lits if lit.where == "rhs")
+    groups = _hyp_groups(lits)
+    idx = list(range(structured_count(st) + int(budget)))
+    tasks = [(seed, i, (), rhs_keys) for i in idx]
+    for hyp, hl in groups:
+        tasks += [(seed, i, (hyp,), tuple(lit.key for lit in hl)) for i in idx]
+    records = _map(st, tasks, pool, progress)
+    parts = [records[k * len(idx):(k + 1) * len(idx)] for k in range(1 + len(groups))]
+
+    def decided(recs):
+        return [r for r in recs if r.status in ("holds", "violated")]
+
+    base = decided(parts[0])
+    out = {"statement": st.name, "source": st.source, "seed": seed, "budget": budget, "instances": len(base),
+           "candidates": len(tasks), "violated": None, "constants": []}
+    viol = [r for r in base if r.status == "violated"]
+    if viol:
+        out["violated"] = {"index": viol[0].index, "description": viol[0].description, "lhs": _s(viol[0].lhs),
+                           "rhs": _s(viol[0].rhs)}
+    for lit in lits:
+        if lit.where == "rhs":
+            out["constants"].append(_profile_rhs(lit, base))
+    for k, (hyp, hl) in enumerate(groups):
+        dec = decided(parts[k + 1])
+        for lit in hl:
+            out["constants"].append(_profile_hyp(lit, dec, st))
+    return out
+
+
+def _fmt(v):
+    v = to_exact(v)
+    if isinstance(v, Fraction):
+        return rational_str(v)
+    return str(v)
+
+
+def _float(v):
+    v = to_exact(v)
+    return as_float(v) if isinstance(v, Fraction) else float(sympy.N(v, 30))
+
+
+def _enclosure(v) -> tuple:
+    """(lo, hi) Fractions with lo <= v <= hi: v itself for a rational; for an exact irrational
+    sympy number (roots of the hypotheses' rpow terms) its 60-digit evaluation widened by a
+    relative 10^-40 (far beyond evalf's guaranteed accuracy at that precision)."""
+    v = to_exact(v)
+    if isinstance(v, Fraction):
+        return v, v
+    approx = Fraction(str(sympy.N(v, 60)))
+    w = abs(approx) / 10**40 + Fraction(1, 10**300)
+    return approx - w, approx + w
+
+
+def outward_decimal(v, up: bool, digits: int = 6) -> str:
+    """A decimal of ``digits`` significant digits bounding the exact number ``v`` from above
+    (``up``) or below: every printed digit is certified, and the rounding goes toward the safe
+    side of a threshold (up for "at least", down for "at most"). Integers and short decimals
+    that are exact print as themselves."""
+    lo, hi = _enclosure(v)
+    f = hi if up else lo
+    if f == 0:
+        return "0"
+    neg = f < 0
+    n, d = abs(f.numerator), f.denominator
+    e = _decimal_exponent(n, d)
+    shift = digits - 1 - e
+    num, den = (n * 10 ** shift, d) if shift >= 0 else (n, d * 10 ** (-shift))
+    m, rem = divmod(num, den)
+    away = up != neg           # rounding up a positive or down a negative: away from zero
+    if rem and away:
+        m += 1
+    if m == 10 ** digits:
+        m //= 10
+        e += 1
+    text = str(m).rstrip("0") or "0"
+    return _format_digits("-" if neg else "", text, e, digits)
+
+
+def _display(needed, own, up: bool) -> str:
+    """Short certified text of a threshold: itself when its "p/q" is short (<= 12 characters);
+    ``own ± δ`` (δ rounded toward the safe side) when it lies within a relative 10^-4 of the
+    statement's own value ``own`` (a violation at a hypothesis boundary: 24.0001 would hide how
+    close it is); else :func:`outward_decimal`."""
+    text = _fmt(needed)
+    if len(text) <= 12:
+        return text
+    lo, hi = _enclosure(needed)
+    own = Fraction(own)
+    if own != 0 and abs((lo if up else hi) - own) < abs(own) / 10**4:
+        diff = ((hi if up else lo) - own)
+        if diff != 0:
+            p = outward_decimal(diff, up=up)
+            return f"{_fmt(own)} {'-' if p.startswith('-') else '+'} {p.lstrip('-')}"
+    return outward_decimal(needed, up=up)
+
+
+def _cmp(direction, strict) -> str:
+    return (">" if strict else ">=") if direction == "at least" else ("<" if strict else "<=")
+
+
+def _entry(lit, n, needed, strict, pin, direction, note, *, not_needed=False):
+    e = {"key": lit.key, "constant": _fmt(lit.value), "description": lit.description, "location": lit.location,
+         "decided": n, "direction": direction, "needed": None if needed is None else _fmt(needed),
+         "needed_float": None if needed is None else _float(needed),
+         "needed_decimal": None if needed is None else outward_decimal(needed, up=direction == "at least"),
+         "strict": strict, "not_needed": bool(not_needed), "violated_at_own_value": False, "note": note,
+         "excludes_violation": None}
+    if pin is not None:
+        e["pinned_by"] = {"index": pin.index, "description": pin.description, "instance": pin.instance,
+                          "lhs": _s(pin.lhs), "rhs": _s(pin.rhs)}
+    cmp = _cmp(direction, strict)
+    e["needed_display"] = None
+    if needed is not None:
+        s = decide_sign(lit.value - needed) if direction == "at least" else decide_sign(needed - lit.value)
+        e["violated_at_own_value"] = bool(s < 0 or (s == 0 and strict))
+        e["needed_display"] = _display(needed, lit.value, up=direction == "at least")
+    if not_needed:
+        e["statement"] = (f"{lit.description}: not needed on {n} exactly decided instances (any value >= 0 works; "
+                          f"the threshold is {e['needed_decimal']})")
+    elif needed is None:
+        e["statement"] = f"{lit.description}: {note} (on {n} exactly decided instances)"
+    else:
+        t = e["needed_display"] + ("" if e["needed_display"] == e["needed"] else " (rounded toward the safe side)")
+        e["statement"] = (f"{lit.description}: no violation on {n} exactly decided instances iff the constant is "
+                          f"{cmp} {t}; the statement has {_fmt(lit.value)}")
+        if note:
+            e["statement"] += f" ({note})"
+    return e
+
+
+def _profile_rhs(lit, records):
+    best, pin, strict, direction = None, None, False, "at least"
+    for r in records:
+        d = r.extra.get(lit.key) or {}
+        if "threshold" not in d:
+            continue
+        t = d["threshold"]
+        if d.get("slope_sign", 1) > 0 or d.get("positive_above", True):
+            if best is None or decide_sign(t - best) > 0:
+                best, pin = t, r
+        else:
+            direction = "at most"
+            if best is None or decide_sign(best - t) > 0:
+                best, pin = t, r
+    note = "" if best is not None else "no decided instance depends on it"
+    not_needed = best is not None and direction == "at least" and decide_sign(best) <= 0
+    failed = _failed(lit, records)
+    if failed:      # a threshold that could not be computed is not evidence that the constant is free
+        not_needed = False
+        note = failed if best is None else f"{failed}; the value shown is from the others"
+    return _entry(lit, len(records), best, strict, pin, direction, note, not_needed=not_needed)
+
+
+def _failed(lit, records) -> str:
+    """"" when every decided instance gave this constant's data, else a note saying on how many
+    it could not be computed and why (the first reason)."""
+    errs = [(r.extra.get(lit.key) or {}).get("error") for r in records]
+    errs = [e for e in errs if e]
+    if not errs:
+        return ""
+    return f"not determined on {len(errs)} of {len(records)} decided instances ({errs[0]})"
+
+
+#: How many times the pinning instance's step is halved to see whether its violation persists.
+PERSIST_HALVINGS = 3
+
+
+def _smaller_steps(st, lit, pin, best, admitted_below: bool) -> tuple:
+    """Re-decide the pinning instance ``pin`` of a hypothesis constant exactly with ηl halved
+    1, 2, … :data:`PERSIST_HALVINGS` times (every other hypothesis must still hold). Returns
+    ``(persists, further)``: ``persists`` is True when every halving is still violated and
+    admitted by the hypothesis for constants beyond ``best`` (no value of the constant excludes
+    that violation: each smaller step moves the boundary further); ``further`` is the list of
+    ``(boundary, Record)`` of the violated halvings beyond ``best`` (real violations the
+    threshold must also exclude when the violation does not persist at every halving)."""
+
+    further = []
+    for k in range(1, PERSIST_HALVINGS + 1):
+        try:
+            inst = instance_from_json(pin.instance)
+            inst.eta_l = Fraction(inst.eta_l) / 2 ** k
+            if any(not h.holds and h.key != lit.hyp for h in evaluate_hypotheses(st, inst)):
+                return False, further
+            lhs, rhs, val = sides_exact(st, inst)
+            s = compare(lhs, rhs)
+            holds = s >= 0 if st.relation == "≤" else s > 0
+            if holds:
+                return False, further
+            d = lit.instance_data(st, inst, val, lhs, rhs, holds)
+        except (EvaluationError, Undecided, ZeroDivisionError, InputError):
+            return False, further
+        b = d.get("threshold")
+        if b is None or (not d.get("positive_above", False)) != admitted_below:
+            return False, further
+        beyond = decide_sign(b - best) > 0 if admitted_below else decide_sign(best - b) > 0
+        if not beyond:
+            return False, further
+        rec = Record(pin.index, "violated", f"{pin.description}; eta_l halved {k} time{'s' if k > 1 else ''}",
+                     instance_to_json(inst), lhs=lhs, rhs=rhs)
+        further.append((b, rec))
+    return True, further
+
+
+def _profile_hyp(lit, records, st=None):
+    """Violating instances constrain the constant: the hypothesis admits the instance on one
+    side of its boundary b; the constant is safe iff every violating instance is excluded.
+
+    With ``st``, the pinning instance is re-decided at smaller steps (:func:`_smaller_steps`):
+    a violation that persists there is not excluded by any value of the constant (a step-size
+    constant's boundary moves with the step), and the entry says so (``excludes_violation``
+    False, ``needed`` None) instead of showing the pinning instance's boundary as a threshold;
+    violated halvings that do not persist all the way raise the threshold to theirs."""
+    best, pin = None, None
+    direction = "at least"
+    admitted_all = []
+    for r in records:
+        d = r.extra.get(lit.key) or {}
+        if d.get("holds", True) or "threshold" not in d:
+            if "constant" in d and not d.get("holds", True) and d["constant"]:
+                admitted_all.append(r)
+            continue
+        b = d["threshold"]
+        # the hypothesis holds (instance admitted) where g(c) >= 0: below b if g decreases
+        admitted_below = not d.get("positive_above", False)
+        if admitted_below:
+            if best is None or decide_sign(b - best) > 0:
+                best, pin = b, r
+        else:
+            direction = "at most"
+            if best is None or decide_sign(best - b) > 0:
+                best, pin = b, r
+    if admitted_all:
+        e = _entry(lit, len(records), None, False, admitted_all[0], direction,
+                   "every value of this constant admits a violating instance")
+        e["violated_at_own_value"] = True
+        e["excludes_violation"] = False
+        return e
+    failed = _failed(lit, records)
+    if failed and best is None:
+        return _entry(lit, len(records), None, True, None, direction, failed)
+    if best is None:
+        bs = [(r.extra.get(lit.key) or {}).get("threshold") for r in records]
+        bs = [b for b in bs if b is not None and decide_sign(b) > 0]
+        note = "no violation with this hypothesis relaxed"
+        if bs:
+            lo = min(bs, key=_float)
+            note += f" (explored down to {outward_decimal(lo, up=False)})"
+        return _entry(lit, len(records), None, True, None, direction, note)
+    if st is not None:
+        persists, further = _smaller_steps(st, lit, pin, best, direction == "at least")
+        if persists:
+            e = _entry(lit, len(records), None, True, pin, direction, PERSIST_NOTE)
+            e["violated_at_own_value"] = True
+            e["excludes_violation"] = False
+            e["excludes_violation_reason"] = (
+                f"the pinning violation (boundary {outward_decimal(best, up=direction == 'at least')}) is still "
+                f"violated, and admitted beyond that boundary, with eta_l halved 1 to {PERSIST_HALVINGS} times")
+            return e
+        if further:
+            best, pin = further[-1]
+    e = _entry(lit, len(records), best, True, pin, direction,
+               f"{failed}; the value shown is from the others" if failed else "")
+    if st is not None:
+        e["excludes_violation"] = True
+    return e
+
+
+#: The note of a hypothesis constant whose pinning violation persists at smaller steps.
+PERSIST_NOTE = "no value excludes the violations drawn (they persist at smaller steps)"

@@ -1,0 +1,442 @@
+"""Reading a Lean file's commands: ``import``, ``namespace``/``section``/``end``, ``open`` (also
+``open … in``), ``variable``, ``def`` and ``theorem`` (:func:`scan_declarations`), and Lean's
+name resolution over them (:func:`resolve_name`). Elaboration of the terms is
+:mod:`pyfed.statements.elaborate`; the statement builders are :mod:`pyfed.statements.scaffold_run`
+and :mod:`pyfed.statements.lemma`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..lean import terms
+from ..lean.terms import LeanSyntaxError, Parser
+from . import model
+
+__all__ = ["ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "scan_declarations", "header_tokens",
+           "make_parser", "used_variables", "theorem_header", "run_namespace"]
+
+
+class ReaderError(InputError):
+    """One or more unsupported constructs in a Lean file: ``errors`` is the list of
+    :class:`~pyfed.lean.terms.LeanSyntaxError` (each with path, line, column, construct and
+    what is supported); ``str()`` lists them one per line."""
+
+    def __init__(self, errors, path: str = "<text>"):
+        self.errors = list(errors)
+        msg = "\n".join(str(e) for e in self.errors)
+        ValueError.__init__(self, msg)
+        self.argument = path
+        self.reason = msg
+
+    def __str__(self):
+        return self.reason
+
+
+_COMMAND_RE = re.compile(
+    r"(?m)^(?=(?:@\[|#|noncomputable\b|private\b|protected\b|def\b|abbrev\b|structure\b|"
+    r"class\b|inductive\b|theorem\b|lemma\b|instance\b|example\b|end\b|namespace\b|section\b|"
+    r"variable\b|open\b|universe\b|attribute\b|set_option\b|notation\b|macro\b|import\b|axiom\b|opaque\b))")
+
+
+_DECL_RE = re.compile(
+    r"\A(?:@\[[^\]]*\]\s*)?(?P<mods>(?:(?:noncomputable|private|protected|nonrec)\s+)*)"
+    r"(?P<kind>def|abbrev|theorem|lemma|example|structure|class|inductive|instance|axiom|opaque)\b\s*"
+    r"(?P<name>[^\s({\[⦃:]*)")
+
+
+class _WithSrc(list):
+    """A token list that remembers the text it was cut from (for node texts)."""
+
+    def __init__(self, toks, src):
+        super().__init__(toks)
+        self.src = src
+
+
+def make_parser(toks, path, stop=()):
+    return Parser(list(toks), path=path, stop=stop, src=getattr(toks, "src", None))
+
+
+@dataclass
+class _Command:
+    text: str          # comment-stripped text of the command
+    offset: int        # offset of text[0] in the file
+    line: int
+    col: int
+
+
+@dataclass
+class Declarations:
+    """What a file declares: ``theorems`` (name -> (namespace, command)), ``defs`` (name ->
+    UserDef or the LeanSyntaxError met while reading it), ``imports``, ``errors`` (commands
+    outside the subset, reported when the file is checked) and ``variables``."""
+
+    path: str
+    theorems: dict = field(default_factory=dict)
+    defs: dict = field(default_factory=dict)
+    imports: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    order: list = field(default_factory=list)
+    contexts: dict = field(default_factory=dict)     # theorem name -> Context
+    def_keys: dict = field(default_factory=dict)     # def full name -> key in ``defs``
+    namespaces: set = field(default_factory=lambda: {model.NAMESPACE})
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a declaration sits for Lean's name resolution: its namespace (``SCAFFOLD.Examples``,
+    or ``""``) and the namespaces opened for it (``open X``, ``open X in``), outermost first."""
+
+    namespace: str = ""
+    opens: tuple = ()
+
+
+class LeanNameError(LeanSyntaxError):
+    """A name Lean would reject: ``path:line:col: unknown identifier `x` (…)`` or ``ambiguous …``."""
+
+    def __init__(self, message: str, *, line: int, col: int, path: str, construct: str):
+        super().__init__(construct, "", line=line, col=col, path=path)
+        self.message = self.reason = f"{path}:{line}:{col}: {message}"
+        self.args = (self.message,)
+
+
+def _model_hint(name: str) -> str:
+    return (f"the model's definitions live in namespace {model.NAMESPACE}: add `open {model.NAMESPACE}` "
+            f"or write {model.NAMESPACE}.{name}")
+
+
+def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, path: str = "<text>"):
+    """Resolve ``written`` as Lean 4 does: ``("model", name)`` for a definition of the model
+    (namespace SCAFFOLD), ``("def", key)`` for a def of the file (``key`` into ``decls.defs``),
+    or None for a name that is neither (a binder, a Mathlib name: the caller decides).
+
+    Order (Lean's ``resolveGlobalName``): the enclosing namespaces, innermost first (a def of
+    the current namespace shadows the model's definition of the same name); then the root name
+    together with the opened namespaces, where two different hits are ambiguous. ``_root_.x``
+    skips the namespaces. Raises :class:`LeanNameError` (at ``node``'s position) for a model
+    name that is not in scope (no ``open SCAFFOLD``, not qualified) and for an ambiguous name.
+    """
+    done = getattr(node, "resolved", None)
+    if done is not None:                 # already resolved (and rewritten): the same answer
+        return None if done[0] == "other" else done
+
+    def lookup(full):
+        if full in decls.def_keys:
+            return ("def", decls.def_keys[full])
+        pre = model.NAMESPACE + "."
+        if full.startswith(pre) and full[len(pre):] in model.MODEL_NAMES:
+            return ("model", full[len(pre):])
+        return None
+
+    line, col = (node.line, node.col) if node is not None else (0, 0)
+    root_only = written.startswith("_root_.")
+    w = written[len("_root_."):] if root_only else written
+    if not root_only and ctx.namespace:
+        parts = ctx.namespace.split(".")
+        for k in range(len(parts), 0, -1):
+            hit = lookup(".".join(parts[:k]) + "." + w)
+            if hit is not None:
+                return _mark(node, hit)
+    hits: dict = {}
+    for full in [w] + ([] if root_only else [o + "." + w for o in ctx.opens]):
+        hit = lookup(full)
+        if hit is not None and hit not in hits.values():
+            hits[full] = hit
+    if len(hits) > 1:
+        raise LeanNameError(f"ambiguous identifier `{written}`, possible interpretations: "
+                            + ", ".join(f"`{h}`" for h in hits) + " (Lean rejects it: qualify the name)",
+                            line=line, col=col, path=path, construct=f"ambiguous identifier `{written}`")
+    if hits:
+        return _mark(node, next(iter(hits.values())))
+    if w in model.MODEL_NAMES:
+        raise LeanNameError(f"unknown identifier `{written}` ({_model_hint(w)})", line=line, col=col, path=path,
+                            construct=f"unknown identifier `{written}`")
+    _mark(node, ("other", written))
+    return None
+
+
+def _mark(node, hit):
+    if node is not None:
+        node.resolved = hit
+    return hit
+
+
+def _split_commands(text: str) -> list[_Command]:
+    starts = [m.start() for m in _COMMAND_RE.finditer(text)]
+    if not starts or starts[0] != 0:
+        # text before the first command: only whitespace is allowed
+        first = starts[0] if starts else len(text)
+        head = text[:first]
+        if head.strip():
+            k = len(head) - len(head.lstrip())
+            line, col = terms.position_of(text, k)
+            raise ReaderError([LeanSyntaxError("text outside a command", repr(head.strip()[:40]), line=line, col=col,
+                                               supported="import, namespace, open, variable, def, theorem")])
+    out = []
+    for a, b in zip(starts, starts[1:] + [len(text)]):
+        line, col = terms.position_of(text, a)
+        out.append(_Command(text[a:b], a, line, col))
+    return out
+
+
+def _cut_at_assign(text: str) -> tuple[str, str | None]:
+    """(header, body) split at the ``:=`` that starts the declaration's body: the first one
+    outside brackets that does not belong to a ``let x := v`` of the statement itself (body None
+    when absent)."""
+    depth = 0
+    pairs = {"(": 1, "[": 1, "{": 1, "⦃": 1, "⟨": 1, ")": -1, "]": -1, "}": -1, "⦄": -1, "⟩": -1}
+    lets: dict = {}          # depth -> `let`s whose `:=` is still to come
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in pairs:
+            depth += pairs[ch]
+        elif text.startswith("let", i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.'")) \
+                and (i + 3 == len(text) or not (text[i + 3].isalnum() or text[i + 3] in "_'")):
+            lets[depth] = lets.get(depth, 0) + 1
+        elif text.startswith(":=", i):
+            if lets.get(depth):
+                lets[depth] -= 1
+            elif depth == 0:
+                return text[:i], text[i + 2:]
+            i += 2
+            continue
+        i += 1
+    return text, None
+
+
+def _open_names(spec: str) -> list:
+    """Namespaces of an ``open`` command's argument text (``scoped``, ``hiding …``, ``renaming …``
+    and explicit ``(names)`` lists are read as opening the namespace)."""
+    out = []
+    for w in spec.split():
+        if w in ("scoped", "hiding", "renaming") or w.startswith("("):
+            if w != "scoped":
+                break
+            continue
+        out.append(w)
+    return out
+
+
+def _resolve_namespace(name: str, ns: str, known: set) -> list:
+    """The namespaces ``open name`` opens inside namespace ``ns`` (Lean resolves it relative to
+    the enclosing namespaces first); an unknown one (Mathlib's) is kept as written."""
+    parts = ns.split(".") if ns else []
+    found = [".".join(parts[:k] + [name]) for k in range(len(parts), 0, -1)
+             if ".".join(parts[:k] + [name]) in known]
+    if name in known or not found:
+        found.append(name)
+    return found
+
+
+def scan_declarations(text: str, path: str = "<text>") -> Declarations:
+    """The file's commands: theorems, defs (read and elaborated), imports, variables.
+
+    Tracks ``namespace``/``section``/``end`` and ``open`` (file-, namespace- and section-level,
+    and ``open … in`` for one command) so that names are resolved as Lean resolves them
+    (:func:`resolve_name`): each theorem's :class:`Context` is in ``contexts``; defs are keyed
+    by their name as declared, or by ``_root_.<full name>`` when that name is also a model
+    definition or another def's.
+
+    Raises :class:`ReaderError` for a text that cannot be split into commands; unsupported
+    commands are collected in ``errors`` (reported when theorems are read)."""
+    clean = terms.strip_comments(text)
+    decls = Declarations(path)
+    frames: list = [["root", "", []]]   # [kind, name, opened namespaces]
+    variables: list = []        # [(binder, section depth)]
+    raw: list = []              # [(declared name, full name, cmd, variables, context)]
+    pending: list = []          # namespaces of an `open … in` line, for the next command
+    # namespaces the file declares (for `open X` relative to the enclosing namespace)
+    for m in re.finditer(r"(?m)^namespace\s+(\S+)", clean):
+        parts = m.group(1).split(".")
+        decls.namespaces.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+
+    def current_ns():
+        return ".".join(n for k, n, _ in frames if k == "namespace" and n)
+
+    for cmd in _split_commands(clean):
+        body = cmd.text.strip()
+        first = body.split(None, 1)[0] if body else ""
+        once: list = []
+        if first == "open":
+            m = re.match(r"open\s+(.*?)\s+in\b\s*", body, re.S)
+            if m is None:        # `open X Y`: until the end of the enclosing namespace or section
+                for name in _open_names(body[len("open"):]):
+                    frames[-1][2].extend(_resolve_namespace(name, current_ns(), decls.namespaces))
+                continue
+            for name in _open_names(m.group(1)):
+                once.extend(_resolve_namespace(name, current_ns(), decls.namespaces))
+            rest = body[m.end():]
+            if not rest.strip():
+                # `open X in` on its own line: it applies to the next command
+                pending = once
+                continue
+            lead = len(cmd.text) - len(cmd.text.lstrip())
+            off = cmd.offset + lead + m.end()
+            line, col = terms.position_of(clean, off)
+            cmd = _Command(rest, off, line, col)
+            body = rest.strip()
+            first = body.split(None, 1)[0] if body else ""
+        elif pending:
+            once, pending = pending, []
+        if first == "import":
+            decls.imports.extend(body.split()[1:])
+            continue
+        if first in ("universe", "set_option", "attribute", "notation", "macro") or first.startswith("#"):
+            if first in ("notation", "macro"):
+                decls.errors.append(LeanSyntaxError(f"`{first}` command", "new syntax is not read",
+                                                    line=cmd.line, col=cmd.col, path=path,
+                                                    supported="the model's own notation"))
+            continue
+        if first == "namespace":
+            frames.append(["namespace", body.split()[1] if len(body.split()) > 1 else "", []])
+            continue
+        if first == "section" or body.startswith("noncomputable section"):
+            frames.append(["section", "", []])
+            continue
+        if first == "end":
+            if len(frames) > 1:
+                frames.pop()
+            depth = len(frames) - 1
+            variables = [(b, d) for b, d in variables if d <= depth]
+            continue
+        if first == "variable":
+            header = body[len("variable"):]
+            try:
+                start = cmd.offset + cmd.text.index("variable") + len("variable")
+                line, col = terms.position_of(clean, start)
+                bs = terms.parse_binders(header, path=path, line=line, col=col)
+            except LeanSyntaxError as e:
+                decls.errors.append(e)
+                continue
+            variables.extend((b, len(frames) - 1) for b in bs)
+            continue
+        m = _DECL_RE.match(body)
+        if not m:
+            decls.errors.append(LeanSyntaxError(f"command `{first}`", "", line=cmd.line, col=cmd.col, path=path,
+                                                supported="import, namespace, section, open, variable, def, theorem"))
+            continue
+        kind, name = m.group("kind"), m.group("name")
+        namespace = current_ns()
+        ctx = Context(namespace, tuple(o for _, _, opens in frames for o in opens) + tuple(once))
+        if kind in ("theorem", "lemma"):
+            decls.theorems[name] = (namespace, cmd, [b for b, _ in variables])
+            decls.contexts[name] = ctx
+            decls.order.append(name)
+        elif kind in ("def", "abbrev"):
+            full = name[len("_root_."):] if name.startswith("_root_.") else \
+                (f"{namespace}.{name}" if namespace else name)
+            raw.append((name, full, cmd, [b for b, _ in variables], ctx))
+        elif kind == "example":
+            decls.errors.append(LeanSyntaxError("`example`", "give the statement a name with `theorem`",
+                                                line=cmd.line, col=cmd.col, path=path, supported="theorem NAME : …"))
+        elif kind in ("structure", "inductive") and _is_model_decl(namespace, name):
+            pass        # the model's own structure (a copy of a model file): already known
+        else:
+            decls.errors.append(LeanSyntaxError(f"`{kind}` declaration", "the reader knows the model's own "
+                                                "structures only", line=cmd.line, col=cmd.col, path=path,
+                                                supported="def (arithmetic) and theorem"))
+    decls.raw_defs = raw
+    return decls
+
+
+def header_tokens(cmd: _Command, clean: str, path: str, kind: str, name: str):
+    """Tokens of a declaration from after its name up to ``:=`` (and the body text after it)."""
+    text = cmd.text
+    m = _DECL_RE.match(text.lstrip())
+    lead = len(text) - len(text.lstrip())
+    after = lead + m.end()
+    header, body = _cut_at_assign(text[after:])
+    line, col = terms.position_of(clean, cmd.offset + after)
+    toks = terms.tokenize(header, line=line, col=col, path=path)
+    toks = _WithSrc(toks, header)
+    body_pos = None
+    if body is not None:
+        boff = cmd.offset + after + len(header) + 2
+        body_pos = terms.position_of(clean, boff)
+    return toks, body, body_pos
+
+
+def used_variables(variables, binders, body_text: str, exclude=frozenset()):
+    """Section ``variable`` binders a declaration uses (Lean includes those whose names occur in
+    it, and the variables their types mention); names in ``exclude`` are the declaration's own."""
+    text = " ".join([b.type.text if b.type is not None else "" for b in binders] + [body_text or ""])
+    words = set(re.findall(r"[^\W\d][\w'.₀-₉]*", text))
+    words |= {w.split(".")[0] for w in words}
+    words -= set(exclude)
+    keep: list = []
+    changed = True
+    chosen = set()
+    while changed:
+        changed = False
+        for i, b in enumerate(variables):
+            if i in chosen:
+                continue
+            if b.name in words:
+                chosen.add(i)
+                changed = True
+                if b.type is not None:
+                    ws = set(re.findall(r"[^\W\d][\w'₀-₉]*", b.type.text))
+                    words |= ws
+    for i, b in enumerate(variables):
+        if i in chosen:
+            keep.append(b)
+    return keep
+
+
+def _is_model_decl(namespace: str, name: str) -> bool:
+    """True when ``namespace.name`` is a structure or inductive of pyfed's model (read from its Lean files)."""
+    from .vocabulary import model_declarations
+    full = f"{namespace}.{name}" if namespace else name
+    d = model_declarations().get(full)
+    return d is not None and d.kind in ("structure", "inductive")
+
+
+def theorem_header(name, cmd, clean, path) -> tuple:
+    """``(binders before the colon, the statement's type, header text)`` of theorem ``name``.
+    Raises :class:`~pyfed.lean.terms.LeanSyntaxError` for a header outside the grammar."""
+    toks, _body, _ = header_tokens(cmd, clean, path, "theorem", name)
+    p = make_parser(toks, path, stop={":="})
+    binders = p.binders()
+    if not p.at(":"):
+        t = p.peek() or (toks[-1] if toks else None)
+        raise LeanSyntaxError("theorem header", "expected `:` and the statement", line=t.line if t else cmd.line,
+                              col=t.col if t else cmd.col, path=path)
+    p.take(":")
+    ty = p.term(0)
+    if p.peek() is not None:
+        t = p.peek()
+        raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
+    header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
+    return binders, ty, header_text
+
+
+#: The model namespaces whose ``Run`` structure a statement can quantify over.
+RUN_NAMESPACES = ("SCAFFOLD", "FedAvg")
+
+
+def run_namespace(type_node, ctx: Context) -> str | None:
+    """The model namespace (``"SCAFFOLD"`` or ``"FedAvg"``) of a binder type ``Run …`` as Lean
+    resolves the name ``Run`` in ``ctx`` (qualified, through the enclosing namespaces innermost
+    first, then the opened ones), or None when the type is not a model's ``Run``. Two opened
+    namespaces that both give a ``Run`` are ambiguous (:class:`LeanNameError`)."""
+    h = type_node.head_name() if type_node is not None else None
+    if not h:
+        return None
+    h = h.removeprefix("_root_.")
+    if h.endswith(".Run") and h[:-len(".Run")] in RUN_NAMESPACES:
+        return h[:-len(".Run")]
+    if h != "Run":
+        return None
+    parts = ctx.namespace.split(".") if ctx.namespace else []
+    for k in range(len(parts), 0, -1):
+        if parts[k - 1] in RUN_NAMESPACES:
+            return parts[k - 1]
+    hits = [o for o in ctx.opens if o in RUN_NAMESPACES]
+    if len(set(hits)) > 1:
+        raise LeanNameError("ambiguous identifier `Run`, possible interpretations: "
+                            + ", ".join(f"`{o}.Run`" for o in sorted(set(hits))) + " (Lean rejects it: qualify the name)",
+                            line=type_node.line, col=type_node.col, path="<text>",
+                            construct="ambiguous identifier `Run`")
+    return hits[0] if hits else None
