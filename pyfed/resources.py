@@ -92,8 +92,9 @@ BASE_BYTES = 250e6
 #: ``EVAL_BLOCK_ENTRIES`` entries times 4), rounded up.
 BLOCK_BYTES = 64e6
 #: Copies of the client-major state (N, R, d) a simulator holds at once (controls, the local path,
-#: its start, the correction, the oracle sum; measured 5.6 for ``scaffold_run`` step by step).
-STATE_COPIES = 6
+#: its start, the correction, the oracle sum, the layout's gathers; measured 5.6-8 for
+#: ``scaffold_run`` step by step).
+STATE_COPIES = 8
 #: Seconds per entry of a stochastic gradient: one coordinate of one sample of one slot
 #: (R T K M d b; measured 3-5e-9 for logistic minibatches, 1.7e-9 for softmax).
 SECONDS_PER_GRADIENT_ENTRY = 5e-9
@@ -129,8 +130,9 @@ DEFAULT_DRAW_SECONDS = 0.002
 #: Bytes kept per candidate of a search (its record: parameters, sides, verdict; measured 750).
 DRAW_BYTES = 1000.0
 #: Seconds per candidate of a Lean file's adversarial search or constant profile (each decided
-#: exactly on a small instance; measured 0.1-0.3).
-CANDIDATE_SECONDS = 0.15
+#: exactly on a small instance; measured 0.035 for the profile of seed_convex.lean, more for the
+#: search's refined candidates).
+CANDIDATE_SECONDS = 0.05
 #: Rounds a candidate step size of the heterogeneity experiment runs before it is decided or
 #: pruned, re-runs included (measured: 1.81 M local steps over 273 candidates of mean K = 45).
 TYPICAL_ROUNDS = 150

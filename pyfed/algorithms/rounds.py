@@ -340,6 +340,11 @@ def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, e
 
 
 def step_fresh_samples(oracle, rng, slots: Slots, X: np.ndarray) -> np.ndarray:
-    """One oracle sample at the round start of every slot (option I), in the layout of ``slots``."""
+    """One oracle sample at the round start of every slot (option I, the Run model's warm start),
+    in the layout of ``slots``; one oracle call per block of :func:`layout_blocks` (the same
+    draws as one call on the whole batch)."""
     Xf = np.array(np.broadcast_to(X, slots.shape + (X.shape[-1],)), dtype=np.float64, copy=True)
-    return call_oracle(oracle, Xf, rng, slots.clients)
+    G = np.empty_like(Xf)
+    for b in layout_blocks(slots.shape, Xf.shape[-1]):
+        G[b] = call_oracle(oracle, Xf[b], rng, slots.clients[b])
+    return G

@@ -511,7 +511,8 @@ def bound_text(value, direction: str, digits: int = 2) -> str:
     if out.denominator == 1:
         return str(out.numerator)
     places = max(0, -e)
-    return f"{float(out):.{places}f}" if places < 17 else str(out)
+    text = f"{float(out):.{places}f}" if places < 17 else str(out)
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _sim_key(similarity) -> int:
