@@ -138,7 +138,10 @@ def print_table(console, table) -> None:
         if n:
             console.print("", soft_wrap=True)
         for h, cell in zip(headers, row):
-            text = cell if isinstance(cell, Text) else console.render_str(cell) if isinstance(cell, str) else Text(str(cell))
+            if isinstance(cell, Text):
+                text = cell
+            else:
+                text = console.render_str(cell) if isinstance(cell, str) else Text(str(cell))
             line = Text.assemble((f"{h}: ", "bold"), text)
             console.print(line, soft_wrap=True)
     if table.caption:
