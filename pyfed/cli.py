@@ -9,7 +9,8 @@ code   meaning
 =====  ==============================================================================
 0      ran; no verdict is violated
 1      some verdict is violated (and nothing else)
-2      bad input or usage error: one line ``pyfed: error: <argument>: <why>`` on stderr
+2      bad input or usage error, or sizes beyond the resource limits (:mod:`pyfed.resources`): one
+       line ``pyfed: error: <argument>: <why>`` on stderr
 3      internal error (a bug in pyfed): one line ``pyfed: internal error: <type>: <msg> ...``;
        ``PYFED_DEBUG=1`` also prints the traceback
 4      a consistency check of pyfed's own artefacts failed (``pyfed lean --check``: stale
