@@ -69,6 +69,8 @@ def register(subparsers) -> None:
                         "no .lean file")
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (required unless --list)")
     add_parallel_arguments(p, "the candidates")
+    from ..resources import add_limit_arguments
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -119,6 +121,9 @@ def run(args) -> int:
     prepare_out(args.out)
     check_workers(args.workers, args.scheduler)
     budget = default_statement_budget() if args.budget is None else args.budget
+    from .. import resources
+    resources.refuse_if_over(resources.checker_search(entry.name, budget), resources.limits_from_args(args),
+                             "--budget")
     console = make_console()
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
