@@ -242,17 +242,15 @@ def _parents(root) -> dict:
 
 
 def _numerals(node, skipped=None):
-    """Real-typed numerals outside exponents and Real.rpow exponents; a quotient of two numerals
+    """Real-typed numerals (real exponents included, natural-number exponents not); a quotient of two numerals
     (``1 / 2``) is one constant. 0, and 1 anywhere but as a factor of a product (the identities
     of + and ×, e.g. the 1 of ``1 + S / ηg ^ 2``), are left out and listed in ``skipped`` with
     the reason; a 1 written as a coefficient (``1 * x``) is profiled."""
     skip = set()
     parent_of = _parents(node)
     for n in node.walk():
-        if n.kind == "binop" and n.value in ("^", "^r"):
+        if n.kind == "binop" and n.value == "^":      # a natural-number exponent is not a real constant
             skip |= {id(x) for x in n.args[1].walk()}
-        if n.kind == "app" and n.head_name() == "Real.rpow" and len(n.args) == 3:
-            skip |= {id(x) for x in n.args[2].walk()}
     for n in node.walk():
         if id(n) in skip or n.ty != "real":
             continue
