@@ -36,13 +36,13 @@ class TextMutation:
 def theorem_span(text: str, name: str) -> tuple:
     """``(start, end)`` offsets of theorem ``name``'s statement in ``text``: from the keyword
     ``theorem`` to its top-level ``:=``. InputError if the file has no such theorem."""
-    from pyfed.statements.declarations import _cut_at_assign
+    from pyfed.lean.terms import cut_at_assign
 
     m = re.search(rf"(?m)^\s*(?:theorem|lemma)\s+{re.escape(name)}(?=[\s:({{\[⦃])", text)
     if m is None:
         raise InputError("mutation", f"no theorem {name!r} in the text")
     start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
-    header, body = _cut_at_assign(text[start:])
+    header, body = cut_at_assign(text[start:])
     return start, start + len(header)
 
 

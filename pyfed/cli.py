@@ -10,7 +10,8 @@ code   meaning
 0      ran; no verdict is violated
 1      some verdict is violated (and nothing else)
 2      bad input or usage error, or sizes beyond the resource limits (:mod:`pyfed.resources`): one
-       line ``pyfed: error: <argument>: <why>`` on stderr
+       line ``pyfed: error: <argument>: <why>`` on stderr (a Lean file with several unsupported
+       constructs: one such line per construct, each ``file:line:col: …``)
 3      internal error (a bug in pyfed): one line ``pyfed: internal error: <type>: <msg> ...``;
        ``PYFED_DEBUG=1`` also prints the traceback
 4      a consistency check of pyfed's own artefacts failed (``pyfed lean --check``: stale
@@ -116,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"pyfed: error: {_one_line(exc)}", file=sys.stderr)
+        # several unsupported constructs of a Lean file: one line each, each file:line:col
+        parts = [str(e) for e in getattr(exc, "errors", None) or [exc]]
+        for part in parts:
+            print(f"pyfed: error: {_one_line(part)}", file=sys.stderr)
         return EXIT_INPUT
     except SystemExit as exc:  # --help / --version (argparse), or a front end's explicit exit
         code = exc.code

@@ -67,7 +67,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from .errors import InputError
 

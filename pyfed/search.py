@@ -253,10 +253,7 @@ def statement_options() -> list:
 
     out = []
     for entry in catalogue():
-        try:
-            keys = sorted({h.key for st in statements_of(entry.name) for h in st.hypotheses})
-        except InputError:
-            keys = []
+        keys = sorted({h.key for st in statements_of(entry.name) for h in st.hypotheses})
         out.append((entry.name, keys, {m.name: m.description for m in entry.mutations}))
     return out
 

@@ -97,7 +97,7 @@ def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite
 
 def test_each_verdict_names_its_evidence(capsys):
     from pyfed.check import run_check
-    from pyfed.commands.check import evidence
+    from pyfed.commands.render import evidence
     verdicts = run_check(quick=True, seed=0)
     ev = {v.details["instance"]: evidence(v) for v in verdicts}
     assert ev["quadratic-rational-N8-d4"] == "exact moments, exact rationals"

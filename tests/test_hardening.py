@@ -504,31 +504,53 @@ def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatc
     assert json.dumps(v.to_json(), default=str)
 
 
-def test_theorem_checker_reports_divergence_beyond_the_hypotheses():
-    from pyfed.checkers.registry import get
-    chk = get("ConvexFiniteRoundConvergence")
-    inst = {"A": [[["1"]]], "b": [["0"]], "beta": "1", "mu": "0", "S": "1", "K": "1", "T": "400",
-            "eta_l": "3", "eta_g": "1", "sigma": "0", "x0": ["1"], "c0": [["0"]],
-            "method": "montecarlo", "replicates": 4, "seed": 0}
-    v = chk.check(inst, relax=("step_size",))
+def test_montecarlo_decides_the_hypotheses_before_simulating_and_reports_divergence(monkeypatch):
+    """A step far above 1/(81 beta): the statement's own hypothesis fails, so nothing is simulated
+    (inconclusive, naming it); with that hypothesis relaxed the run is inside the relaxed
+    statement's hypotheses, and its divergence is an inconclusive anomaly naming the round."""
+    import pyfed.algorithms
+    from pyfed.checkers.registry import statements_of
+    from pyfed.engines.statement import RunInstance
+    from pyfed.engines.statement.montecarlo import decide_montecarlo
+    from pyfed.problems.quadratic import QuadraticProblem
+
+    P = QuadraticProblem(np.array([[[1.0]], [[1.0]]]), np.array([[0.0], [0.0]]))
+    inst = RunInstance(name="diverging", problem=P, sigma=0.0, S=1, K=1, T=400, eta_l=3.0, eta_g=1.0,
+                       x0=np.array([1.0]), c0=np.zeros((2, 1)), mu=0, description="x <- -2x each step")
+    (st,) = statements_of("ConvexFiniteRoundConvergence")
+    real = pyfed.algorithms.scaffold_run
+
+    def forbidden(*a, **k):
+        raise AssertionError("simulated although a hypothesis fails")
+    monkeypatch.setattr(pyfed.algorithms, "scaffold_run", forbidden)
+    v = decide_montecarlo(st, inst, replicates=4)
+    assert v.status == "inconclusive" and v.reason.startswith("hypotheses fail") and "81" in v.reason
+    monkeypatch.setattr(pyfed.algorithms, "scaffold_run", real)
+    (relaxed,) = statements_of("ConvexFiniteRoundConvergence", relax=("step_size",))
+    v = decide_montecarlo(relaxed, inst, replicates=4)
     assert v.status == "inconclusive" and "diverged at round" in v.reason
-    assert "beyond the hypotheses" in v.reason and "anomaly" not in v.details
+    assert v.details["diverged"]["round"] <= 400 and "anomaly" in v.details
 
 
-def test_statement_checker_side_that_diverges_is_inconclusive(monkeypatch):
-    """A checker whose side is simulated (a diverging run) gives an inconclusive verdict naming
-    the round, counted as inconclusive (not vacuous) by the search, never a crash."""
-    from pyfed.checkers.registry import get
-    chk = get("SumSquares")
-    def diverging(instance, mutate=None):
-        raise Diverged(7, float("nan"))
-    monkeypatch.setattr(chk, "lhs", diverging)
-    inst = chk.structured()[0]
-    v = chk.check(inst)
-    assert v.status == "inconclusive" and "diverged at round 7" in v.reason and v.details["diverged"]["round"] == 7
-    rep = {}
-    chk.search(np.random.default_rng(0), 1, report=rep)
-    assert rep["inconclusive"] == rep["candidates"] > 0 and rep["vacuous"] == 0
+def test_a_lemma_side_that_cannot_be_evaluated_is_undecided_not_a_crash(monkeypatch):
+    """An evaluation error inside a run-free statement's side leaves that candidate undecided, and
+    the search inconclusive with the reason."""
+    from pyfed.checkers.registry import statements_of
+    from pyfed.engines.statement.engines import search_statement
+    from pyfed.statements import interpret
+    from pyfed.statements.evaluate import EvaluationError
+
+    (st,) = statements_of("SumSquares")
+    real = interpret.Interpreter.eval
+
+    def failing(self, node, env):
+        if node is st.lhs:
+            raise EvaluationError(node, "overflow in the left side")
+        return real(self, node, env)
+    monkeypatch.setattr(interpret.Interpreter, "eval", failing)
+    v = search_statement(st, seed=0, budget=1).verdict
+    assert v.status == "inconclusive" and v.details["decided"] == 0 and v.details["undecided"] > 0
+    assert "overflow in the left side" in v.reason
 
 
 def test_cli_check_shows_the_divergence(monkeypatch, capsys):
@@ -621,39 +643,48 @@ def test_sigma_squared_keeps_the_right_side_exact():
 # item 9: feedback
 # ------------------------------------------------------------------------------------------
 
-def test_quick_check_does_less_work_than_the_full_check():
-    """--quick: T = 8 rounds (40 in full), and every statement checker's structured edge cases
-    only (no random draws, which is where a search's time goes: many draws start a Nelder-Mead
-    climb); the timing ratio itself is measured in benchmarks/bench_check.py, not in a timed test."""
-    from pyfed.checkers.registry import get, names
+def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
+    """--quick: T = 8 rounds (40 in full) and smaller search budgets (2 random draws per statement
+    of the default report instead of 8; 8 per statement of a file instead of 24), passed to every
+    statement's search in catalogue order; the timing ratio itself is measured in
+    benchmarks/bench_check.py, not in a timed test."""
+    from types import SimpleNamespace
+
+    from pyfed.check import default_budget
+    from pyfed.checkers.registry import catalogue
+    from pyfed.engines.statement import engines
+    from pyfed.search import default_statement_budget, run_all
     from pyfed.suites.scaffold import default_suite
-    from pyfed.search import run_all
+    from pyfed.verdicts import Inconclusive
+
     assert {i.T for i in default_suite(quick=True)} == {8} and {i.T for i in default_suite()} == {40}
+    assert default_statement_budget(True) == 2 < default_statement_budget() == 8
+    assert default_budget(True) == 8 < default_budget(False) == 24
+    calls = []
+
+    def fake(st, *, seed, budget, **kw):
+        calls.append((st.name, budget))
+        return SimpleNamespace(verdict=Inconclusive(st.name, reason="not searched in this test"))
+    monkeypatch.setattr(engines, "search_statement", fake)
     seen = []
-    quick = run_all(seed=0, quick=True, progress=seen.append)
-    assert seen == names() and len(quick) == len(names())
-    for (name, v), reg in zip(quick, names()):
-        chk = get(reg)
-        assert chk.quick_budget == 0 and chk.default_budget > 0
-        assert v.details["search_budget"] == 0
-        if "random_draws" in v.details:
-            assert v.details["random_draws"] == 0
-        if "drawn" in v.details:
-            assert v.details["drawn"] >= v.details["structured"] > 0
+    out = run_all(seed=0, quick=True, progress=seen.append)
+    assert seen == [e.display for e in catalogue()] == [name for name, _ in out]
+    assert calls and {b for _, b in calls} == {2}
 
 
 def test_search_budget_unit_is_reported(tmp_path):
-    """One budget unit = one random draw; the structured edge cases come on top, and the summary
-    says so (issue 9: --budget 1 gave 9 counterexamples without explanation)."""
-    from pyfed.checkers.registry import get
+    """One budget unit = one random draw; the structured cases come on top, and the summary says
+    so (issue 9: --budget 1 gave 9 counterexamples without explanation)."""
+    from pyfed.engines.statement.lemma_instances import STRUCTURED
     from pyfed.search import search_to_dir, summary_path
-    chk = get("YoungInner")
-    paths = search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path), mutate="u_constant_halved")
-    s = json.loads(Path(summary_path(str(tmp_path), "YoungInner", 1, 1, (), "u_constant_halved")).read_text())
+    assert search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path)) == []
+    s = json.loads(Path(summary_path(str(tmp_path), "YoungInner", 1, 1)).read_text())
     st = s["statistics"]
-    assert st["random_draws"] == 1 and st["structured"] == len(chk.structured())
-    assert st["drawn"] >= st["structured"] + 1 and st["violated"] == len(paths) == s["counterexamples"] > 1
-    assert "random draws" in s["budget_unit"]
+    assert s["budget"] == 1 and "random draws" in s["budget_unit"] and "structured" in s["budget_unit"]
+    assert st["drawn"] == st["candidates"] >= STRUCTURED + 1 and st["violated"] == 0
+    paths = search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path / "m"), mutate="u_constant_halved")
+    s = json.loads(Path(summary_path(str(tmp_path / "m"), "YoungInner", 1, 1, (), "u_constant_halved")).read_text())
+    assert s["statistics"]["violated"] == len(paths) == s["counterexamples"] == 1     # one witness per conjunct
 
 
 def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
@@ -666,13 +697,16 @@ def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
     assert s["statement"] == "ConvexFiniteRoundConvergence" and s["seed"] == 0 and s["budget"] == 1
     assert s["counterexamples"] == 0 and s["counterexample_files"] == []
     st = s["statistics"]
-    assert st["drawn"] > 0 and st["candidates"] == st["holds"] + st["violated"] + st["inconclusive"] + st["vacuous"]
+    assert st["drawn"] > 0 and st["candidates"] == st["decided"] + st["outside_hypotheses"] + st["undecided"]
+    assert st["decided"] == st["holds"] + st["violated"] and st["violated"] == 0
     t = s["tightest"]
-    lhs, rhs = Fr(t["lhs"]["exact"]), Fr(t["rhs"]["exact"])       # full exact values in the export
-    assert 0 <= lhs <= rhs and Fr(t["ratio"]["exact"]) == lhs / rhs
-    from pyfed.checkers.registry import get
-    v = get("ConvexFiniteRoundConvergence").check(t["instance"])
-    assert (v.lhs, v.rhs) == (lhs, rhs)                            # re-checks to the same numbers
+    lhs, rhs = Fr(t["lhs"]), Fr(t["rhs"])                       # full exact values in the export
+    assert 0 <= lhs <= rhs
+    from pyfed.checkers.registry import statements_of
+    from pyfed.engines.statement.engines import recheck_statement
+    (stmt,) = statements_of("ConvexFiniteRoundConvergence")
+    v = recheck_statement(stmt, {"instance": t["instance"]})
+    assert v.status == "holds" and (v.lhs, v.rhs) == (lhs, rhs)     # re-checks to the same numbers
     assert "summary written to" in out
     # same seed and budget: byte-identical summary
     before = (tmp_path / files[0]).read_bytes()
@@ -683,17 +717,19 @@ def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
 def test_search_counterexample_to_the_statement_itself_is_exit_1(tmp_path, monkeypatch, capsys):
     """A counterexample to the real statement is a violated verdict (exit 1); with --mutate or
     --relax it is the expected outcome (exit 0)."""
-    from pyfed.checkers.registry import get
-    chk = get("YoungInner")
-    real_rhs = chk.rhs
-    monkeypatch.setattr(chk, "rhs", lambda inst, mutate=None: real_rhs(inst, mutate) - 1)   # a false statement
+    from pyfed.checkers import registry
+    real = registry.statements_of
+    # a false YoungInner: its catalogue text read with the constant halved, as if the file said so
+    monkeypatch.setattr(registry, "statements_of",
+                        lambda name, mutate=None, relax=(): real(name, mutate=mutate or "u_constant_halved",
+                                                                 relax=relax))
     code, out, err = _main(["search", "YoungInner", "--budget", "1", "--out", str(tmp_path)], capsys)
     assert code == EXIT_VIOLATED and "counterexample(s) to SCAFFOLD.YoungInner" in out
     assert json.loads((tmp_path / "YoungInner-s0-b1-summary.json").read_text())["counterexamples"] > 0
     monkeypatch.undo()
     code, out, err = _main(["search", "YoungInner", "--budget", "1", "--mutate", "u_constant_halved",
                             "--out", str(tmp_path / "m")], capsys)
-    assert code == EXIT_OK
+    assert code == EXIT_OK and "1 counterexample(s)" in out
 
 
 def test_tightness_and_drift_report_progress(tmp_path):

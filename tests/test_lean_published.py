@@ -252,7 +252,7 @@ def test_gradient_growth_is_in_forall_form():
 
 
 @pytest.mark.parametrize("rel", ["lean/Pyfed/Scaffold/Model.lean", "lean/Pyfed/Scaffold/Theorems.lean",
-                                 "pyfed/theory/bounds.py", "pyfed/theory/hypotheses.py", "checkers/theorems.py",
+                                 "pyfed/theory/bounds.py", "pyfed/theory/hypotheses.py",
                                  "README.md"])
 def test_nonconvex_constants_cite_lemma_19_beside_equations_26_27(rel):
     text = (ROOT / rel).read_text(encoding="utf-8")

@@ -83,26 +83,26 @@ def test_search_files_are_byte_identical_with_two_workers(tmp_path, cluster):
 
 
 def test_indexed_search_records_do_not_depend_on_the_mapper():
-    """Checker.search with a seed: the same records and statistics serially, through a mapper
-    that evaluates the candidates in reverse order, and candidate j's draws from (seed, j)."""
-    from pyfed.checkers.registry import get
+    """The search of a run statement: the same records and verdict serially and through a pool
+    that evaluates the candidates in reverse order; candidate j is a pure function of (seed, j)."""
+    from pyfed.checkers.registry import statements_of
+    from pyfed.engines.statement import candidate, search
 
-    chk = get("SamplingVarianceBound")
+    (st,) = statements_of("ConvexFiniteRoundConvergence", mutate="drop_noise_term")
 
-    def reverse_mapper(fn, items, progress):
-        out = [fn(item) for item in reversed(items)]
-        return out[::-1]
+    class ReversePool:
+        def map(self, fn, items, *, seed=None, progress=None):
+            out = [fn(item, None) for item in reversed(list(items))]
+            return out[::-1]
 
-    rep_a, rep_b = {}, {}
-    a = chk.search(None, 5, seed=11, mutate="S_squared", report=rep_a)
-    b = chk.search(None, 5, seed=11, mutate="S_squared", report=rep_b, mapper=reverse_mapper)
-    assert a == b and a  # the mutation is caught
-    assert {k: rep_a[k] for k in ("candidates", "holds", "violated")} == \
-        {k: rep_b[k] for k in ("candidates", "holds", "violated")}
-    # the first random candidate comes from default_rng([11, len(structured)])
-    items = chk._candidate_items(None, 1, (), None, 11)
-    first = chk.random(np.random.default_rng([11, len(chk.structured())]))
-    assert items[len(chk.structured())] == first
+    a = search(st, seed=11, budget=2)
+    b = search(st, seed=11, budget=2, pool=ReversePool())
+    assert [(r.index, r.status, r.lhs, r.rhs) for r in a.records] == [(r.index, r.status, r.lhs, r.rhs) for r in b.records]
+    assert a.verdict.status == b.verdict.status == "violated"     # the mutation is caught
+    assert a.verdict.details["index"] == b.verdict.details["index"]
+    n = len(a.records) - 2
+    first, again = candidate(st, 11, n)[0], candidate(st, 11, n)[0]
+    assert first.parameters() == again.parameters()
 
 
 def test_sweeps_on_a_cluster_equal_serial(cluster):

@@ -118,7 +118,7 @@ def test_brackets_in_paths_are_printed_verbatim(no_noise):
 
 def test_brackets_in_names_reasons_and_hypotheses_survive_the_tables():
     import rich.console
-    from pyfed.commands.check import render_statement_verdicts, render_verdicts
+    from pyfed.commands.render import render_statement_verdicts, render_verdicts
     v = Inconclusive("Foo", Fraction(1), Fraction(2), False,
                      {"instance": "inst[bold]1", "source": "dir[x]/f.lean:3", "parameters": {"w": "[1, 2]"},
                       "hypotheses": [{"statement": "h[i] <= 1", "holds": False}]}, reason="because [red]x[/red]")

@@ -14,7 +14,7 @@ import sympy
 from rich.console import Console
 
 from pyfed.cli import main
-from pyfed.commands.check import render_profile, render_verdicts
+from pyfed.commands.render import render_profile, render_verdicts
 from pyfed.engines.statement import instance_from_json, instance_to_json, recheck
 from pyfed.engines.statement import PERSIST_HALVINGS, constant_profile, literals
 from pyfed.engines.statement.constants import _compact_expr, _solve_side

@@ -218,7 +218,7 @@ def test_search_witness_of_a_strict_statement_is_not_worded_exceeds(tmp_path):
 def _render(verdicts):
     from rich.console import Console
 
-    from pyfed.commands.check import render_verdicts
+    from pyfed.commands.render import render_verdicts
     buf = io.StringIO()
     render_verdicts(Console(file=buf, width=200, color_system=None), verdicts, "t")
     return buf.getvalue()
@@ -395,7 +395,8 @@ def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
 
     import numpy as np
 
-    from pyfed.suites.scaffold import default_suite, to_run_instance
+    from pyfed.suites.scaffold import default_suite
+    from pyfed.engines.statement.builtin import to_run_instance
     from pyfed.engines.statement import decide_exact
     seed = (ROOT / "examples" / "statements" / "seed_convex.lean").read_text(encoding="utf-8")
     assert "IsMinimizer P xstar → " in seed

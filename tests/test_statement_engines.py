@@ -123,11 +123,11 @@ def test_default_rows_name_the_lean_hypotheses():
 
 @pytest.fixture(scope="module")
 def searches():
-    from pyfed.engines.statement import search
+    from pyfed.engines.statement.engines import search_statement
     out = {}
     for f in sorted(EXAMPLES.glob("*.lean")):
         for st in read_file(f):
-            out[st.name] = (st, search(st, seed=0, budget=4))
+            out[st.name] = (st, search_statement(st, seed=0, budget=4))
     return out
 
 
@@ -346,7 +346,7 @@ def test_readme_walkthrough_numbers_are_the_search_result(searches):
     assert res.verdict.details["lhs_exact"] in readme and "## Check your own statement" in readme
 
 
-def test_cli_on_our_theorems_file_reads_every_run_statement_and_routes_the_lemmas(tmp_path, capsys):
+def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(tmp_path, capsys):
     from pyfed.statements import theorems_path
     rep = tmp_path / "r.json"
     code = main(["check", str(theorems_path()), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
@@ -356,4 +356,11 @@ def test_cli_on_our_theorems_file_reads_every_run_statement_and_routes_the_lemma
     names = {v["statement"] for v in report["verdicts"]}
     assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence.1",
             "FiniteRoundConvergence.2"} <= names
-    assert {s["lean_name"] for s in report["statements"]} == {"GradientGrowth", "PerturbedStrongConvexity"}
+    shapes = {s["lean_name"]: s["read"]["shape"] for s in report["statements"]}
+    assert shapes == {"ConvexFiniteRoundConvergence": "scaffold_run", "NonconvexFiniteRoundConvergence": "scaffold_run",
+                      "FiniteRoundConvergence.1": "scaffold_run", "FiniteRoundConvergence.2": "scaffold_run",
+                      "GradientGrowth": "lemma", "PerturbedStrongConvexity": "lemma"}
+    # the lemmas' verdicts come from the run-free search, in the same list as the runs'
+    lemma_rows = [report["verdicts"][i] for s in report["statements"] if s["read"]["shape"] == "lemma"
+                  for i in s["verdicts"]]
+    assert lemma_rows and all(v["evidence"] == "adversarial search, decided exactly" for v in lemma_rows)

@@ -11,7 +11,8 @@ import pytest
 
 from pyfed.check import check_statement, fit_instance_step
 from pyfed.engines.statement import evaluate_hypotheses, fit_step
-from pyfed.suites.scaffold import default_suite, to_run_instance
+from pyfed.engines.statement.builtin import to_run_instance
+from pyfed.suites.scaffold import default_suite
 from pyfed.statements import read_text
 from pyfed.theory import effective_step
 

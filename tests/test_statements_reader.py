@@ -152,8 +152,6 @@ UNSUPPORTED = [
     ("∀ A : Run P ν S K T ηl ηg c0, weightedGap A xstar μ ≤ 1", "", "initialisation", "c0, weightedGap"),
     (f"{RUN} weightedGap A xstar μ ≤ if 0 < ηl then 1 else 2", "", "`if … then … else …`", "if 0 < ηl"),
     (f"{RUN} weightedGap A xstar μ ≤ foo", "", "name `foo`", "foo"),
-    ("0 < ηl → 1 ≤ ηg", "", "without a run", "theorem T1"),
-    (f"{RUN} weightedGap A xstar μ ≤ 1", "structure Foo where\n  x : ℕ", "`structure` declaration", "structure Foo"),
     (f"{RUN} weightedGap A xstar μ ≤ 1", "example : (1 : ℝ) ≤ 2 := by norm_num", "`example`", "example :"),
     (f"{RUN} weightedGap A xstar μ ≤ initialPotential P S (effectiveStep K ηl ηg) c0", "", "applied to 4 arguments",
      "initialPotential P S"),
@@ -221,8 +219,58 @@ def test_examples_are_read():
         assert text.startswith("import Pyfed\n")
         for st in read_file(f):
             names[st.name] = st
-    assert set(names) == {"SeedConvex", "ConvexWithoutNoiseTerm", "ConvexWithoutStepSize", "ConvexLastIterate",
-                          "NonconvexSmallConstant"}
+    runs = {n for n, st in names.items() if st.shape == "scaffold_run"}
+    assert runs == {"SeedConvex", "ConvexWithoutNoiseTerm", "ConvexWithoutStepSize", "ConvexLastIterate",
+                    "NonconvexSmallConstant"}
+    assert {st.family for n, st in names.items() if n not in runs} >= {"vector lemma", "function-class lemma",
+                                                                        "sequence lemma"}
+    names = {n: st for n, st in names.items() if n in runs}
     assert names["ConvexWithoutStepSize"].hypothesis("step_size") is None
     assert names["NonconvexSmallConstant"].init == "none"
     assert np.all([st.namespace == "SCAFFOLD.Examples" for st in names.values()])
+
+
+# ---------------------------------------------------------------- odd files (issue 20, item 5)
+
+LEMMA = "import Pyfed\n\nopen SCAFFOLD\n\ntheorem Half (x : ℝ) (hx : 0 ≤ x) : x / 2 ≤ x := by\n  sorry\n"
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path):
+    f = tmp_path / "bom.lean"
+    f.write_bytes("\ufeff".encode("utf-8") + LEMMA.encode("utf-8"))
+    (st,) = read_file(f)
+    assert st.name == "Half" and st.location.line == 5
+
+
+def test_a_file_that_is_not_lean_is_named_in_the_error(tmp_path, capsys):
+    f = tmp_path / "notes.txt"
+    f.write_text("hello world\n", encoding="utf-8")
+    with pytest.raises(ReaderError) as info:
+        read_file(f)
+    assert str(info.value).startswith(f"{f}:1:1: unsupported text outside a command")
+    assert main(["check", str(f)]) == 2
+    assert capsys.readouterr().err.startswith(f"pyfed: error: {f}:1:1")
+
+
+def test_several_errors_are_one_line_each(tmp_path, capsys):
+    f = tmp_path / "two.lean"
+    f.write_text("import Pyfed\n\ntheorem A (x : ℤ) : x ≤ x := sorry\n\ntheorem B (x : ℤ) : x ≤ x := sorry\n",
+                 encoding="utf-8")
+    assert main(["check", str(f)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"pyfed: error: {f}:") for line in lines)
+    assert [line.split(":")[3] for line in lines] == ["3", "5"]
+
+
+def test_let_in_a_conclusion_needs_no_parentheses():
+    (st,) = read_text("import Pyfed\n\nopen SCAFFOLD\n\ntheorem L (x : ℝ) (hx : 0 ≤ x) :\n"
+                      "    let y := x / 2\n    y ≤ x := by\n  sorry\n", "l.lean")
+    assert st.name == "L" and st.relation == "≤"
+
+
+def test_old_big_operator_spelling_names_the_new_one():
+    with pytest.raises(ReaderError) as info:
+        read_text("import Pyfed\n\nopen SCAFFOLD\n\ntheorem S (T : ℕ) (a : ℕ → ℝ) :\n"
+                  "    ∑ r in Finset.range T, a r ≤ ∑ r in Finset.range T, |a r| := by\n  sorry\n", "s.lean")
+    msg = str(info.value)
+    assert msg.startswith("s.lean:6:") and "∑ x ∈ s" in msg

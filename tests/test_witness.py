@@ -336,3 +336,33 @@ def test_recorded_sides_of_any_length_are_read_exactly():
     big = Fraction(10 ** 5000 + 7, 3 ** 2000)
     rec = {"lhs": {"exact": rational_str(big)}, "rhs": {"exact": "1/2"}}
     assert _recorded(rec, "lhs") == big and _recorded(rec, "rhs") == Fraction(1, 2)
+
+
+# ---------------------------------------------------------------- run-free statements
+
+YOUNG = Path(__file__).resolve().parents[1] / "examples" / "statements" / "young_small_constant.lean"
+
+
+def test_a_lemma_counterexample_exports_replays_and_records_its_instance(tmp_path, capsys):
+    from pyfed.cli import main
+    out = tmp_path / "ce"
+    assert main(["check", str(YOUNG), "--quick", "--no-profile", "--out", str(out)]) == 1
+    capsys.readouterr()
+    (jpath,) = out.glob("*.json")
+    rec = json.loads(jpath.read_text(encoding="utf-8"))
+    assert rec["shape"] == "lemma" and rec["family"] == "vector lemma" and "interpret" in rec["decided_by"]
+    inst = rec["instance"]
+    a, u, v = Fraction(inst["a"]), [Fraction(x) for x in inst["u"]["vec"]], [Fraction(x) for x in inst["v"]["vec"]]
+    # the statement's own sides, by hand: 2|⟪u, v⟫| against a/2‖u‖² + a⁻¹‖v‖²
+    lhs = 2 * abs(sum(x * y for x, y in zip(u, v)))
+    rhs = a / 2 * sum(x * x for x in u) + sum(y * y for y in v) / a
+    assert (Fraction(rec["lhs"]["exact"]), Fraction(rec["rhs"]["exact"])) == (lhs, rhs) and rhs < lhs
+    lean = jpath.with_suffix(".lean").read_text(encoding="utf-8")
+    assert f"def a : ℚ := {a.numerator}" in lean and "def u : List ℚ := [" in lean
+    assert "#guard rhs < lhs" in lean and "YoungHalfConstant" in lean
+    assert main(["check", "--replay", str(jpath)]) == 1
+    text = capsys.readouterr().out
+    assert "violated" in text and "both sides equal the recorded ones exactly" in text
+    rec["instance"]["a"] = "4"           # at a = 4 with these vectors the inequality holds again
+    jpath.write_text(json.dumps(rec), encoding="utf-8")
+    assert main(["check", "--replay", str(jpath)]) == 0

@@ -134,7 +134,7 @@ def run_implementation(args) -> int:
     iff a verdict is violated."""
     from ..conform import conform, load_adapter, resolve
     from ..conform.statements import applicable_statements, montecarlo_rows
-    from .check import render_verdicts, summary_counts
+    from .render import render_verdicts, summary_counts
 
     for opt in ("path", "theorem", "out", "replay", "workers", "scheduler"):
         if getattr(args, opt, None):

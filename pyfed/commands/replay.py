@@ -127,6 +127,15 @@ def replay(file, lean_path=None, *, force: bool = False):
             raise _bad(file, "lean_declaration", f"recorded {decl!r} but {path} declares {st.qualified_name!r} "
                        "(--force re-decides anyway)")
         notes.append(f"declaration {st.qualified_name} (recorded {decl})")
+    if st.shape != "scaffold_run":       # a run-free (or FedAvg) statement: its own exact re-check
+        from ..engines.statement.engines import recheck_statement
+        if not isinstance(rec.get("instance"), dict):
+            raise _bad(file, "instance", "missing")
+        try:
+            verdict = recheck_statement(st, {"instance": rec["instance"]})
+        except (InputError, KeyError, TypeError, ValueError) as exc:
+            raise _bad(file, "instance", f"cannot be decided: {getattr(exc, 'reason', exc)}") from None
+        return rec, st, rec["instance"], verdict, notes
     try:
         inst = instance_from_json(rec["instance"])
     except InputError as exc:
@@ -178,7 +187,9 @@ def run(args) -> int:
     console.print(f"replay of {escape(str(file))}: {escape(st.qualified_name)} ({escape(str(st.source))}), candidate {rec.get('index')} "
                   f"of seed {rec.get('seed')}")
     status = v.status
-    console.print(f"verdict: [{STYLE.get(status, '')}]{status}[/] (exact moments, exact arithmetic)")
+    how = ("exact moments, exact arithmetic" if st.shape == "scaffold_run" else
+           "the statement's terms evaluated exactly on the recorded instance")
+    console.print(f"verdict: [{STYLE.get(status, '')}]{status}[/] ({how})")
     if v.lhs is not None and v.rhs is not None:
         margin = v.rhs - v.lhs
         console.print(f"  left side  {escape(st.lhs.text)} = {_full(v.lhs)}", soft_wrap=True)

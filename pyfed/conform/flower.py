@@ -33,11 +33,10 @@ __all__ = ["FlowerStrategyAdapter", "fedavg", "fedavg_equal", "fedprox", "fedpro
 def require_flwr():
     """Import ``flwr`` or raise an AdapterError saying how to install it."""
     try:
-        import flwr  # noqa: F401
+        import flwr
     except ImportError:
         raise AdapterError("needs the Flower package: pip install 'pyfed[flower]' (flwr)") from None
     logging.getLogger("flwr").setLevel(logging.ERROR)  # Flower logs every round's sampling at INFO
-    import flwr
     return flwr
 
 

@@ -1,11 +1,8 @@
-"""Inventories of the Lean sources: theorem names (registry check) and Mathlib names (API list).
+"""Inventories of the Lean sources: theorem names and Mathlib names (API list).
 
 * :func:`theorem_declarations` — every ``theorem`` declared under ``lean/`` with its
-  namespace-qualified name (``SCAFFOLD.GradientGrowth``, ``FedAvg.PerRoundProgress``);
-* :func:`theorem_names` — the same by bare name, split into checker statements and the cast
-  theorems of ``lean/Pyfed/Exact.lean`` (covered by the drift check, not by a checker);
-* :func:`registry_mismatch` — compares the statements with the checker registry's names, minus
-  :data:`PENDING_CHECKERS` (Lean statements whose checkers are not written yet);
+  namespace-qualified name (``SCAFFOLD.GradientGrowth``, ``FedAvg.PerRoundProgress``): the
+  statement catalogue (:mod:`pyfed.checkers.registry`) must hold exactly these;
 * :func:`mathlib_usage` — the ``import Mathlib…`` modules and the Mathlib-looking names used in
   Lean code (comments and strings stripped): qualified names under Mathlib namespaces
   (``Real.``, ``MeasureTheory.``, ``ProbabilityTheory.``, ``Finset.``, ``Nat.``, ``Set.``,
@@ -20,17 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["theorem_names", "theorem_declarations", "registry_mismatch", "mathlib_usage",
-           "api_list_names", "api_mismatch", "api_module_files", "strip_comments", "lean_files",
-           "MATHLIB_BARE", "MATHLIB_NAMESPACES", "EXACT_FILE", "PENDING_CHECKERS"]
-
-EXACT_FILE = "Pyfed/Exact.lean"
-
-#: Lean statements (namespace-qualified) that have no Python checker yet. Empty: the four FedAvg
-#: statements of the Field Guide (issue 12) now have their checkers (``checkers/fedavg.py``).
-#: ``tests/test_lean_registry.py`` requires this to be exactly the set of Lean theorems without a
-#: checker, so a new theorem lands here (or gets a checker) in the same change.
-PENDING_CHECKERS = ()
+__all__ = ["theorem_declarations", "mathlib_usage", "api_list_names", "api_mismatch", "api_module_files",
+           "strip_comments", "lean_files", "MATHLIB_BARE", "MATHLIB_NAMESPACES"]
 
 #: Namespaces whose qualified names are Mathlib's (or core names re-exported by Mathlib).
 MATHLIB_NAMESPACES = ("Real", "MeasureTheory", "ProbabilityTheory", "Finset", "Nat", "Set",
@@ -140,36 +128,6 @@ def theorem_declarations(lean_dir, sources: dict | None = None) -> dict:
                 raise ValueError(f"theorem {qualified} declared twice (second time in lean/{rel})")
             out[qualified] = rel
     return out
-
-
-def theorem_names(lean_dir, sources: dict | None = None) -> tuple:
-    """``(statements, exact_casts)``: dicts ``bare name -> file`` of the ``theorem``s under ``lean_dir``.
-
-    ``exact_casts`` holds the theorems of ``Pyfed/Exact.lean`` (cast lemmas of the ℚ mirrors,
-    covered by the drift check); ``statements`` all others outside the test library
-    ``PyfedTest/`` (which restates the seed's and the published statements verbatim, see
-    ``PyfedTest/Seed000.lean``). Checkers are keyed by bare names, so a bare name declared twice
-    (in any namespaces) raises ValueError. ``sources`` (``{relative path: text}``) overrides or
-    adds files.
-    """
-    statements, casts = {}, {}
-    for qualified, rel in theorem_declarations(lean_dir, sources).items():
-        name = qualified.split(".")[-1]
-        if name in statements or name in casts:
-            raise ValueError(f"theorem {name} declared twice (second time in lean/{rel})")
-        (casts if rel == EXACT_FILE else statements)[name] = rel
-    return statements, casts
-
-
-def registry_mismatch(statement_names, registry_names, pending=()) -> dict:
-    """``{"missing_checker": [...], "missing_theorem": [...]}`` (both empty when one-for-one).
-
-    ``pending``: statement names (bare or namespace-qualified) whose checkers are not written yet
-    (:data:`PENDING_CHECKERS`); they are not reported as missing a checker.
-    """
-    s = set(statement_names) - {p.split(".")[-1] for p in pending}
-    r = set(registry_names)
-    return {"missing_checker": sorted(s - r), "missing_theorem": sorted(r - s)}
 
 
 def mathlib_usage(lean_dir, sources: dict | None = None) -> dict:

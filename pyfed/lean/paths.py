@@ -6,6 +6,7 @@ and the paths of the statement files inside it (:func:`theorem_files`)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..errors import InputError
@@ -89,15 +90,25 @@ def checked_lean_dir(cwd=None, package_dir=None) -> Path:
 
 
 
-#: pyfed's own statement files, relative to ``lean/``, in the order the default report checks
-#: them: every theorem of these files is read by :mod:`pyfed.statements` and decided.
+#: The order in which the default report checks pyfed's statement files (relative to ``lean/``):
+#: the convergence theorems first, then the lemmas. Any other file under ``lean/Pyfed`` that
+#: declares a theorem follows, sorted by path (:func:`theorem_files`), so a new statement file
+#: is checked without touching Python.
 STATEMENT_FILES = ("Pyfed/Scaffold/Theorems.lean", "Pyfed/FedAvg/Theorems.lean", "Pyfed/Lemmas/Inequalities.lean",
                    "Pyfed/Lemmas/Sampling.lean", "Pyfed/Lemmas/Averaging.lean", "Pyfed/Lemmas/Martingale.lean",
                    "Pyfed/Algorithms/LocalSGD.lean", "Pyfed/Algorithms/Scaffold.lean")
 
+_THEOREM_LINE = re.compile(r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:(?:private|protected)\s+)?(?:theorem|lemma)\s")
+
 
 def theorem_files(lean_dir=None) -> list:
-    """``[(path relative to the checkout, absolute Path)]`` of :data:`STATEMENT_FILES` under
-    ``lean_dir`` (default :func:`source_lean_dir`)."""
+    """``[(path relative to the checkout, absolute Path)]`` of every file under ``lean_dir/Pyfed``
+    (default :func:`source_lean_dir`) that declares a theorem outside comments:
+    :data:`STATEMENT_FILES` first in that order, then the others sorted by path."""
+    from .inventory import strip_comments
+
     base = Path(lean_dir) if lean_dir is not None else source_lean_dir()
-    return [(f"lean/{rel}", base / rel) for rel in STATEMENT_FILES]
+    found = {p.relative_to(base).as_posix() for p in (base / "Pyfed").rglob("*.lean")
+             if _THEOREM_LINE.search(strip_comments(p.read_text(encoding="utf-8")))}
+    order = [rel for rel in STATEMENT_FILES if rel in found] + sorted(found - set(STATEMENT_FILES))
+    return [(f"lean/{rel}", base / rel) for rel in order]

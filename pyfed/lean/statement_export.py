@@ -99,12 +99,45 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
             "statement_text": st.text, "lhs_text": st.lhs.text, "rhs_text": st.rhs.text, "relation": st.relation,
             "init": st.init, "instance": w.get("instance"), "lhs": lhs, "rhs": rhs, "margin": margin,
             "exact": lhs.get("exact") is not None and rhs.get("exact") is not None,
+            "shape": st.shape, "family": st.family,
             "engine": str(d.get("engine", "adversarial search (exact moments, exact rationals)")),
-            "decided_by": "pyfed.engines.statement.decide_exact (exact moments, exact rationals)",
+            "decided_by": ("pyfed.engines.statement.decide_exact (exact moments, exact rationals)"
+                           if st.shape == "scaffold_run" else
+                           "pyfed.statements.interpret (the statement's terms evaluated in exact arithmetic)"),
             "seed": seed, "budget": budget, "index": w.get("index"), "relax": list(d.get("relax") or []),
             "description": d.get("description", ""),
             "replay": "pyfed check --replay THIS.json",
             "pyfed_version": __version__, "generated_by": "pyfed check"}
+
+
+def _lemma_defs(inst: dict) -> tuple:
+    """``(defs, described)`` of a run-free witness: a ``def`` per natural number, rational and
+    vector (as a list of rationals) of the instance; the names of the other values (functions,
+    processes, sample spaces: recorded exactly in the JSON file only)."""
+    defs, described = [], []
+    taken = {"theoremName", "lhs", "rhs"}
+    for name in sorted(inst):
+        if name.startswith("__"):
+            continue
+        v = inst[name]
+        lean = name if name not in taken else f"param_{name}"
+        if isinstance(v, bool) or v is None:
+            described.append(name)
+        elif isinstance(v, int):
+            defs.append({"name": lean, "type": "ℕ", "value": str(v), "doc": f"`{name}`"})
+        elif isinstance(v, str):
+            try:
+                q = fraction_from_text(v)
+            except (TypeError, ValueError, ZeroDivisionError):
+                described.append(name)
+                continue
+            defs.append({"name": lean, "type": "ℚ", "value": _lean_q(q), "doc": f"`{name}`"})
+        elif isinstance(v, dict) and set(v) == {"vec"}:
+            defs.append({"name": lean, "type": "List ℚ", "value": _lean_list([fraction_from_text(x) for x in v["vec"]]),
+                         "doc": f"`{name}`, by coordinates"})
+        else:
+            described.append(name)
+    return defs, described
 
 
 def render_statement_counterexample(record: dict) -> str:
@@ -120,6 +153,27 @@ def render_statement_counterexample(record: dict) -> str:
                          "rational bounds") from None
     strict = record.get("relation", "≤") == "≤"     # violating `lhs ≤ rhs` means rhs < lhs; `lhs < rhs`: rhs ≤ lhs
     ident = sanitize(f"{record['statement']}_s{record['seed']}_c{record.get('index', 0)}")
+    sides = [{"name": "lhs", "type": "ℚ", "value": _lean_q(lhs),
+              "doc": "left side (exact)" if record["lhs"].get("exact") is not None
+              else "certified lower bound of the left side"},
+             {"name": "rhs", "type": "ℚ", "value": _lean_q(rhs),
+              "doc": "right side (exact)" if record["rhs"].get("exact") is not None
+              else "certified upper bound of the right side"}]
+    common = dict(header=HEADER, qualified=record.get("lean_declaration") or record["statement"],
+                  source=record.get("source", ""), generated_by=record.get("generated_by", "pyfed check"),
+                  seed=record["seed"], index=record.get("index", 0),
+                  statement_text=_doc_safe(record.get("statement_text", "")),
+                  description=_doc_safe(record.get("description", "")),
+                  lhs_text=_doc_safe(record.get("lhs_text", "")), rhs_text=_doc_safe(record.get("rhs_text", "")),
+                  lhs=_lean_q(lhs), rhs=_lean_q(rhs), rel="<" if strict else "≤",
+                  witness_words=("the left side exceeds the right side" if strict else
+                                 "the left side is not below the right side (the strict < fails)"),
+                  exact=exact, namespace=f"PyfedCounterexample.{ident}")
+    if record.get("shape", "scaffold_run") != "scaffold_run":
+        defs, described = _lemma_defs(inst)
+        tpl = environment().get_template("lemma_counterexample.lean.j2")
+        return tpl.render(defs=defs + sides, described=described, family=record.get("family", "statement"),
+                          **common)
     defs = [{"name": "N", "type": "ℕ", "value": str(inst["N"]), "doc": "clients"},
             {"name": "d", "type": "ℕ", "value": str(inst["d"]), "doc": "dimension"},
             {"name": "S", "type": "ℕ", "value": str(inst["S"]), "doc": "clients per round"},
@@ -155,25 +209,11 @@ def render_statement_counterexample(record: dict) -> str:
     if v is not None:
         defs.append({"name": "xstar", "type": _depth_type(v), "value": _lean_list(v),
                      "doc": "the point `xstar`" + (" (the problem's exact minimiser)" if how else "")})
-    defs += [{"name": "lhs", "type": "ℚ", "value": _lean_q(lhs),
-              "doc": "left side (exact)" if record["lhs"].get("exact") is not None
-              else "certified lower bound of the left side"},
-             {"name": "rhs", "type": "ℚ", "value": _lean_q(rhs),
-              "doc": "right side (exact)" if record["rhs"].get("exact") is not None
-              else "certified upper bound of the right side"}]
+    defs += sides
     init_text = ("deterministic initial controls `c0` (`some c0`)" if record.get("init") == "some"
                  else "the K-sample warm start (`none`)")
     tpl = environment().get_template("statement_counterexample.lean.j2")
-    return tpl.render(header=HEADER, qualified=record.get("lean_declaration") or record["statement"],
-                      source=record.get("source", ""), generated_by=record.get("generated_by", "pyfed check"),
-                      seed=record["seed"], index=record.get("index", 0),
-                      statement_text=_doc_safe(record.get("statement_text", "")),
-                      init_text=init_text, description=_doc_safe(record.get("description", "")),
-                      lhs_text=_doc_safe(record.get("lhs_text", "")), rhs_text=_doc_safe(record.get("rhs_text", "")),
-                      lhs=_lean_q(lhs), rhs=_lean_q(rhs), rel="<" if strict else "≤",
-                      witness_words=("the left side exceeds the right side" if strict else
-                                     "the left side is not below the right side (the strict < fails)"),
-                      exact=exact, namespace=f"PyfedCounterexample.{ident}", defs=defs)
+    return tpl.render(init_text=init_text, defs=defs, **common)
 
 
 def _dumps(obj) -> str:

@@ -37,7 +37,7 @@ from ..errors import InputError
 from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, HugeNumber, check_numeral, check_power
 
 __all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "tokenize", "parse_term", "parse_binders",
-           "strip_comments", "Parser", "position_of", "TYPES"]
+           "strip_comments", "Parser", "position_of", "TYPES", "cut_at_assign"]
 
 #: Names of the number types the grammar knows (casts ``(x : ℝ)``).
 TYPES = {"ℝ", "ℚ", "ℕ", "ℤ"}
@@ -757,3 +757,29 @@ def parse_binders(text: str, *, path: str = "<text>", line: int = 1, col: int = 
         tok = p.peek()
         p.error(f"token {tok.text!r}", "in a binder list", tok, supported="(x y : T), {x : T}, [C x]")
     return out
+
+
+def cut_at_assign(text: str) -> tuple[str, str | None]:
+    """(header, body) split at the ``:=`` that starts the declaration's body: the first one
+    outside brackets that does not belong to a ``let x := v`` of the statement itself (body None
+    when absent)."""
+    depth = 0
+    pairs = {"(": 1, "[": 1, "{": 1, "⦃": 1, "⟨": 1, ")": -1, "]": -1, "}": -1, "⦄": -1, "⟩": -1}
+    lets: dict = {}          # depth -> `let`s whose `:=` is still to come
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in pairs:
+            depth += pairs[ch]
+        elif text.startswith("let", i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.'")) \
+                and (i + 3 == len(text) or not (text[i + 3].isalnum() or text[i + 3] in "_'")):
+            lets[depth] = lets.get(depth, 0) + 1
+        elif text.startswith(":=", i):
+            if lets.get(depth):
+                lets[depth] -= 1
+            elif depth == 0:
+                return text[:i], text[i + 2:]
+            i += 2
+            continue
+        i += 1
+    return text, None

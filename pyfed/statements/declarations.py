@@ -180,32 +180,6 @@ def _split_commands(text: str) -> list[_Command]:
     return out
 
 
-def _cut_at_assign(text: str) -> tuple[str, str | None]:
-    """(header, body) split at the ``:=`` that starts the declaration's body: the first one
-    outside brackets that does not belong to a ``let x := v`` of the statement itself (body None
-    when absent)."""
-    depth = 0
-    pairs = {"(": 1, "[": 1, "{": 1, "⦃": 1, "⟨": 1, ")": -1, "]": -1, "}": -1, "⦄": -1, "⟩": -1}
-    lets: dict = {}          # depth -> `let`s whose `:=` is still to come
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch in pairs:
-            depth += pairs[ch]
-        elif text.startswith("let", i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.'")) \
-                and (i + 3 == len(text) or not (text[i + 3].isalnum() or text[i + 3] in "_'")):
-            lets[depth] = lets.get(depth, 0) + 1
-        elif text.startswith(":=", i):
-            if lets.get(depth):
-                lets[depth] -= 1
-            elif depth == 0:
-                return text[:i], text[i + 2:]
-            i += 2
-            continue
-        i += 1
-    return text, None
-
-
 def _open_names(spec: str) -> list:
     """Namespaces of an ``open`` command's argument text (``scoped``, ``hiding …``, ``renaming …``
     and explicit ``(names)`` lists are read as opening the namespace)."""
@@ -347,7 +321,7 @@ def header_tokens(cmd: _Command, clean: str, path: str, kind: str, name: str):
     m = _DECL_RE.match(text.lstrip())
     lead = len(text) - len(text.lstrip())
     after = lead + m.end()
-    header, body = _cut_at_assign(text[after:])
+    header, body = terms.cut_at_assign(text[after:])
     line, col = terms.position_of(clean, cmd.offset + after)
     toks = terms.tokenize(header, line=line, col=col, path=path)
     toks = _WithSrc(toks, header)

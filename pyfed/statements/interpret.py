@@ -166,6 +166,16 @@ def _is_real(v) -> bool:
     return not isinstance(v, (Vec, Fun, frozenset, Record, FiniteSpace, Filtration, Sigma, str, bool))
 
 
+def _memo_key(v):
+    """A memo key for an argument value: the value itself when it is hashable, else its identity
+    (the memo keeps the value alive, so the identity is not reused)."""
+    try:
+        hash(v)
+        return ("v", type(v).__name__, v)
+    except TypeError:
+        return ("id", id(v))
+
+
 class Interpreter:
     """Evaluates the elaborated terms of one statement; ``file_decls`` are the file's own defs
     (they shadow the model's). Definition bodies are elaborated once and cached."""
@@ -658,6 +668,16 @@ class Interpreter:
         """The value of the model definition ``name`` applied to ``vals`` (its implicit arguments
         from the elaboration's unification, evaluated in ``env``)."""
         d = self.decl(name)
+        key = None
+        if d.cases is not None and d.cases[0] is None and len(vals) >= len(d.explicit):
+            # a recursive definition: one value per argument tuple, so the recursion's earlier
+            # steps are shared by every later step that reads them
+            key = ("decl", name, tuple(_memo_key(v) for v in vals[:len(d.explicit)]))
+            if key in self._memo:
+                out = self._memo[key][1]
+                for x in vals[len(d.explicit):]:
+                    out = self.call(node, out, x)
+                return out
         local = {}
         for b, meta in (getattr(app, "implicits", None) or {}).items():
             from .lemma import _zonk
@@ -680,6 +700,8 @@ class Interpreter:
         _infer_implicits(d, local, vals)
         extra = vals[len(explicit):]
         out = self.body_value(node, d, local)
+        if key is not None:
+            self._memo[key] = (vals, out)
         for x in extra:
             out = self.call(node, out, x)
         return out

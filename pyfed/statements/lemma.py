@@ -208,10 +208,13 @@ class Elaboration:
         if k == "ident":
             if h == "ℕ":
                 return T.NAT
-            if h == "ℝ":
+            if h in ("ℝ", "ℚ"):
+                # ℚ is a subfield of ℝ with the same `x / 0 = 0`, and every number the engines
+                # draw or solve for is rational, so a ℚ statement is read as the ℝ one and a
+                # cast ℚ → ℝ is the identity
                 return T.REAL
-            if h in ("ℚ", "ℤ"):
-                self.err(node, f"number type `{h}`", "statements are over ℕ and ℝ", "ℕ, ℝ")
+            if h == "ℤ":
+                self.err(node, "number type `ℤ`", "statements are over ℕ, ℚ and ℝ", "ℕ, ℚ, ℝ")
             if h in ("Type", "Prop"):
                 return T.TYPE if h == "Type" else Ty("sort")
         if k in ("app", "ident") and h is not None:

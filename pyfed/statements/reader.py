@@ -107,10 +107,12 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
 
     Raises :class:`ReaderError` listing every unsupported construct (file:line:col); an unknown
     ``theorem`` name is an :class:`~pyfed.errors.InputError` naming ``--theorem``."""
+    text = text.removeprefix("\ufeff")         # a byte-order mark written by some editors
     try:
         decls = read_declarations(text, path)
-    except LeanSyntaxError as e:
-        raise ReaderError([e], path) from None
+    except (LeanSyntaxError, ReaderError) as e:
+        errs = getattr(e, "errors", None) or [e]
+        raise ReaderError([x.located(path) if x.path == "<text>" else x for x in errs], path) from None
     if require_import:
         _check_imports(decls)
     names = [n for n in decls.order if n not in set(skip)]
@@ -123,7 +125,7 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
         names = [bare]
     if not names:
         raise ReaderError([LeanSyntaxError("file without theorems", "", line=1, col=1, path=path,
-                                           supported="theorem NAME : … about a SCAFFOLD run")], path)
+                                           supported="theorem NAME : … (about a SCAFFOLD or FedAvg run, or run-free)")], path)
     errors = list(decls.errors) if theorem is None else []
     out = []
     clean = terms.strip_comments(text)

@@ -112,11 +112,6 @@ def _split_decls(clean: str) -> list:
     return out
 
 
-def _cut_assign(text: str):
-    from .declarations import _cut_at_assign
-    return _cut_at_assign(text)
-
-
 def _parse_term_at(text: str, clean: str, offset: int, path: str) -> Node:
     line, col = terms.position_of(clean, offset)
     return terms.parse_term(text, path=path, line=line, col=col)
@@ -225,7 +220,7 @@ def _read_decl(kind, name, text, clean, offset, namespace, path) -> ModelDecl:
             except LeanSyntaxError:
                 decl.fields.append((fm.group(1), None))
         return decl
-    header, body = _cut_assign(rest)
+    header, body = terms.cut_at_assign(rest)
     wm = re.search(r"(?m)\bwhere[ \t]*$", rest)
     if wm is not None and wm.start() < len(header):
         header, body = rest[:wm.start()] + "where", None

@@ -31,8 +31,7 @@ CONVEX = "ConvexFiniteRoundConvergence"
 NONCONVEX = "NonconvexFiniteRoundConvergence"
 
 __all__ = ["Instance", "default_suite", "CONVEX", "NONCONVEX", "round_down", "round_up", "convex_step",
-           "nonconvex_step", "instance_constants", "instance_hypotheses", "instance_rhs", "exact_engine_applies",
-           "to_run_instance"]
+           "nonconvex_step", "instance_constants", "instance_hypotheses", "instance_rhs", "exact_engine_applies"]
 
 
 def round_down(value, digits: int = 6) -> Fraction:
@@ -229,14 +228,3 @@ def exact_engine_applies(inst: Instance) -> bool:
 
     return (isinstance(inst.problem, QuadraticProblem) and getattr(inst.problem, "exact", False)
             and type(inst.oracle) in (ExactOracle, GaussianOracle))
-
-
-def to_run_instance(inst: Instance):
-    """The :class:`pyfed.engines.statement.RunInstance` of a default-suite instance."""
-    from ..engines.statement import RunInstance
-
-    return RunInstance(name=inst.name, problem=inst.problem, sigma=_sigma(inst.oracle), S=inst.S, K=inst.K, T=inst.T,
-                       eta_l=inst.eta_l, eta_g=inst.eta_g,
-                       x0=inst.x0_exact if inst.x0_exact is not None else inst.x0,
-                       c0=inst.c0_exact if inst.c0_exact is not None else inst.c0,
-                       oracle=inst.oracle, description=inst.description)

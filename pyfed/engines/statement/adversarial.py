@@ -134,7 +134,13 @@ def search(st, *, seed: int = 0, budget: int = 24, relax=(), profile=None, progr
 
     ``profile``: :class:`Literal` s (of ``literals(st)``) whose per-instance data to compute;
     ``progress(k)``: called as k candidates finish; ``pool``: a :class:`pyfed.parallel.Pool`
-    to evaluate the candidates on (None: serially here). The result does not depend on the pool."""
+    to evaluate the candidates on (None: serially here). The result does not depend on the pool.
+    InputError naming ``statement`` for a statement that is not about a SCAFFOLD run (its
+    search is :func:`pyfed.engines.statement.engines.search_statement`)."""
+    if getattr(st, "shape", "scaffold_run") != "scaffold_run":
+        from ...errors import InputError
+        raise InputError("statement", f"{st.name} is a {st.family}, not about a SCAFFOLD run: search it with "
+                                      "search_statement")
     n = structured_count(st)
     idx = list(indices) if indices is not None else list(range(n + int(budget)))
     keys = tuple(lit.key for lit in profile) if profile else ()
@@ -145,8 +151,10 @@ def search(st, *, seed: int = 0, budget: int = 24, relax=(), profile=None, progr
 def _verdict(st, records, seed, budget, relax):
     decided = [r for r in records if r.status in ("holds", "violated")]
     viol = [r for r in decided if r.status == "violated"]
+    skipped = sum(r.status == "skipped" for r in records)      # step multiples an edge case does not try
     details = {"engine": "adversarial search (exact moments, exact rationals)", "seed": seed, "budget": budget,
-               "candidates": len(records), "decided": len(decided), "holds": len(decided) - len(viol),
+               "candidates": len(records) - skipped, "skipped_slots": skipped, "decided": len(decided),
+               "holds": len(decided) - len(viol),
                "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
                "undecided": sum(r.status == "undecided" for r in records),
                "instance": f"adversarial search ({len(decided)} exactly decided instances)",
@@ -172,7 +180,7 @@ def _verdict(st, records, seed, budget, relax):
     details["search_result"] = f"no counterexample among {len(decided)} decided"
     return Inconclusive(st.name, lhs, rhs, True, details,
                         reason=(f"no counterexample among {len(decided)} exactly decided instances "
-                                "(a finite search proves nothing)"))
+                                "(a finite search proves nothing)"), evidence=Evidence.SEARCH)
 
 
 def _short_side(v) -> str:

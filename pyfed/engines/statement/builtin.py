@@ -9,15 +9,16 @@ from fractions import Fraction
 
 from ...errors import check_int
 from ...exact import number_json
-from ...suites.scaffold import Instance, exact_engine_applies, to_run_instance
+from ...suites.scaffold import Instance, exact_engine_applies
 from ...theory import effective_step
 from ...verdicts import Inconclusive, Verdict
 from .access import ExactAccess, FloatAccess, bind
 from .exact import decide_exact
 from .hypotheses import evaluate_hypotheses, fit_step, fits
+from .instance import RunInstance
 from .montecarlo import decide_montecarlo
 
-__all__ = ["run_instance", "fit_instance_step"]
+__all__ = ["run_instance", "fit_instance_step", "to_run_instance"]
 
 
 def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confidence: float = 0.999,
@@ -94,3 +95,14 @@ def fit_instance_step(st, inst: Instance) -> tuple:
     out = dataclasses.replace(inst, eta_l=new, description=f"{inst.description}; {text}" if inst.description else text)
     return out, {"from": str(inst.eta_l), "to": str(new), "halvings": k,
                  "h": str(effective_step(out.K, out.eta_l, out.eta_g)), "text": text}
+
+
+def to_run_instance(inst: Instance) -> RunInstance:
+    """The :class:`~pyfed.engines.statement.instance.RunInstance` of a default-suite instance
+    (:class:`pyfed.suites.scaffold.Instance`): its exact ``x0``/``c0`` when it has them, its
+    oracle's ``sigma`` (0 for a noiseless oracle)."""
+    return RunInstance(name=inst.name, problem=inst.problem, sigma=getattr(inst.oracle, "sigma", 0), S=inst.S, K=inst.K,
+                       T=inst.T, eta_l=inst.eta_l, eta_g=inst.eta_g,
+                       x0=inst.x0_exact if inst.x0_exact is not None else inst.x0,
+                       c0=inst.c0_exact if inst.c0_exact is not None else inst.c0,
+                       oracle=inst.oracle, description=inst.description)

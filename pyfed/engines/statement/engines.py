@@ -19,7 +19,8 @@ from .candidates import candidate
 from .pep import NoPEP, pep_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
-           "PEPRow", "ConstantProfile", "LemmaSearch", "SEARCHERS", "search_statement"]
+           "PEPRow", "ConstantProfile", "LemmaSearch", "SEARCHERS", "search_statement", "RECHECKERS",
+           "recheck_statement", "profile_applies"]
 
 
 @dataclass
@@ -64,8 +65,8 @@ class BuiltinInstances:
         return _run_shape(st)
 
     def decide(self, st, ctx):
-        from ...suites.scaffold import default_suite, to_run_instance
-        from .builtin import fit_instance_step, run_instance
+        from ...suites.scaffold import default_suite
+        from .builtin import fit_instance_step, run_instance, to_run_instance
         from .hypotheses import fits
 
         verdicts, skipped = [], []
@@ -146,6 +147,12 @@ class ConstantProfile:
         ctx.tell(f"{st.name}: constant profile")
         ctx.record["profile"] = constant_profile(st, seed=ctx.seed, budget=ctx.budget, pool=ctx.pool)
         return []
+
+
+def profile_applies(st) -> bool:
+    """Whether :class:`ConstantProfile` profiles ``st`` (front ends that run the profile on their
+    own pool ask here)."""
+    return ConstantProfile().applies(st) is None
 
 
 class LemmaSearch:
@@ -233,3 +240,29 @@ def search_statement(st, *, seed: int = 0, budget: int = 24, progress=None, pool
     if shape not in SEARCHERS:
         raise InputError("statement", f"no adversarial search for a {getattr(st, 'family', shape)} yet")
     return SEARCHERS[shape](st, seed=seed, budget=budget, progress=progress, pool=pool)
+
+
+def _recheck_run(st, witness):
+    from .exact import recheck
+    return recheck(st, witness)
+
+
+def _recheck_lemma(st, witness):
+    from .lemma_search import recheck_lemma
+    return recheck_lemma(st, witness)
+
+
+#: The exact re-decision of a witness of each statement shape: ``fn(st, witness)`` with
+#: ``witness["instance"]`` the instance's exact JSON; returns an object with ``status``, ``lhs``,
+#: ``rhs`` (and ``reason`` when undecided).
+RECHECKERS = {"scaffold_run": _recheck_run, "lemma": _recheck_lemma}
+
+
+def recheck_statement(st, witness: dict):
+    """Re-decide ``witness`` on ``st`` exactly by the statement's shape (:data:`RECHECKERS`);
+    InputError for a shape without one."""
+    from ...errors import InputError
+    shape = getattr(st, "shape", "scaffold_run")
+    if shape not in RECHECKERS:
+        raise InputError("statement", f"no exact re-check for a {getattr(st, 'family', shape)} yet")
+    return RECHECKERS[shape](st, witness)

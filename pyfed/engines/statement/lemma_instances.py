@@ -252,7 +252,8 @@ def _scalars_ok(st, pl, env, interp) -> bool:
     """The hypotheses that mention only ℕ/ℝ names hold (decided exactly)."""
     scal = {n for n, t in pl.types.items() if getattr(t, "kind", "") in ("nat", "real")}
     for h in st.hypotheses:
-        used = {n.value for n in h.node.walk() if n.kind == "ident"}
+        used = {part for n in h.node.walk() if n.kind == "ident"
+                for part in (n.value, n.value.split(".", 1)[0])}      # `P.β` mentions P
         if used & set(pl.types) and (used & set(pl.types)) <= scal:
             try:
                 if not interp.holds(h.node, env):
@@ -1031,6 +1032,9 @@ def to_spec_env(env) -> dict:
     from ...checkers import families as fam
     out = {}
     for k, v in env.items():
+        if k == "__nat_bound__":        # how far ∀ r : ℕ is checked (processes are constant beyond)
+            out[k] = int(v)
+            continue
         if k.startswith("__"):
             continue
         if isinstance(v, tuple) and v and v[0] == "Ω":
@@ -1044,6 +1048,9 @@ def from_spec_env(spec) -> dict:
     from ...checkers import families as fam
     env = {}
     for k, v in spec.items():
+        if k == "__nat_bound__":
+            env[k] = int(v)
+            continue
         if isinstance(v, dict) and "sample_space" in v:
             env[k] = ("Ω", int(v["sample_space"]))
         else:

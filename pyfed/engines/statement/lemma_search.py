@@ -319,9 +319,12 @@ def _verdict(st, records, seed, budget):
     reason = f"no counterexample among {len(decided)} exactly decided instances (a finite search proves nothing)"
     if not decided and und:
         reason = f"no instance could be decided: {und[0].reason}"
+    elif not records:
+        reason = ("no instance could be drawn: every draw failed the hypotheses on the numbers alone "
+                  "(pyfed's instance ranges may be the limit)")
     elif not decided:
         reason = "none of the instances tried satisfies the hypotheses"
-    return Inconclusive(st.name, lhs, rhs, True, details, reason=reason)
+    return Inconclusive(st.name, lhs, rhs, True, details, reason=reason, evidence=Evidence.SEARCH)
 
 
 def recheck_lemma(st, witness: dict):

@@ -69,6 +69,9 @@ def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool
     a violation) and a ``statement`` sentence. Same seed and budget give identical
     output. ``only``: profile just the constants with these keys (the unrelaxed search is always
     run: it decides ``violated``); InputError for an unknown key."""
+    if getattr(st, "shape", "scaffold_run") != "scaffold_run":
+        raise InputError("statement", f"{st.name} is a {st.family}: the constant profile is for statements about "
+                                      "a SCAFFOLD run")
     lits = literals(st)
     if only is not None:
         unknown = set(only) - {lit.key for lit in lits}

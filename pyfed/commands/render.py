@@ -1,0 +1,198 @@
+"""The report renderers of ``pyfed check`` (default suite, statement files, an implementation's
+trajectories): one row per verdict, the statement tables, the constant profile, the summary
+counts. They print what the engines computed; the engines never print."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
+from . import STYLE, print_line
+from .display import print_table
+
+__all__ = ["evidence", "summary_counts", "render_verdicts", "render_statement_verdicts", "render_profile"]
+
+_fmt = format_number
+
+
+def evidence(v) -> str:
+    """What a theorem verdict rests on: exact rationals, a certified ball, a Monte Carlo
+    interval (with its level and R: the ± in the left-side column is its half-width) or a
+    numerical SDP (PEP)."""
+    d = v.details or {}
+    est = d.get("estimate")
+    # conditional FedAvg lemmas: Monte Carlo from several round starts (joint level), or exact at
+    # every round start
+    where = f", {d['starts']} round starts (joint)" if d.get("starts") else ""
+    every = ", every round start" if d.get("checked") else ""
+    if est:
+        level = d.get("joint_confidence", est["confidence"])
+        return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
+    if "solver_tol" in d:
+        return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
+    if str(d.get("engine", "")).startswith("adversarial search"):
+        return f"search: {d.get('decided', 0)} instances decided exactly"
+    arith = str(d.get("arithmetic", ""))
+    if "ball" in arith:
+        return "exact moments, certified ball" + every
+    if arith:
+        return "exact moments, exact rationals" + every
+    return "exact" if v.exact else "-"
+
+
+def _kind(v) -> str:
+    """The short name of a verdict's evidence ("Monte Carlo", "PEP SDP", "exact moments", ...)."""
+    return evidence(v).split(",")[0].split(" (")[0].replace(" 99.9% t-interval", "")
+
+
+def summary_counts(verdicts) -> str:
+    """One summary line for a list of verdicts, holds split into certified and numerical (with
+    what the numerical ones rest on) and violated into exact and statistical/numerical, e.g.
+    ``"3 holds (2 certified, 1 numerical: 1 Monte Carlo), 1 violated, 0 inconclusive"``."""
+    holds = [v for v in verdicts if v.status == "holds"]
+    violated = [v for v in verdicts if v.status == "violated"]
+    inconclusive = sum(v.status == "inconclusive" for v in verdicts)
+    numerical = [v for v in holds if not v.certified]
+    kinds: dict[str, int] = {}
+    for v in numerical:
+        k = _kind(v)
+        kinds[k] = kinds.get(k, 0) + 1
+    num = f"{len(numerical)} numerical" + (": " + ", ".join(f"{n} {k}" for k, n in kinds.items()) if kinds else "")
+    out = f"{len(holds)} holds ({len(holds) - len(numerical)} certified, {num}), {len(violated)} violated"
+    loose = sum(not v.certified for v in violated)
+    if loose:
+        out += f" ({len(violated) - loose} exact, {loose} statistical or numerical)"
+    return out + f", {inconclusive} inconclusive"
+
+
+def render_verdicts(console: Console, verdicts, title: str) -> None:
+    """Print one table per theorem: instance, hypotheses, LHS (± CI), RHS, ratio, verdict."""
+    by_theorem: dict[str, list] = {}
+    for v in verdicts:
+        by_theorem.setdefault(v.statement, []).append(v)
+    for theorem, vs in by_theorem.items():
+        src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
+        name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
+        t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
+        # column widths from print_table: every word whole, cells wrapped between words, rows stacked
+        # as "field: value" lines when the columns cannot fit
+        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
+            t.add_column(col)
+        for v in vs:
+            d = v.details
+            hyps = d.get("hypotheses", [])
+            bad = [h["statement"] for h in hyps if not h["holds"]]
+            hyp = "all met" if not bad else escape("FAIL: " + ", ".join(bad))
+            est = d.get("estimate")
+            balls = getattr(v, "balls", None) or {}
+            lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
+                   else _fmt(balls.get("lhs", v.lhs)))
+            # the ratio of an estimate: no more significant digits than its printed mean has
+            ratio = (format_estimate_ratio(v.ratio, est["mean"], est["upper"] - est["mean"]) if est
+                     else _fmt(balls.get("ratio", v.ratio), 4))
+            t.add_row(escape(str(d.get("instance", "-"))), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
+                      ratio, f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
+        print_table(console, t)
+        for v in vs:
+            d = v.details
+            p = d.get("parameters")
+            if p:
+                print_line(console, "  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={format_parameter(p[k])}" for k in p))
+                              + "[/dim]")
+            reason = getattr(v, "reason", "")
+            if reason:
+                print_line(console, f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
+            wt = d.get("witness_text")
+            if v.status == "violated" and wt and not str(d.get("engine", "")).startswith("adversarial search"):
+                print_line(console, f"  [red]{escape(str(d.get('instance')))}: {escape(str(wt))}[/red]")
+
+
+def render_statement_verdicts(console, results) -> None:
+    """Print one row per statement of ``run_all``'s [(lean_name, Verdict)]: the search result
+    (a counterexample, or none among N candidates), the verdict, the tightest lhs/rhs found,
+    how each candidate was decided, and the search statistics."""
+    from rich.table import Table
+
+    style = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
+    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD unless qualified): adversarial search "
+                    "per statement")
+    t.add_column("statement", no_wrap=True)
+    for col in ("search result", "verdict", "tightest lhs", "rhs", "lhs/rhs", "candidates decided", "drawn"):
+        t.add_column(col, no_wrap=True)
+    for name, v in results:
+        d = v.details or {}
+        if v.status == "violated":
+            result = "[bold red]COUNTEREXAMPLE[/]"
+        else:
+            result = d.get("search_result", "-")
+        how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
+        decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
+        t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
+                  _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
+    print_table(console, t)
+    print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
+                        "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
+                        "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
+                        "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
+                        "decided = those inside the hypotheses whose inequality was decided.[/dim]")
+
+
+def _short(exact: str | None) -> str:
+    """An exact rational for display: itself when short, else ~ its correctly rounded float."""
+    if exact is None:
+        return "-"
+    if len(exact) <= 40:
+        return exact
+    from fractions import Fraction
+    from ..exact import as_float
+    try:
+        return f"~{as_float(Fraction(exact)):.6g}"
+    except (ValueError, ZeroDivisionError):
+        return exact[:40] + "…"
+
+
+def render_profile(console, profile) -> None:
+    """Print a constant profile (see :func:`pyfed.engines.statement.constant_profile`):
+    one line up front when the statement is already violated at its own constants, then one
+    short row per constant. Thresholds print exactly when short, else as the engine's certified
+    decimal rounded toward the safe side (``needed_decimal``); the JSON report has them exact."""
+    from rich.markup import escape
+
+    viol = profile.get("violated")
+    if viol:
+        console.print(f"  [red]{escape(profile['statement'])} is already violated at its own constants (candidate "
+                      f"#{viol['index']}: {escape(viol['description'])}): the profile only shows how far each "
+                      "constant would have to move to exclude the violations drawn.[/red]", highlight=False)
+    t = Table(title=escape(f"constant profile: {profile['statement']} (seed {profile['seed']}, "
+                           f"budget {profile['budget']})"))
+    for col in ("constant", "where", "needed on the decided instances", "pinned by", "decided"):
+        t.add_column(col, overflow="fold")
+    for c in profile["constants"]:
+        cmp = (">" if c["strict"] else ">=") if c["direction"] in ("at least", "between") else \
+            ("<" if c["strict"] else "<=")
+        if c.get("not_needed"):
+            need = "not needed on these instances (any value >= 0 works)"
+            if viol:    # the violations drawn do not depend on it: no value of it excludes them
+                need += "; no value of it excludes the violations drawn"
+        elif c["needed"] is None:
+            need = c["note"]
+        else:
+            need = f"{cmp} {c.get('needed_display') or c['needed_decimal']}"
+            if c["direction"] == "between":
+                need += f" and {'<' if c.get('needed_high_strict') else '<='} {c['needed_high_decimal']}"
+            if c.get("violated_at_own_value") and not viol:
+                need += " (the statement's own value admits a violation)"
+            if c.get("note"):       # e.g. not determined on some instances: the caveat stays with the number
+                need += f" ({c['note']})"
+        pin = c.get("pinned_by")
+        where = c["description"] + (f" [{c['location']}]" if c["location"] else "")
+        t.add_row(escape(c["constant"]), escape(where), escape(need),   # the user's text is not markup
+                  escape(f"#{pin['index']}: {pin['description']}") if pin else "-", str(c["decided"]))
+    print_table(console, t)
+    for sk in profile.get("skipped") or ():
+        print_line(console, f"  [dim]not varied: {escape(sk['numeral'])} at {escape(sk['location'])}: "
+                            f"{escape(sk['why'])}[/dim]")
+    console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof. "
+                  "Decimals are rounded toward the safe side; the JSON report has the exact values.[/dim]")
