@@ -410,7 +410,8 @@ def run_file(args) -> int:
             for st in statements:
                 rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
                                       profile=False, out=args.out, progress=tick)
-                if not args.no_profile and not rep.vacuous:    # the profile's candidates through pyfed.parallel
+                if not args.no_profile and not rep.vacuous and getattr(st, "shape", "scaffold_run") == "scaffold_run":
+                    # the profile's candidates through pyfed.parallel (the profile reads SCAFFOLD run statements)
                     tick(f"{st.name}: constant profile")
                     bar = progress.add_task(escape(f"{st.name}: constant profile"), total=profile_size(st, budget))
                     rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,

@@ -270,7 +270,7 @@ class FedAvgElaborator:
                 if node.value == "/" and b.sort == "rand":
                     self.err(node, "division by a random variable", "the engines decide statements linear "
                              "in the run's random variables", fm.SUPPORTED_RANDOM)
-            sort = "rand" if "rand" in (a.sort, b.sort) else target
+            sort = "rand" if "rand" in (a.sort, b.sort) else ("real" if target == "rand" else target)
             return Term(node.value, (a, b), None, sort, node)
         if node.kind == "binop" and node.value == "^" and not _is_norm_sq(node):
             base = self._build(node.args[0], done, target)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from .access import NotLinear, linear_form
 from .candidates import candidate
+from .fedavg_engines import FedAvgBuiltin, FedAvgSearch, applicable_fedavg_engines
 from .pep import NoPEP, pep_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
@@ -148,8 +149,8 @@ class ConstantProfile:
         return []
 
 
-#: Every engine, in the order ``pyfed check`` runs them.
-ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile()]
+#: Every engine, in the order ``pyfed check`` runs them (each says whether it applies).
+ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), FedAvgBuiltin(), FedAvgSearch()]
 
 
 def engines_for(st) -> tuple:
@@ -168,6 +169,8 @@ def applicable_engines(st) -> dict:
     """Which evidence ``st`` can get and why not: ``{kind: (applies, reason)}`` for ``exact``,
     ``montecarlo``, ``pep`` and ``search`` (the left side's linearity is checked on the search's
     first structured instance; the PEP by :func:`pyfed.engines.statement.pep.pep_plan`)."""
+    if getattr(st, "shape", "") == "fedavg_run":
+        return applicable_fedavg_engines(st)
     if _run_shape(st) is not None:
         why = _run_shape(st)
         return {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}

@@ -338,6 +338,16 @@ def bind(st, inst: FedAvgRunInstance, S: Scalars, values: dict | None = None) ->
         if inst.eta is None:
             return Binding(env, None, [], [], "the instance has no step η")
         env[et.value] = S.lift(inst.eta)
+    if S.mode == "ball" and _exact_data(inst):
+        # the step and the hypotheses are decided exactly whenever the instance's data are exact (a
+        # ball cannot decide a hypothesis that holds with equality, e.g. η = 1/(4L), nor a `min`
+        # of two equal terms)
+        hb = bind(st, inst, Scalars("exact"), values)
+        if hb.why is None and et.op != "var":
+            env_eta = S.lift(hb.eta)
+        else:
+            env_eta = ev.value(et, env)
+        return Binding(env, env_eta, hb.failing, hb.hypotheses, hb.why)
     eta = ev.value(et, env)
     if isinstance(eta, Rand):
         raise InputError("statement", "the run's step is random")
@@ -351,6 +361,11 @@ def bind(st, inst: FedAvgRunInstance, S: Scalars, values: dict | None = None) ->
         if not holds:
             failing.append(h.key)
     return Binding(env, eta, failing, hyps)
+
+
+def _exact_data(inst) -> bool:
+    vals = [inst.L, inst.sigma_sq, inst.zeta_sq, inst.dist_sq] + ([inst.eta] if inst.eta is not None else [])
+    return all(to_fraction(v) is not None and not isinstance(v, float) for v in vals)
 
 
 def hypothesis_values(st, inst, S, env) -> list:

@@ -20,7 +20,8 @@ from .fedavg_access import Scalars, bind
 from .fedavg_exact import decide_instance
 from .fedavg_montecarlo import decide_montecarlo
 
-__all__ = ["FedAvgBuiltin", "FedAvgSearch", "run_builtin", "fit_step", "applicable_fedavg_engines"]
+__all__ = ["FedAvgBuiltin", "FedAvgSearch", "run_builtin", "fit_step", "applicable_fedavg_engines",
+           "default_fedavg_rows"]
 
 #: How many times a built-in instance's step may be halved to satisfy a tighter step hypothesis.
 STEP_HALVINGS = 12
@@ -139,3 +140,22 @@ def applicable_fedavg_engines(st) -> dict:
             "search": (True, "shared-Hessian quadratics and non-quadratic families inside the hypotheses, "
                              "decided exactly")}
 
+
+
+def default_fedavg_rows(*, quick: bool = False, seed: int = 0, replicates: int = 256, progress=None) -> list:
+    """The default report's FedAvg rows: every theorem of ``lean/Pyfed/FedAvg/Theorems.lean``, read
+    by the statement reader, on every instance of :func:`pyfed.suites.fedavg.fedavg_suite` (grouped
+    by statement: the exact quadratic row, then the real-data Monte Carlo row); verdicts named
+    ``FedAvg.<theorem>``."""
+    from ...statements.fedavg_run import our_fedavg_statements
+    from ...suites.fedavg import fedavg_suite
+
+    suite = fedavg_suite(quick=quick, seed=seed)
+    out = []
+    for st in our_fedavg_statements():
+        name = st.qualified_name
+        for inst in suite:
+            if progress:
+                progress(f"{name} on {inst.name}")
+            out.append(run_builtin(st, inst, replicates=replicates, seed=seed, name=name))
+    return out

@@ -276,6 +276,9 @@ def _decide(st, inst, S, gate, values, name, field=None, bits=None) -> ExactOutc
     except Undefined as exc:
         v = Inconclusive(name, details={"instance": inst.name}, reason=f"undefined on this instance: {exc}")
         return ExactOutcome("outside", v)
+    except Undecided as exc:
+        v = Inconclusive(name, details={"instance": inst.name}, reason=f"not certified at {bits} bits: {exc}")
+        return ExactOutcome("undecided", v)
     if b.why is not None:
         return ExactOutcome("outside", Inconclusive(name, details={"instance": inst.name},
                                                     reason=f"the instance cannot bind the statement: {b.why}"))

@@ -17,16 +17,18 @@ whose problem hypotheses (the fields of ``FedAvg.Problem``: convexity, L-smoothn
 
       {"family": "sqrt", "a", "b": [M], "c": [M], "L", "sigma": "0", "zeta_sq", "tau", "T", "eta", "x0": [x]}
 
-* ``huber``: d dimensions, Fᵢ(x) = a‖x‖²/2 − ⟨bᵢ, x⟩ + Σₘ c_{im} ψ(⟨uₘ, x⟩) with the Huber function
-  ψ(s) = s²/2 (|s| ≤ 1), |s| − 1/2 (|s| > 1), Σᵢ bᵢ = 0 and Σᵢ c_{im} = 0 (F = a‖x‖²/2, x⋆ = 0,
-  F⋆ = 0), σ = 0; exact rational runs. ∇Fᵢ − ∇F = −bᵢ + Σₘ c_{im} clip(⟨uₘ, x⟩, −1, 1) uₘ, so
-  ζ² ≥ maxᵢ max over the vertices s ∈ {−1, 1}^m of ‖−bᵢ + Σₘ c_{im} sₘ uₘ‖² is a certified bound
-  (the supremum when the uₘ are independent); the Hessians a I + Σ_{m ∈ S} c_{im} uₘuₘᵀ (S the
-  directions in their quadratic zone) are PSD for every S iff the one with every negative
-  c_{im} is, and below L I iff the one with every positive c_{im} is (exact PSD tests)::
+* ``huber``: d dimensions, Fᵢ(x) = xᵀQx/2 − ⟨bᵢ, x⟩ + Σₘ c_{im} ψ(⟨uₘ, x⟩) with the Huber function
+  ψ(s) = s²/2 (|s| ≤ 1), |s| − 1/2 (|s| > 1), Σᵢ bᵢ = 0 and Σᵢ c_{im} = 0 (F = xᵀQx/2, x⋆ = 0,
+  F⋆ = 0), σ = 0; exact rational runs (``Q`` a symmetric PSD matrix, or ``"a"`` for Q = a I).
+  ∇Fᵢ − ∇F = −bᵢ + Σₘ c_{im} clip(⟨uₘ, x⟩, −1, 1) uₘ, so ζ² ≥ maxᵢ max over the vertices
+  s ∈ {−1, 1}^m of ‖−bᵢ + Σₘ c_{im} sₘ uₘ‖² is a certified bound (the supremum when the uₘ are
+  independent); the Hessians Q + Σ_{m ∈ S} c_{im} uₘuₘᵀ (S the directions in their quadratic
+  zone) are PSD for every S iff the one with every negative c_{im} is, and below L I iff the one
+  with every positive c_{im} is (exact PSD tests). Clients with different curvature whose drift
+  exceeds what shared-Hessian clients reach (τ²η²ζ² is their supremum)::
 
-      {"family": "huber", "a", "b": [[d] x M], "c": [[m] x M], "u": [[d] x m], "L", "sigma": "0",
-       "zeta_sq", "tau", "T", "eta", "x0": [d]}
+      {"family": "huber", "Q": [[d x d]] (or "a"), "b": [[d] x M], "c": [[m] x M], "u": [[d] x m], "L",
+       "sigma": "0", "zeta_sq", "tau", "T", "eta", "x0": [d]}
 
 ``eta`` may be absent when the statement's run fixes the step (``optimizedStep P τ T``).
 
@@ -167,15 +169,27 @@ class SqrtClients:
 
 
 class HuberClients:
-    """Fᵢ(x) = a‖x‖²/2 − ⟨bᵢ, x⟩ + Σₘ c_{im} ψ(⟨uₘ, x⟩), ψ the Huber function (module docstring)."""
+    """Fᵢ(x) = xᵀQx/2 − ⟨bᵢ, x⟩ + Σₘ c_{im} ψ(⟨uₘ, x⟩), ψ the Huber function (module docstring)."""
 
-    def __init__(self, a, b, c, u):
-        self.a, self.b, self.c, self.u = a, b, c, u
+    def __init__(self, Q, b, c, u):
+        self.Q, self.b, self.c, self.u = Q, b, c, u
+
+    def _Qx(self, x, S):
+        d = len(x)
+        out = []
+        for r in range(d):
+            v = S.lift(0)
+            for j in range(d):
+                if self.Q[r][j] != 0:
+                    v = S.add(v, S.mul(S.lift(self.Q[r][j]), x[j]))
+            out.append(v)
+        return out
 
     def grad(self, i, x, S):
         from ...statements.evaluate import compare
         d = len(x)
-        out = [S.sub(S.mul(S.lift(self.a), x[j]), S.lift(self.b[i][j])) for j in range(d)]
+        Qx = self._Qx(x, S)
+        out = [S.sub(Qx[j], S.lift(self.b[i][j])) for j in range(d)]
         for m, um in enumerate(self.u):
             cim = self.c[i][m]
             if cim == 0:
@@ -184,16 +198,22 @@ class HuberClients:
             for j in range(d):
                 s = S.add(s, S.mul(S.lift(um[j]), x[j]))
             one = S.lift(1)
-            clip = one if compare(one, s) < 0 else (S.neg(one) if compare(s, S.neg(one)) < 0 else s)
+            # compare(a, b) is the sign of b - a: clip(s, -1, 1)
+            clip = one if compare(one, s) > 0 else (S.neg(one) if compare(s, S.neg(one)) > 0 else s)
             for j in range(d):
                 out[j] = S.add(out[j], S.mul(S.lift(cim * um[j]), clip))
         return out
 
     def value(self, x, S):
         n2 = S.lift(0)
-        for v in x:
-            n2 = S.add(n2, S.mul(v, v))
-        return S.div(S.mul(S.lift(self.a), n2), S.lift(2))
+        for v, w in zip(x, self._Qx(x, S)):
+            n2 = S.add(n2, S.mul(v, w))
+        return S.div(n2, S.lift(2))
+
+
+def _exact_scalars():
+    from .fedavg_access import Scalars
+    return Scalars("exact")
 
 
 def _deterministic(inst, name, clients, d, M, hyps, exact, fam):
@@ -205,11 +225,11 @@ def _deterministic(inst, name, clients, d, M, hyps, exact, fam):
     hyps = list(hyps) + [_hyp("deterministic", "sigma = 0 (deterministic gradients)",
                               Fraction(0) if sigma == 0 else None)]
     dist_sq = sum((v * v for v in x0), Fraction(0))
-    a = F(inst["a"])
+    f_x0 = clients.value(x0, _exact_scalars()) if clients is not None and exact else None
     return FedAvgRunInstance(
         name=name or f"{fam} M={M} d={d}", description=_describe(inst), family="deterministic", M=M, d=d, tau=tau,
         T=T, eta=_eta(inst), L=F(inst["L"]), sigma=sigma, sigma_sq=sigma * sigma, zeta_sq=F(inst["zeta_sq"]),
-        dist_sq=dist_sq, x0=x0, x_star=[Fraction(0)] * d, f_star=Fraction(0), f_x0=a * dist_sq / 2, clients=clients,
+        dist_sq=dist_sq, x0=x0, x_star=[Fraction(0)] * d, f_star=Fraction(0), f_x0=f_x0, clients=clients,
         hypotheses=hyps, exact=exact, extra={"json": dict(inst)})
 
 
@@ -242,7 +262,6 @@ def huber_zeta_sq(b, c, u) -> Fraction:
 def _huber(inst, name):
     from ...problems.quadratic import is_psd_exact
 
-    a = F(inst["a"])
     b = [[F(v) for v in r] for r in inst["b"]]
     c = [[F(v) for v in r] for r in inst["c"]]
     u = [[F(v) for v in r] for r in inst["u"]]
@@ -251,9 +270,16 @@ def _huber(inst, name):
             or any(len(r) != d for r in u):
         raise InputError("instance", "b is M x d, c is M x m and u is m x d (M, d >= 1)")
     L, z2 = F(inst["L"]), F(inst["zeta_sq"])
+    if "Q" in inst:
+        Q = [[F(v) for v in r] for r in inst["Q"]]
+        if len(Q) != d or any(len(r) != d for r in Q) or any(Q[r][s] != Q[s][r] for r in range(d) for s in range(d)):
+            raise InputError("instance", "Q must be a symmetric d x d matrix")
+    else:
+        a = F(inst["a"])
+        Q = [[a if r == s else Fraction(0) for s in range(d)] for r in range(d)]
 
     def hess(i, sign):
-        H = [[a if r == s else Fraction(0) for s in range(d)] for r in range(d)]
+        H = [row[:] for row in Q]
         for k in range(m):
             if (c[i][k] < 0) if sign < 0 else (c[i][k] > 0):
                 for r in range(d):
@@ -265,10 +291,10 @@ def _huber(inst, name):
                                         for r, row in enumerate(hess(i, 1))], dtype=object)) for i in range(M))
     mean_ok = all(sum((b[i][j] for i in range(M)), Fraction(0)) == 0 for j in range(d)) and \
         all(sum((c[i][k] for i in range(M)), Fraction(0)) == 0 for k in range(m))
-    hyps = [_hyp("family_mean", "sum_i b_i = 0 and sum_i c_im = 0 (F = a ||x||^2/2, x* = 0)",
+    hyps = [_hyp("family_mean", "sum_i b_i = 0 and sum_i c_im = 0 (F = x^T Q x/2, x* = 0)",
                  Fraction(0) if mean_ok else None),
-            _hyp("convexity", "every F_i convex (a I + sum_{c_im < 0} c_im u_m u_m^T PSD)", Fraction(0) if conv else None),
-            _hyp("smooth", "every F_i L-smooth (L I - a I - sum_{c_im > 0} c_im u_m u_m^T PSD)",
+            _hyp("convexity", "every F_i convex (Q + sum_{c_im < 0} c_im u_m u_m^T PSD)", Fraction(0) if conv else None),
+            _hyp("smooth", "every F_i L-smooth (L I - Q - sum_{c_im > 0} c_im u_m u_m^T PSD)",
                  Fraction(0) if smooth else None),
             _hyp("heterogeneity", "zeta^2 >= max_i max_s ||-b_i + sum_m c_im s_m u_m||^2", z2 - huber_zeta_sq(b, c, u))]
-    return _deterministic(inst, name, HuberClients(a, b, c, u), d, M, hyps, True, "huber")
+    return _deterministic(inst, name, HuberClients(Q, b, c, u), d, M, hyps, True, "huber")

@@ -118,8 +118,9 @@ def _sides(X, Y, S):
 def decide_montecarlo(st, inst, *, replicates: int = 256, seed: int = 0, confidence: float = 0.999, name=None,
                       values=None, details=None, witness=None):
     """Decide ``st`` on ``inst`` by Monte Carlo (module docstring); returns a Verdict whose
-    statement is ``name`` (default the qualified Lean name). Failing hypotheses give an
-    Inconclusive verdict naming them (nothing is simulated)."""
+    statement is ``name`` (default the qualified Lean name). The draws come from
+    ``default_rng([seed, stream_key(qualified name)])``, the same whatever the verdict's name.
+    Failing hypotheses give an Inconclusive verdict naming them (nothing is simulated)."""
     name = name or st.qualified_name
     sp = st.spec
     S = Scalars("float")
@@ -140,7 +141,7 @@ def decide_montecarlo(st, inst, *, replicates: int = 256, seed: int = 0, confide
     bad = [t for k, t, h, m in b.hypotheses if not h] + [h.statement for h in inst.hypotheses if not h.holds]
     if bad:
         return Inconclusive(name, details=d, reason="hypotheses fail: " + "; ".join(bad))
-    rng = np.random.default_rng([seed, stream_key(name)])
+    rng = np.random.default_rng([seed, stream_key(st.qualified_name)])
     p = inst.problem
     try:
         if sp.kind == "expectation":
