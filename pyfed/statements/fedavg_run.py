@@ -133,24 +133,30 @@ def _peel(node, binders, items):
 
 
 def _client_uses(node, el, run_names) -> set:
-    """Names standing at a client position (``clientDriftSq R t k i``, ``R.x t k i ω``)."""
+    """Names standing at a client position (``clientDriftSq R t k i``, ``R.x t k i ω``, a
+    ``Fin M`` argument of one of the file's defs)."""
     out = set()
     for n in node.walk():
         if n.kind != "app" or not n.args or n.args[0].kind != "ident":
             continue
         head = n.args[0].value
-        pos = None
+        pos = []
         if any(head == f"{r}.x" for r in run_names):
-            pos = 3
-        else:
+            pos = [3]
+        elif head not in el.scope:
             try:
-                h = el.head(n)
+                hit = el.resolve(n.args[0])
             except LeanSyntaxError:
-                h = None
-            if h == "clientDriftSq":
-                pos = 4
-        if pos is not None and len(n.args) > pos and n.args[pos].kind == "ident":
-            out.add(n.args[pos].value)
+                hit = None
+            if hit == ("model", "clientDriftSq"):
+                pos = [4]
+            elif hit is not None and hit[0] == "def":
+                d = el.defs.get(hit[1])
+                explicit = [k for b, k in getattr(d, "binders", []) if b.style == "explicit"]
+                pos = [j + 1 for j, k in enumerate(explicit) if k == "client"]
+        for p_ in pos:
+            if len(n.args) > p_ and n.args[p_].kind == "ident":
+                out.add(n.args[p_].value)
     return out
 
 
@@ -368,11 +374,11 @@ def _conclusion(node, el, path):
         a, b = node.args
         if node.value in _FLIP:
             a, b = b, a
-        lhs, rhs = el.term(a, "real"), el.term(b, "real")
-        for side, n in ((lhs, a), (rhs, b)):
-            if side.sort == "rand":
+        for n in (a, b):
+            if el.term(n, None).sort == "rand":
                 _err(n, f"the random variable `{n.text}` compared pointwise", "the engines decide expectations and "
                      "conditional expectations", fm.SUPPORTED_CONCLUSIONS, path)
+        lhs, rhs = el.term(a, "real"), el.term(b, "real")
         if not any(t.op == "integral" for s in (lhs, rhs) for t in s.walk()):
             _err(node, f"conclusion `{node.text[:60]}`", "it does not involve the run (no ∫ … ∂μ)",
                  fm.SUPPORTED_CONCLUSIONS, path)

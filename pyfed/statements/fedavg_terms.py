@@ -670,7 +670,7 @@ class FedAvgElaborator:
                 st = self.nat(s)
                 if tau is not None and st.key() == tau.term.key():
                     return self.nat(r)
-        self.err(e, f"conditioning on `R.history ({e.text})`", "the engines condition on the start of a round",
+        self.err(e, f"conditioning on `{m.text}`", "the engines condition on the start of a round",
                  "R.history (t * τ) with τ the run's local steps")
 
     def condexp(self, node, meas, f, m) -> Term:

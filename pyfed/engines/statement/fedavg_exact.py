@@ -36,7 +36,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import InputError
-from ...exact import precision, rational_str, to_arb, to_fraction
+from ...exact import precision, to_arb, to_fraction
 from ...statements.evaluate import Undecided, compare, to_exact
 from ...verdicts import Evidence, Holds, Inconclusive, Violated, inequality_phrase
 from ..exact.arith import BallField, ExactField
@@ -351,6 +351,9 @@ def _conditional_forms(st, inst, S, b, details, name, field) -> ExactOutcome:
                            rhs_exact=value_str(rhs), margin_exact=value_str(rhs - lhs),
                            margin_at_x0=value_str(form_at(G, inst.x0)) if inst.exact else None,
                            checked=_CHECKED, arithmetic=ExactField().name)
+            details["witness_text"] = (f"at the round start y = ({', '.join(_short(v) for v in y)}), {_label(a)}: left "
+                                       f"side {_short(lhs)} > right side {_short(rhs)} (exact; a run started at "
+                                       "x0 = y violates the statement at t = 0)")
             wit = {"instance": _instance_json(inst), "round_start": [value_str(v) for v in y], "at": a,
                    "note": "x0 = round_start gives a run violating the statement at t = 0 (and at every round whose "
                            "start is round_start)"}
@@ -532,5 +535,10 @@ def recheck(st, inst, witness, *, values=None) -> bool:
     return out.status == "violated"
 
 
-def ratio_str(v) -> str:
-    return rational_str(v) if isinstance(v, Fraction) else str(v)
+def _short(v) -> str:
+    """An exact number for one line: itself when at most 24 characters, else ~ 6 digits."""
+    e = value_str(v)
+    if len(e) <= 24:
+        return e
+    from .fedavg_access import float_of
+    return f"~{float_of(v):.6g}"

@@ -6,8 +6,9 @@ Candidate ``j`` is a pure function of ``(statement, seed, j)`` (:func:`candidate
 is ``numpy.random.default_rng([seed, j])``), so a search is reproducible and its records come in
 index order. The step: when the statement's run names its step ``η``, each candidate takes the
 largest step its hypotheses admit among the boundary values they state (``η ≤ e``: ``e`` on the
-instance) and the multiples ``c/L`` (c = 4, 2, 1, 1/2, … 1/64), scaled down at random for the
-random draws: the search goes up to the boundary of the hypotheses. Free ℕ/ℝ parameters of the
+instance) and the multiples ``c/L`` (c = 4, 2, 1, 1/2, … 1/64, and 0, −1/4 where the hypotheses
+admit them), scaled down at random or taken at the other end for the random draws: the search goes
+up to the boundary of the hypotheses. Free ℕ/ℝ parameters of the
 statement take small values that satisfy its hypotheses.
 
 Families (edge cases, then random draws): rational quadratic clients sharing one Hessian (ζ exact,
@@ -171,7 +172,7 @@ def _choose_step(st, inst: dict, rng=None):
     L = F(inst["L"])
     eta_keys = {h.key for h, fh in zip(st.hypotheses, sp.hypotheses)
                 if not fh.index and (fh.lhs.mentions([et.value]) or fh.rhs.mentions([et.value]))}
-    cands = [c / L for c in STEP_MULTIPLES]
+    cands = [c / L for c in STEP_MULTIPLES] + [Fraction(0), -1 / (4 * L)]
     env_b = bind(st, base, S)
     if env_b.why is None:
         from .fedavg_access import Evaluator
@@ -194,8 +195,12 @@ def _choose_step(st, inst: dict, rng=None):
     if not feasible:
         return None
     eta = feasible[0]
-    if rng is not None and rng.random() < 0.5:
-        eta = eta * [Fraction(1, 2), Fraction(3, 4), Fraction(1, 4)][int(rng.integers(0, 3))]
+    if rng is not None:
+        u = rng.random()
+        if u < 0.2:             # the other end of the admissible steps (0 or negative when admitted)
+            eta = feasible[-1]
+        elif u < 0.6:
+            eta = eta * [Fraction(1, 2), Fraction(3, 4), Fraction(1, 4)][int(rng.integers(0, 3))]
     return dict(inst, eta=q(eta))
 
 
