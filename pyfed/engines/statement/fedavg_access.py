@@ -291,7 +291,8 @@ class Backend:
 @dataclass
 class Binding:
     """The statement's names on one instance: ``env`` (name -> value: ℕ as int, ℝ in the
-    arithmetic of ``scalars``), ``eta`` (the run's step), ``failing`` (keys of the statement's
+    arithmetic of ``scalars``), ``eta`` (the run's step; None when it is undefined because a
+    hypothesis fails), ``failing`` (keys of the statement's
     global hypotheses that fail), ``hypotheses`` (``[(key, text, holds, margin)]``), ``why``
     (None, or why the instance cannot bind the statement at all)."""
 
@@ -343,14 +344,13 @@ def bind(st, inst: FedAvgRunInstance, S: Scalars, values: dict | None = None) ->
         # ball cannot decide a hypothesis that holds with equality, e.g. η = 1/(4L), nor a `min`
         # of two equal terms)
         hb = bind(st, inst, Scalars("exact"), values)
-        if hb.why is None and et.op != "var":
+        if hb.why is None and hb.eta is not None and et.op != "var":
             env_eta = S.lift(hb.eta)
+        elif hb.eta is None:
+            env_eta = None
         else:
             env_eta = ev.value(et, env)
         return Binding(env, env_eta, hb.failing, hb.hypotheses, hb.why)
-    eta = ev.value(et, env)
-    if isinstance(eta, Rand):
-        raise InputError("statement", "the run's step is random")
     hyps = []
     failing = []
     for h, fh in zip(st.hypotheses, sp.hypotheses):
@@ -360,6 +360,14 @@ def bind(st, inst: FedAvgRunInstance, S: Scalars, values: dict | None = None) ->
         hyps.append((h.key, h.text, holds, margin))
         if not holds:
             failing.append(h.key)
+    try:
+        eta = ev.value(et, env)
+    except Undefined:
+        if not failing:
+            raise
+        eta = None          # the step is undefined where a hypothesis fails (e.g. the tuned step at σ = 0)
+    if isinstance(eta, Rand):
+        raise InputError("statement", "the run's step is random")
     return Binding(env, eta, failing, hyps)
 
 

@@ -263,7 +263,7 @@ def _eta_is_rational(st, inst, values) -> bool:
         b = bind(st, inst, S, values)
     except (InputError, Undefined, Undecided):
         return False
-    if b.why is not None:
+    if b.why is not None or b.eta is None:
         return True
     v = to_exact(b.eta)
     return isinstance(v, (int, Fraction))
@@ -286,7 +286,12 @@ def _decide(st, inst, S, gate, values, name, field=None, bits=None) -> ExactOutc
     failing = list(b.failing) + problem_bad
     details = {"instance": inst.name, "description": inst.description, "hypotheses": _hyp_json(b.hypotheses),
                "problem_hypotheses": _problem_hyps_json(inst), "hypotheses_hold": not failing,
-               "step": value_str(b.eta)}
+               "step": value_str(b.eta) if b.eta is not None else None}
+    if b.eta is None:     # the step itself is undefined where the hypotheses fail
+        bad = [t for _, t, h, _ in b.hypotheses if not h]
+        v = Inconclusive(name, details=details, reason=f"hypotheses fail ({'; '.join(bad)}): the statement claims "
+                                                       "nothing here and its step is undefined")
+        return ExactOutcome("outside", v, failing=failing)
     try:
         if sp.kind == "conditional" and inst.family == "quadratic":
             out = _conditional_forms(st, inst, S, b, details, name, field)
