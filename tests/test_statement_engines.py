@@ -127,7 +127,8 @@ def searches():
     out = {}
     for f in sorted(EXAMPLES.glob("*.lean")):
         for st in read_file(f):
-            out[st.name] = (st, search(st, seed=0, budget=4))
+            if st.shape == "scaffold_run":      # the FedAvg example: tests/test_engines_fedavg.py
+                out[st.name] = (st, search(st, seed=0, budget=4))
     return out
 
 

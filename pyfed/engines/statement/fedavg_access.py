@@ -26,15 +26,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import mpmath
 import sympy
 
 from ...errors import InputError
-from ...exact import as_float, rational_str, to_arb, to_fraction, to_mpf
-from ...statements.evaluate import Undecided, compare, decide_sign, to_exact, unify
+from ...exact import as_float, rational_str, to_fraction
+from ...statements.evaluate import compare, to_exact
 from ...theory import fedavg as th
+from .fedavg_scalars import Scalars, is_ball
 
-__all__ = ["FedAvgRunInstance", "Scalars", "Rand", "Backend", "Evaluator", "Binding", "bind", "NotLinear",
+__all__ = ["FedAvgRunInstance", "Scalars", "Rand", "Backend", "Evaluator", "Binding", "bind", "NotLinear", "Undefined", "float_of",
            "OutsideModel", "assignments", "hypothesis_values", "instance_json", "value_str"]
 
 
@@ -114,134 +114,6 @@ def instance_json(inst: FedAvgRunInstance) -> dict:
     if "json" in inst.extra:
         out["instance"] = inst.extra["json"]
     return out
-
-
-# --------------------------------------------------------------------------- scalars
-
-class Scalars:
-    """Deterministic arithmetic of one mode: ``exact`` (Fraction; irrational values as exact
-    sympy numbers), ``ball`` (python-flint arb at the current precision) or ``float`` (mpmath).
-    Lean's conventions (module docstring) throughout."""
-
-    def __init__(self, mode: str = "exact"):
-        if mode not in ("exact", "ball", "float"):
-            raise ValueError(mode)
-        self.mode = mode
-
-    def lift(self, v):
-        """A number of any kind in this mode (ints stay ints for ℕ)."""
-        if isinstance(v, int) and not isinstance(v, bool):
-            return Fraction(v) if self.mode == "exact" else (to_arb(v) if self.mode == "ball" else mpmath.mpf(v))
-        if self.mode == "exact":
-            if isinstance(v, sympy.Basic):
-                return to_exact(v)
-            f = to_fraction(v)
-            if f is None:
-                raise InputError("instance", f"{v!r} is not exact: the exact engine needs rational data")
-            return f
-        if self.mode == "ball":
-            return to_arb(v)
-        return to_mpf(v)
-
-    def add(self, a, b):
-        a, b = unify(a, b)
-        return a + b
-
-    def sub(self, a, b):
-        a, b = unify(a, b)
-        return a - b
-
-    def mul(self, a, b):
-        a, b = unify(a, b)
-        return a * b
-
-    def is_zero(self, b) -> bool:
-        try:
-            return decide_sign(b) == 0
-        except Undecided:
-            raise Undecided("division by a ball containing 0") from None
-
-    def div(self, a, b):
-        a, b = unify(a, b)
-        if self.is_zero(b):
-            return b * 0                  # Lean: x / 0 = 0
-        return a / b
-
-    def neg(self, a):
-        return -a
-
-    def pow(self, a, n: int):
-        return a ** int(n)
-
-    def sqrt(self, a):
-        if self.mode == "ball" or _is_ball(a):
-            b = to_arb(a)
-            return b * 0 if b < 0 else b.nonnegative_part().sqrt()
-        if self.mode == "float" or isinstance(a, (float, mpmath.mpf)):
-            x = to_mpf(a)
-            return mpmath.sqrt(x) if x > 0 else mpmath.mpf(0)
-        e = to_exact(a)
-        if isinstance(e, (int, Fraction)):
-            f = Fraction(e)
-            if f <= 0:
-                return Fraction(0)
-            return to_exact(sympy.sqrt(sympy.Rational(f.numerator, f.denominator)))
-        if e.is_number and e.is_negative:
-            return Fraction(0)
-        return to_exact(sympy.sqrt(e))
-
-    def rpow(self, a, y):
-        fy = to_exact(y) if isinstance(y, sympy.Basic) else to_fraction(y)
-        if isinstance(fy, Fraction) and fy.denominator == 1:
-            n = int(fy)
-            return a ** n if n >= 0 else self.div(self.lift(1), a ** (-n))
-        if self.mode == "ball" or _is_ball(a) or _is_ball(y):
-            x, yy = to_arb(a), to_arb(y)
-            if x < 0:
-                raise InputError("statement", "Real.rpow of a negative base is not supported")
-            if not (x > 0):
-                if x.is_exact() and x == 0:
-                    return x * 0
-                raise Undecided("Real.rpow of a ball containing 0")
-            return x ** yy
-        if self.mode == "float":
-            x = to_mpf(a)
-            return mpmath.power(x, to_mpf(y)) if x > 0 else mpmath.mpf(0)
-        sx = sympy.sympify(_sym(a))
-        if sx.is_number and sx.is_negative:
-            raise InputError("statement", "Real.rpow of a negative base is not supported")
-        if sx == 0:
-            return Fraction(0) if _sym(y) != 0 else Fraction(1)
-        return to_exact(sympy.Pow(sx, _sym(y)))
-
-    def minmax(self, op, a, b):
-        a, b = unify(a, b)
-        s = compare(a, b)           # sign of b - a
-        if op == "min":
-            return a if s >= 0 else b
-        return b if s >= 0 else a
-
-    def abs(self, a):
-        return a if decide_sign(a) >= 0 else -a
-
-    def theory(self, v):
-        """A value for :mod:`pyfed.theory` (Fraction, sympy, arb, mpf as the mode wants)."""
-        if self.mode == "exact":
-            return _sym(v) if isinstance(v, sympy.Basic) else v
-        return self.lift(v)
-
-
-def _is_ball(x) -> bool:
-    from flint import arb
-    return isinstance(x, arb)
-
-
-def _sym(x):
-    if isinstance(x, Fraction):
-        return sympy.Rational(x.numerator, x.denominator)
-    if isinstance(x, int):
-        return sympy.Integer(x)
-    return x
 
 
 # --------------------------------------------------------------------------- random variables
@@ -638,12 +510,13 @@ class Evaluator:
 
     # ---- the run
     def _condexp(self, t, env):
-        return self._as_rand(self.value(t.args[0], env))
+        return self.as_rand(self.value(t.args[0], env))
 
     def _integral(self, t, env):
-        return self._as_rand(self.value(t.args[0], env))
+        return self.as_rand(self.value(t.args[0], env))
 
-    def _as_rand(self, v):
+    def as_rand(self, v):
+        """``v`` as a random variable (a number: a constant one)."""
         return v if isinstance(v, Rand) else Rand(self._real(v), None)
 
     def _stat(self, t, env):
@@ -716,4 +589,4 @@ _OPS = {"+": "arith", "-": "arith", "*": "arith", "/": "arith", "%": "arith", "^
 
 def float_of(v) -> float:
     """A float for ordering and display (never for a decision)."""
-    return as_float(to_exact(v)) if not _is_ball(v) else float(v.mid())
+    return as_float(to_exact(v)) if not is_ball(v) else float(v.mid())

@@ -338,7 +338,7 @@ def _conditional_forms(st, inst, S, b, details, name, field) -> ExactOutcome:
             continue
         env = dict(b.env, **a)
         try:
-            X, Y = ev._as_rand(ev.value(sp.lhs, env)), ev._as_rand(ev.value(sp.rhs, env))
+            X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
         except OutsideModel as exc:
             outside.append(dict(a, why=str(exc)))
             continue
@@ -444,7 +444,7 @@ def _by_assignment(st, inst, S, b, details, name, field, bits) -> ExactOutcome:
             continue
         env = dict(b.env, **a)
         try:
-            X, Y = ev._as_rand(ev.value(sp.lhs, env)), ev._as_rand(ev.value(sp.rhs, env))
+            X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
         except OutsideModel as exc:
             outside.append(dict(a, why=str(exc)))
             continue
@@ -524,6 +524,8 @@ def recheck(st, inst, witness, *, values=None) -> bool:
     decided again at the witness's indices."""
     sp = st.spec
     S = Scalars("exact")
+    if values is None and isinstance(witness.get("instance"), dict) and "values" in witness["instance"]:
+        values = {k: Fraction(v) for k, v in witness["instance"]["values"].items()}
     b = bind(st, inst, S, values)
     if b.why is not None:
         return False
@@ -533,7 +535,7 @@ def recheck(st, inst, witness, *, values=None) -> bool:
         forms = _forms(inst, b.eta)
         be = FormsBackend(inst, forms, ExactField())
         ev = Evaluator(st, inst, be, S)
-        X, Y = ev._as_rand(ev.value(sp.lhs, env)), ev._as_rand(ev.value(sp.rhs, env))
+        X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
         y = [Fraction(v) for v in witness["round_start"]]
         return form_at(be.matrix(X), y) > form_at(be.matrix(Y), y)
     out = decide_instance(st, inst, gate=False, values=values)

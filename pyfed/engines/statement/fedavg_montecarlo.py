@@ -154,7 +154,7 @@ def decide_montecarlo(st, inst, *, replicates: int = 256, seed: int = 0, confide
                 if not inside:
                     continue
                 env = dict(b.env, **a)
-                X, Y = ev._as_rand(ev.value(sp.lhs, env)), ev._as_rand(ev.value(sp.rhs, env))
+                X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
                 items.append((a, X, Y))
             if len(items) == 1 and items[0][1].part is not None:
                 a, X, Y = items[0]
@@ -178,7 +178,7 @@ def decide_montecarlo(st, inst, *, replicates: int = 256, seed: int = 0, confide
                 if not inside:
                     continue
                 env = dict(b.env, **a)
-                X, Y = ev._as_rand(ev.value(sp.lhs, env)), ev._as_rand(ev.value(sp.rhs, env))
+                X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
                 items.append((dict(a, start=j), X, Y))
         d.update(starts=len(starts), replicates_per_start=R)
         return _combine(name, items, S, confidence, d, w,

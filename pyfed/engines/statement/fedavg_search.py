@@ -161,19 +161,22 @@ def _fix_run(st, inst: dict) -> dict:
 
 
 def _choose_step(st, inst: dict, rng=None):
-    """The instance with the largest admissible step (module docstring), or None when no
-    candidate step satisfies the statement's hypotheses on the step."""
+    """``(instance with the largest admissible step (module docstring), free values)``, or
+    ``(None, None)`` when no candidate step (with values of the free parameters) satisfies the
+    statement's hypotheses on the step."""
     sp = st.spec
     et = sp.run_args["eta"]
     if et.op != "var":
-        return inst
+        vals = _free_values(st, inst, rng)
+        return (inst, vals) if vals is not None else (None, None)
     base = instance_from_json(dict(inst, eta="1"))
     S = Scalars("exact")
     L = F(inst["L"])
     eta_keys = {h.key for h, fh in zip(st.hypotheses, sp.hypotheses)
                 if not fh.index and (fh.lhs.mentions([et.value]) or fh.rhs.mentions([et.value]))}
     cands = [c / L for c in STEP_MULTIPLES] + [Fraction(0), -1 / (4 * L)]
-    env_b = bind(st, base, S)
+    provisional = _free_values(st, dict(inst, eta=q(1 / (4 * L))), None, require=False) or {}
+    env_b = bind(st, base, S, provisional)
     if env_b.why is None:
         from .fedavg_access import Evaluator
         ev = Evaluator(st, base, None, S)
@@ -188,24 +191,33 @@ def _choose_step(st, inst: dict, rng=None):
                     cands.append(v if fh.op == "≤" else v * Fraction(63, 64))
     feasible = []
     for eta in sorted(set(cands), reverse=True):
-        cand = instance_from_json(dict(inst, eta=q(eta)))
-        b = bind(st, cand, S)
+        cand = dict(inst, eta=q(eta))
+        if sp.free:
+            vals = _free_values(st, cand, None)
+            if vals is not None:
+                feasible.append((eta, vals))
+            continue
+        b = bind(st, instance_from_json(cand), S)
         if b.why is None and not (set(b.failing) & eta_keys):
-            feasible.append(eta)
+            feasible.append((eta, {}))
     if not feasible:
-        return None
-    eta = feasible[0]
+        return None, None
+    eta, vals = feasible[0]
     if rng is not None:
         u = rng.random()
         if u < 0.2:             # the other end of the admissible steps (0 or negative when admitted)
-            eta = feasible[-1]
+            eta, vals = feasible[-1]
         elif u < 0.6:
-            eta = eta * [Fraction(1, 2), Fraction(3, 4), Fraction(1, 4)][int(rng.integers(0, 3))]
-    return dict(inst, eta=q(eta))
+            smaller = eta * [Fraction(1, 2), Fraction(3, 4), Fraction(1, 4)][int(rng.integers(0, 3))]
+            v2 = _free_values(st, dict(inst, eta=q(smaller)), rng) if sp.free else {}
+            if v2 is not None:
+                eta, vals = smaller, v2
+    return dict(inst, eta=q(eta)), vals
 
 
-def _free_values(st, inst: dict, rng=None):
-    """Values of the statement's free parameters that satisfy its hypotheses (None: none found)."""
+def _free_values(st, inst: dict, rng=None, require=True):
+    """Values of the statement's free parameters that satisfy its hypotheses (None: none found;
+    ``require=False``: the first values tried whatever the hypotheses say)."""
     sp = st.spec
     if not sp.free:
         return {}
@@ -219,6 +231,8 @@ def _free_values(st, inst: dict, rng=None):
         for name, kind in sp.free:
             pool = pools[kind]
             vals[name] = pool[j % len(pool)] if rng is None or j == 0 else pool[int(rng.integers(0, len(pool)))]
+        if not require:
+            return vals
         b = bind(st, ri, S, vals)
         if b.why is None and not b.failing:
             return vals
@@ -235,12 +249,9 @@ def candidate(st, seed: int, index: int):
         rng = np.random.default_rng([int(seed), int(index)])
         desc, inst = random_instance(rng)
     inst = _fix_run(st, inst)
-    inst = _choose_step(st, inst, rng)
+    inst, vals = _choose_step(st, inst, rng)
     if inst is None:
-        return None, desc + ": no step satisfies the statement's step hypotheses", {}
-    vals = _free_values(st, inst, rng)
-    if vals is None:
-        return None, desc + ": no value of the free parameters satisfies the hypotheses", {}
+        return None, desc + ": no step (and no value of the free parameters) satisfies the statement's hypotheses", {}
     return inst, desc, vals
 
 
