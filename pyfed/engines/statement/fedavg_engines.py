@@ -157,5 +157,7 @@ def default_fedavg_rows(*, quick: bool = False, seed: int = 0, replicates: int =
         for inst in suite:
             if progress:
                 progress(f"{name} on {inst.name}")
-            out.append(run_builtin(st, inst, replicates=replicates, seed=seed, name=name))
+            v = run_builtin(st, inst, replicates=replicates, seed=seed, name=name)
+            v.details["source"] = st.source
+            out.append(v)
     return out
