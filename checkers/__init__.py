@@ -1,20 +1,14 @@
-"""Statement checkers: one per Lean statement of the seeds, keyed by its Lean name.
+"""What stays statement-specific, installed as ``pyfed.checkers``: the catalogue of pyfed's own
+statements with their mutation lists (:mod:`.registry`, :mod:`.scaffold`, :mod:`.lemmas`,
+:mod:`.fedavg`), mutations as edits of the Lean text (:mod:`.mutations`) and the instance
+families the generic search draws from (:mod:`.families`).
 
-See :mod:`pyfed.checkers.base` for the interface and :mod:`pyfed.checkers.registry` for the mapping.
-``run_all(budget, seed)`` runs every checker's default search and returns one verdict per
-statement (used by ``pyfed check``).
-
-Adding a checker: subclass :class:`pyfed.checkers.base.Checker` (or
-:class:`pyfed.checkers.recursion.RecursionChecker` for a recursion lemma) in a module of this
-package; set ``lean_name``, ``statement``, ``source`` and ``mutations``; implement
-``hypotheses``, ``lhs``, ``rhs``, ``random`` and ``structured`` (and ``candidates`` for a
-statement-specific adversary); register ``"LeanName": "module:Class"`` in
-:data:`pyfed.checkers.registry.REGISTRY`. ``tests/test_checkers.py`` then requires that its
-generators pass, that its default search finds nothing, and that it catches every mutation.
+What is checked comes from the Lean files through the one reader (:mod:`pyfed.statements`); the
+engines (:mod:`pyfed.engines.statement`) decide it. No statement has a hand-written checker.
 """
 
 from __future__ import annotations
 
-from .registry import NAMESPACES, REGISTRY, all_checkers, get, names, qualified_names, run_all
+from .registry import catalogue, display_name, get, names, qualified_names
 
-__all__ = ["REGISTRY", "NAMESPACES", "get", "names", "qualified_names", "all_checkers", "run_all"]
+__all__ = ["catalogue", "get", "names", "qualified_names", "display_name"]

@@ -21,7 +21,8 @@ __all__ = ["TextMutation", "MUTATIONS", "mutations_of", "mutated_text", "mutated
 @dataclass(frozen=True)
 class TextMutation:
     """A deliberately wrong variant of a statement: inside the theorem's text (from ``theorem``
-    to ``:=``), the ``count``-th occurrence (1-based) of ``old`` becomes ``new``.
+    to ``:=``), the ``count``-th occurrence (1-based) of ``old`` becomes ``new`` (``count = 0``:
+    every occurrence).
 
     name : machine name (``--mutate NAME``); description : the variant in words."""
 
@@ -51,6 +52,10 @@ def mutated_text(text: str, name: str, mutation: TextMutation) -> str:
     silent no-op)."""
     a, b = theorem_span(text, name)
     span = text[a:b]
+    if mutation.count == 0:            # every occurrence
+        if mutation.old not in span:
+            raise InputError("mutation", f"{mutation.name}: theorem {name!r} does not contain {mutation.old!r}")
+        return text[:a] + span.replace(mutation.old, mutation.new) + text[b:]
     pos = -1
     for _ in range(mutation.count):
         pos = span.find(mutation.old, pos + 1)

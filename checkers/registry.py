@@ -1,133 +1,197 @@
-"""Registry: Lean name -> checker, per Lean namespace.
+"""Our statements: every theorem of pyfed's statement files, by Lean name, with its mutations.
 
-:data:`REGISTRY` holds namespace ``SCAFFOLD`` (bare names, as before), :data:`FEDAVG_REGISTRY`
-namespace ``FedAvg`` (the Field Guide statements); :data:`NAMESPACES` maps each namespace to its
-table. Bare names are unique across namespaces, so ``get`` accepts a bare name
-(``"PerRoundProgress"``) as well as a qualified one (``"SCAFFOLD.YoungInner"``,
-``"FedAvg.PerRoundProgress"``).
+The catalogue is read from the Lean files themselves (:data:`pyfed.lean.paths.STATEMENT_FILES`):
+a theorem added to ``lean/Pyfed`` is in it without any Python, and it is checked by the same
+reader and engines as a user's statement. Each entry knows its file and its list of mutations
+(data, in :mod:`pyfed.checkers.scaffold`, :mod:`pyfed.checkers.lemmas`,
+:mod:`pyfed.checkers.fedavg`). ``get(name)`` accepts a bare name (``YoungInner``) or a qualified
+one (``SCAFFOLD.YoungInner``, ``FedAvg.PerRoundProgress``); bare names are unique across
+namespaces.
 
-Checkers are imported lazily so that one module's optional dependency (e.g. the SCAFFOLD
-simulators) cannot break the others. ``get(name)`` returns a checker instance;
-``names()`` lists the registered bare Lean names (namespace SCAFFOLD first, in the brief's
-order, then FedAvg); ``qualified_names()`` the same names with their namespace.
+``--relax KEY`` is a statement variant too: the hypothesis with that key removed from the Lean
+text (:func:`relax_mutation`).
 """
 
 from __future__ import annotations
 
-import importlib
+import functools
+from dataclasses import dataclass
 
 from pyfed.errors import InputError
 
-#: Lean name -> "module:Class" (modules inside the ``checkers`` package).
-REGISTRY = {
-    "ConvexFiniteRoundConvergence": "theorems:ConvexFiniteRoundConvergence",
-    "NonconvexFiniteRoundConvergence": "theorems:NonconvexFiniteRoundConvergence",
-    "GradientGrowth": "smooth:GradientGrowth",
-    "RelaxedTriangle": "vectors:RelaxedTriangle",
-    "YoungInner": "vectors:YoungInner",
-    "SumSquares": "vectors:SumSquares",
-    "MartingaleDifferenceBound": "martingale:MartingaleDifferenceBound",
-    "StichWeightedAveraging": "stich:StichWeightedAveraging",
-    "StichWeightSumLowerBound": "stich:StichWeightSumLowerBound",
-    "UniformAveraging": "averaging:UniformAveraging",
-    "GeometricAveraging": "averaging:GeometricAveraging",
-    "GradientStepNonexpansive": "smooth:GradientStepNonexpansive",
-    "SamplingVarianceIdentity": "sampling:SamplingVarianceIdentity",
-    "SamplingVarianceBound": "sampling:SamplingVarianceBound",
-    "SamplingSingleClient": "sampling:SamplingSingleClient",
-    "LocalSGDOneStep": "local_sgd:LocalSGDOneStep",
-    "OptionTwoControlIsAverage": "controls:OptionTwoControlIsAverage",
-    "ServerControlIsMean": "controls:ServerControlIsMean",
-    "PerturbedStrongConvexity": "smooth:PerturbedStrongConvexity",
-    "FiniteRoundConvergence": "theorems:FiniteRoundConvergence",
-}
+from .mutations import MUTATIONS, TextMutation, mutated_text
 
-#: Namespace FedAvg (Wang et al., Field Guide, Section 6.1): bare Lean name -> "module:Class".
-FEDAVG_REGISTRY = {
-    "PerRoundProgress": "fedavg:PerRoundProgress",
-    "BoundedClientDrift": "fedavg:BoundedClientDrift",
-    "ConvexFedAvgConvergence": "fedavg:ConvexFedAvgConvergence",
-    "TunedConvexFedAvgConvergence": "fedavg:TunedConvexFedAvgConvergence",
-}
+__all__ = ["Entry", "catalogue", "get", "names", "qualified_names", "display_name", "namespace_of", "statements_of",
+           "relax_mutation"]
 
-#: Lean namespace -> its table (bare name -> "module:Class").
-NAMESPACES = {"SCAFFOLD": REGISTRY, "FedAvg": FEDAVG_REGISTRY}
 
-_cache: dict = {}
+@dataclass(frozen=True)
+class Entry:
+    """One statement of pyfed's Lean files: ``name`` (qualified), ``bare``, ``namespace``, ``file``
+    (relative to ``lean/``), ``path`` (absolute), ``line``."""
+
+    name: str
+    bare: str
+    namespace: str
+    file: str
+    path: str
+    line: int
+
+    @property
+    def display(self) -> str:
+        """How reports name it: bare in namespace SCAFFOLD, qualified otherwise."""
+        return self.bare if self.namespace == "SCAFFOLD" else self.name
+
+    @property
+    def mutations(self) -> list:
+        _load_lists()
+        return list(MUTATIONS.get(self.name, ()))
+
+    def mutation(self, key: str) -> TextMutation:
+        for m in self.mutations:
+            if m.name == key:
+                return m
+        raise InputError("mutate", f"unknown mutation {key!r} of {self.name}; known: "
+                                   f"{', '.join(m.name for m in self.mutations) or 'none'}")
+
+    def text(self) -> str:
+        from pathlib import Path
+        return Path(self.path).read_text(encoding="utf-8")
+
+
+def _load_lists():
+    """Import the modules that fill :data:`pyfed.checkers.mutations.MUTATIONS`."""
+    from . import lemmas, scaffold  # noqa: F401  (they fill MUTATIONS)
+    try:
+        from . import fedavg  # noqa: F401  (it fills MUTATIONS)
+    except ImportError:       # the FedAvg lists are optional in a reduced installation
+        pass
+
+
+@functools.lru_cache(maxsize=2)
+def _catalogue(lean_dir: str) -> tuple:
+    from pyfed.lean import terms
+    from pyfed.lean.paths import theorem_files
+    from pyfed.statements.declarations import scan_declarations
+
+    out = []
+    for rel, path in theorem_files(lean_dir):
+        text = path.read_text(encoding="utf-8")
+        decls = scan_declarations(text, rel)
+        for name in decls.order:
+            ns, cmd, _ = decls.theorems[name]
+            top = ns.split(".")[0] if ns else ""
+            out.append(Entry(f"{top}.{name}" if top else name, name, top, rel[len("lean/"):], str(path),
+                             terms.position_of(text, cmd.offset)[0] if hasattr(cmd, "offset") else cmd.line))
+    return tuple(out)
+
+
+def catalogue(lean_dir=None) -> list:
+    """Every theorem of pyfed's statement files, in file order."""
+    from pyfed.lean.paths import source_lean_dir
+    return list(_catalogue(str(lean_dir or source_lean_dir())))
 
 
 def names() -> list:
-    """Registered bare Lean names: namespace SCAFFOLD (brief's order), then FedAvg."""
-    return [n for table in NAMESPACES.values() for n in table]
+    """The bare names, in file order."""
+    return [e.bare for e in catalogue()]
 
 
 def qualified_names() -> list:
-    """Registered Lean declarations, ``<namespace>.<name>``, in the order of :func:`names`."""
-    return [f"{ns}.{n}" for ns, table in NAMESPACES.items() for n in table]
+    return [e.name for e in catalogue()]
 
 
-def namespace_of(name: str) -> str:
-    """The Lean namespace of a registered (bare or qualified) name; InputError if unknown."""
-    return _resolve(name)[0]
-
-
-def display_name(name: str) -> str:
-    """How reports name a statement: bare in namespace SCAFFOLD, qualified otherwise."""
-    ns, bare = _resolve(name)
-    return bare if ns == "SCAFFOLD" else f"{ns}.{bare}"
-
-
-def _resolve(name):
-    if isinstance(name, str) and "." in name:
-        ns, _, bare = name.rpartition(".")
-        if ns in NAMESPACES and bare in NAMESPACES[ns]:
-            return ns, bare
-    elif isinstance(name, str):
-        for ns, table in NAMESPACES.items():
-            if name in table:
-                return ns, name
+def get(name: str) -> Entry:
+    """The entry of a bare or qualified name (InputError naming ``lean_name`` if unknown)."""
+    for e in catalogue():
+        if name in (e.name, e.bare):
+            return e
     raise InputError("lean_name", f"unknown statement {name!r}; known: {', '.join(qualified_names())}")
 
 
-def get(name: str):
-    """Checker instance for a bare Lean name or a namespace-qualified one (``SCAFFOLD.X``,
-    ``FedAvg.X``).
-
-    Raises InputError(argument="lean_name") for an unknown name (or a known bare name under
-    the wrong namespace).
-    """
-    ns, bare = _resolve(name)
-    key = f"{ns}.{bare}"
-    if key not in _cache:
-        mod, cls = NAMESPACES[ns][bare].split(":")
-        module = importlib.import_module(f"pyfed.checkers.{mod}")
-        _cache[key] = getattr(module, cls)()
-    return _cache[key]
+def display_name(name: str) -> str:
+    return get(name).display
 
 
-def all_checkers() -> dict:
-    """{lean_name: checker} for every registered statement (bare names)."""
-    return {n: get(n) for n in names()}
+def namespace_of(name: str) -> str:
+    return get(name).namespace
 
 
-def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
-    """[(name, Verdict)] for every registered checker (name as :func:`display_name`: bare in
-    namespace SCAFFOLD, ``FedAvg.X`` otherwise).
+def relax_mutation(entry: Entry, key: str, text: str | None = None) -> TextMutation:
+    """The statement variant without the hypothesis ``key`` (its binder ``(h : H)`` or its
+    antecedent ``H →`` removed from the Lean text ``text``, default the file's). InputError naming
+    ``relax`` for an unknown key."""
+    from pyfed.statements import read_text
 
-    budget: search budget per checker, the number of random draws of its search (None: each
-    checker's ``default_budget``, or its ``quick_budget`` when ``quick``); seed: base seed;
-    checker i uses ``numpy.random.default_rng([seed, i])`` so results do not depend on which
-    other checkers ran; progress: optional callable(name) called before each checker (the
-    registry name, as :func:`names` lists it).
-    """
-    import numpy as np
+    text = entry.text() if text is None else text
+    sts = read_text(text, entry.file, theorem=entry.bare)
+    specs = {h.key: h for st in sts for h in st.hypotheses}
+    if key not in specs:
+        raise InputError("relax", f"unknown hypothesis {key!r} of {entry.name}; known: {', '.join(sorted(specs))}")
+    spec = specs[key]
+    start = _offset(text, spec.location.line, spec.location.col)
+    # binder style: `(name : H)` around the hypothesis
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    if i >= 0 and text[i] == ":":
+        k = i - 1
+        while k >= 0 and text[k] in " \t":
+            k -= 1
+        while k >= 0 and (text[k].isalnum() or text[k] in "_'.₀₁₂₃₄₅₆₇₈₉"):
+            k -= 1
+        while k >= 0 and text[k] in " \t":
+            k -= 1
+        if k >= 0 and text[k] == "(":
+            end = _matching(text, k)
+            return TextMutation(f"relax_{key}", f"hypothesis {key} dropped", text[k:end + 1], "")
+    # arrow style: `H →`
+    end = _arrow_after(text, start)
+    return TextMutation(f"relax_{key}", f"hypothesis {key} dropped", text[start:end], "")
 
-    out = []
-    for i, name in enumerate(names()):
-        chk = get(name)
-        if progress is not None:
-            progress(name)
-        rng = np.random.default_rng([int(seed), i])
-        b = budget if budget is not None else (chk.quick_budget if quick else None)
-        out.append((display_name(name), chk.verdict(rng, b)))
-    return out
+
+def _offset(text, line, col) -> int:
+    lines = text.split("\n")
+    return sum(len(x) + 1 for x in lines[:line - 1]) + col - 1
+
+
+def _matching(text, k) -> int:
+    depth = 0
+    for i in range(k, len(text)):
+        if text[i] in "([{⦃⟨":
+            depth += 1
+        elif text[i] in ")]}⦄⟩":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise InputError("relax", "unbalanced brackets around the hypothesis")
+
+
+def _arrow_after(text, start) -> int:
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in "([{⦃⟨":
+            depth += 1
+        elif ch in ")]}⦄⟩":
+            depth -= 1
+        elif ch == "→" and depth == 0:
+            j = i + 1
+            while j < len(text) and text[j] in " \t\n":
+                j += 1
+            return j
+    raise InputError("relax", "the hypothesis is not followed by →")
+
+
+def statements_of(name: str, *, mutate: str | None = None, relax=()) -> list:
+    """The statements read from ``name``'s theorem (its conjuncts for a conjunction), with the
+    mutation ``mutate`` and the hypotheses ``relax`` removed, through the one reader."""
+    from pyfed.statements import read_text
+
+    entry = get(name)
+    text = entry.text()
+    if mutate is not None:
+        text = mutated_text(text, entry.bare, entry.mutation(mutate))
+    for key in sorted(set(relax or ())):
+        text = mutated_text(text, entry.bare, relax_mutation(entry, key, text))
+    return read_text(text, entry.file, theorem=entry.bare)

@@ -9,7 +9,8 @@ code   meaning
 =====  ==============================================================================
 0      ran; no verdict is violated
 1      some verdict is violated (and nothing else)
-2      bad input or usage error: one line ``pyfed: error: <argument>: <why>`` on stderr
+2      bad input or usage error, or sizes beyond the resource limits (:mod:`pyfed.resources`): one
+       line ``pyfed: error: <argument>: <why>`` on stderr
 3      internal error (a bug in pyfed): one line ``pyfed: internal error: <type>: <msg> ...``;
        ``PYFED_DEBUG=1`` also prints the traceback
 4      a consistency check of pyfed's own artefacts failed (``pyfed lean --check``: stale
@@ -108,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     docstring): never a raw traceback, and exit 1 only for a violated verdict."""
     global _ARGV
     _ARGV = list(sys.argv[1:] if argv is None else argv)
+    from .commands.display import safe_output
+    safe_output()       # a console that cannot write UTF-8 gets ASCII spellings, not an error after the work
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -118,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help / --version (argparse), or a front end's explicit exit
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
+    except MemoryError:   # an estimate (pyfed.resources) was too low, or the machine's memory shrank meanwhile
+        print("pyfed: error: memory: the run ran out of memory; lower the sizes (see README, \"Big inputs\") or "
+              "free memory", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("pyfed: interrupted", file=sys.stderr)
         return 130

@@ -1,33 +1,22 @@
-"""Adversarial counterexample search for one statement, exported as JSON (the library behind
-``pyfed search``, whose front end is :mod:`pyfed.commands.search`).
+"""Adversarial counterexample search for one of pyfed's statements, exported as JSON (the library
+behind ``pyfed search``, whose front end is :mod:`pyfed.commands.search`).
 
     pyfed search LEAN_NAME --seed S --budget B [--relax HYPOTHESIS ...] [--mutate NAME] --out DIR
 
-runs the checker registered under ``LEAN_NAME`` (:mod:`pyfed.checkers.registry`) with a progress
-bar and writes, per counterexample found, ``DIR/<name>-s<seed>-b<budget>[-relax-..][-mutate-..]-NNN.json``
-with the instance (exact rationals as "p/q" strings), both sides exactly ("p/q") and as
-floats, the margin rhs - lhs, the seed, the budget and ``pyfed.__version__`` (for the two
-SCAFFOLD theorems also ``derived``: the exact dist_sq and C0, or f_gap, of the right side). Keys are
-sorted and nothing time-dependent is written, so the same seed and budget give
-byte-identical files. When :func:`pyfed.lean.render.render_counterexample` exists, a Lean
-file stating the instance is written next to each exact JSON file (not for ``--mutate``
-runs: a counterexample to a mutated statement says nothing about the Lean statement).
+reads the statement ``LEAN_NAME`` from pyfed's Lean files (:mod:`pyfed.checkers.registry`) through
+the one reader, optionally as a variant (``--mutate NAME``: a deliberately wrong edit of its Lean
+text from its mutation list; ``--relax KEY``: the hypothesis KEY removed from the text), and runs
+the adversarial search of its shape (:func:`pyfed.engines.statement.engines.search_statement`).
+It writes, for each conjunct with a counterexample, ``DIR/<stem>-NNN.json`` (exact: every number
+a ``"p/q"`` string) and, for a statement about a SCAFFOLD run that is neither mutated nor relaxed,
+a Lean file restating the theorem and the instance (:mod:`pyfed.lean.statement_export`); and
+always ``DIR/<stem>-summary.json``: what was searched, even when nothing was found (statistics,
+the tightest instance with its exact sides). Keys are sorted and nothing time-dependent is
+written: the same seed and budget give byte-identical files.
 
-Every run also writes ``DIR/<stem>-summary.json`` -- what was searched, even when nothing
-was found: the statement, seed, budget (its unit: random draws, see below), relax/mutate, the
-search statistics (candidates drawn, structured edge cases, decided, holding, violated, ...),
-the counterexample files, and the tightest holding instance with its exact lhs and rhs.
-
-Budget: one unit is one *random draw* of the checker's search; the checker's structured edge
-cases are always tried in addition, and some checkers refine each draw into further candidates
-(a local optimisation, an LP worst case), so ``--budget 1`` can decide, and find, several
-candidates. The summary's ``drawn`` counts them all.
-
-``--relax KEY`` searches beyond a hypothesis (e.g. ``--relax step_size`` for
-ConvexFiniteRoundConvergence samples h > 1/(81 beta)) to show what the hypothesis protects;
-``--mutate NAME`` checks a deliberately wrong variant (see each checker's ``mutations``).
-
-Read back with :func:`load_counterexample` (the instance) or :func:`recheck` (its verdict).
+Budget: one unit is one *random draw*; the structured edge cases are tried in addition, and each
+candidate may be refined (hypothesis boundaries, worst points, a linear program), so
+``--budget 1`` can decide, and find, several candidates.
 """
 
 from __future__ import annotations
@@ -39,8 +28,11 @@ import re
 from . import __version__
 from .errors import InputError
 
-__all__ = ["search_to_dir", "summary_path", "statement_options", "load_counterexample", "load_record", "recheck", "run_all",
-           "file_stem", "statement_verdicts_json", "prepare_out"]
+__all__ = ["search_to_dir", "summary_path", "statement_options", "load_record", "recheck", "run_all", "file_stem",
+           "statement_verdicts_json", "prepare_out", "default_statement_budget", "LEMMA_RECORD_SCHEMA"]
+
+#: Schema of a counterexample record of a run-free statement.
+LEMMA_RECORD_SCHEMA = "pyfed.lemma-counterexample/1"
 
 
 def _slug(s: str) -> str:
@@ -61,44 +53,39 @@ def _dumps(obj) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, default=str, ensure_ascii=True) + "\n"
 
 
+def default_statement_budget(quick: bool = False) -> int:
+    """Random draws per statement when none is given: 8 (2 with ``quick``)."""
+    return 2 if quick else 8
+
+
 def summary_path(out: str, lean_name: str, seed: int, budget: int, relax=(), mutate=None) -> str:
     """Path of the summary JSON that :func:`search_to_dir` writes for these arguments."""
     from pyfed.checkers.registry import get
 
-    stem = file_stem(get(lean_name).lean_name, seed, budget, tuple(sorted(set(relax or ()))), mutate)
+    stem = file_stem(get(lean_name).bare, seed, budget, tuple(sorted(set(relax or ()))), mutate)
     return os.path.join(out, f"{stem}-summary.json")
 
 
 def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(), mutate=None,
                   progress=None, workers=None, scheduler=None) -> list:
-    """Run the search and write the files; returns the list of written counterexample JSON paths.
+    """Run the search and write the files; returns the written counterexample JSON paths.
 
-    Parameters: lean_name (bare or namespace-qualified); seed (int >= 0: candidate j's randomness
-    is ``numpy.random.default_rng([seed, j])``); budget (int >= 0, random draws of the checker's
-    search: its structured edge cases are tried in addition, 0 tries only those); out
-    (directory, created); relax (hypothesis keys); mutate (mutation name or None); progress
-    (callable(advance) or None, advanced as candidates are evaluated); workers (int >= 1:
-    evaluate the candidates on a Dask LocalCluster of that many processes) or scheduler
-    (address of an existing Dask cluster), see :mod:`pyfed.parallel`.
+    Parameters: lean_name (bare or qualified); seed (int >= 0: candidate j's randomness is
+    ``numpy.random.default_rng([seed, j])``); budget (int >= 0 random draws); out (directory,
+    created); relax (hypothesis keys removed from the statement); mutate (a mutation name of the
+    statement's list, or None); progress (callable(advance) or None); workers / scheduler: the
+    candidates of a statement about a SCAFFOLD run evaluated on a Dask cluster
+    (:mod:`pyfed.parallel`; the files do not depend on it).
 
-    The candidates are generated in order (cheap), then evaluated -- derived candidates such as
-    Nelder-Mead climbs computed and every candidate checked -- through
-    :func:`pyfed.parallel.Pool.map`, and merged in candidate order: the files are byte-identical
-    for any number of workers, serial included (:meth:`pyfed.checkers.base.Checker.search`, indexed path).
-
-    Also writes ``<out>/<stem>-summary.json`` (:func:`summary_path`): what was searched and the
-    tightest instance found, also when there is no counterexample.
-
-    Raises InputError for an unknown name/mutation/relax key, a negative seed or budget, an
-    ``out`` that cannot be created (argument ``--out``, with the OS reason), or invalid
-    ``--workers``/``--scheduler``.
+    Raises InputError for an unknown name/mutation/relax key, a negative seed or budget, an ``out``
+    that cannot be created (argument ``--out``), invalid ``--workers``/``--scheduler``.
     """
-    from pyfed.checkers.base import num_json
-    from pyfed.checkers.registry import get
+    from pyfed.checkers.registry import get, statements_of
 
+    from .engines.statement.engines import search_statement
     from .parallel import Pool, check_workers
 
-    chk = get(lean_name)
+    entry = get(lean_name)
     seed, budget = int(seed), int(budget)
     if seed < 0:
         raise InputError("seed", f"must be >= 0, got {seed}")
@@ -106,80 +93,85 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         raise InputError("budget", "must be >= 0")
     check_workers(workers, scheduler)
     relax = tuple(sorted(set(relax or ())))
-    chk.effective_relax(relax, mutate)  # unknown relax key / mutation: before anything is written
+    sts = statements_of(entry.name, mutate=mutate, relax=relax)   # unknown relax key / mutation: before any file
     prepare_out(out)
-    report: dict = {}
+    stem = file_stem(entry.bare, seed, budget, relax, mutate)
+    results = []
     with Pool(workers=workers, scheduler=scheduler) as pool:
-        def mapper(fn, items, prog):
-            return pool.map(fn, items, seed=seed, progress=prog)
-
-        records = chk.search(None, budget, relax=relax, mutate=mutate, progress=progress, report=report,
-                             seed=seed, mapper=mapper)
-    stem = file_stem(chk.lean_name, seed, budget, relax, mutate)
-    render = None
-    if mutate is None:  # a mutated statement is not the Lean statement: no Lean file for it
-        try:
-            from .lean.render import render_counterexample as render
-        except ImportError:
-            render = None
+        for st in sts:
+            results.append((st, search_statement(st, seed=seed, budget=budget, progress=progress,
+                                                 pool=pool if st.shape == "scaffold_run" else None)))
     paths = []
-    for i, rec in enumerate(records):
-        rec = dict(rec, seed=seed, budget=budget, pyfed_version=__version__, index=i)
-        derived = _derived(chk, rec["instance"])
-        if derived:
-            rec["derived"] = derived
+    for st, res in results:
+        v = res.verdict
+        if v.status != "violated":
+            continue
+        i = len(paths)
         path = os.path.join(out, f"{stem}-{i:03d}.json")
+        rec = _record(st, v, seed=seed, budget=budget, relax=relax, mutate=mutate, index=i)
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(_dumps(rec))
         paths.append(path)
-        # a Lean file needs both sides as exact rationals (not a certified ball's midpoint)
-        if render is not None and rec["exact"] and "exact" in rec["lhs"] and "exact" in rec["rhs"]:
-            lean_rec = {"lean_name": chk.verdict_name, "instance": chk.lean_instance(rec["instance"]),
-                        "lhs": rec["lhs"]["exact"], "rhs": rec["rhs"]["exact"], "id": f"{stem}-{i:03d}",
-                        "lhs_exact": True, "generated_by": "pyfed search", "relax": list(relax),
-                        "data": rec["instance"],
-                        "note": (f"pyfed search seed {seed} budget {budget}"
-                                 + (f", relaxing {', '.join(relax)}" if relax else ""))}
-            text = render(lean_rec)
+        if st.shape == "scaffold_run" and mutate is None and not relax:
+            from .lean.statement_export import render_statement_counterexample
             with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-    tight = report.get("tightest")
-    tv = report.get("tightest_verdict")
-    summary = {
-        "kind": "pyfed search summary", "statement": chk.verdict_name, "lean_declaration": chk.qualified_name,
-        "seed": seed, "budget": budget,
-        "budget_unit": ("random draws of the checker's search; its structured edge cases are tried in addition "
-                        "and some checkers refine each draw into further candidates (drawn counts them all)"),
-        "relax": list(relax), "mutate": mutate, "pyfed_version": __version__,
-        "statistics": {k: report.get(k) for k in ("drawn", "structured", "random_draws", "candidates", "holds",
-                                                   "violated", "inconclusive", "vacuous")},
-        "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths],
-        "tightest": None if tight is None else {
-            "instance": tight["instance"], "lhs": tight["lhs"], "rhs": tight["rhs"],
-            "ratio": num_json(tv.ratio) if tv is not None else None, "exact": tight["exact"],
-            "note": "the holding candidate with the largest lhs/rhs (lhs/rhs = 1: the bound is attained)"},
-    }
+                fh.write(render_statement_counterexample(rec))
+    summary = {"kind": "pyfed search summary", "statement": entry.display, "lean_declaration": entry.name,
+               "file": f"lean/{entry.file}", "seed": seed, "budget": budget,
+               "budget_unit": ("random draws of the search; its structured edge cases are tried in addition and each "
+                               "candidate may be refined (drawn counts them all)"),
+               "relax": list(relax), "mutate": mutate, "pyfed_version": __version__,
+               "conjuncts": [_conjunct_summary(st, res) for st, res in results],
+               "statistics": _statistics(results),
+               "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths]}
+    tight = [c["tightest"] for c in summary["conjuncts"] if c.get("tightest")]
+    summary["tightest"] = tight[0] if tight else None
     with open(os.path.join(out, f"{stem}-summary.json"), "w", encoding="utf-8", newline="\n") as fh:
         fh.write(_dumps(summary))
     return paths
 
 
-#: Numbers the two SCAFFOLD theorems' right sides are built from (seed 000): dist_sq =
-#: ||x0 - x*||^2 and C0 (initial control error) for the convex one, f_gap = f(x0) - f_low for
-#: the nonconvex one.
-DERIVED_KEYS = ("dist_sq", "C0", "f_gap")
+def _statistics(results) -> dict:
+    keys = ("candidates", "decided", "holds", "violated", "outside_hypotheses", "undecided")
+    out = {k: 0 for k in keys}
+    for _, res in results:
+        d = res.verdict.details or {}
+        for k in keys:
+            out[k] += int(d.get(k, 0) or 0)
+    out["drawn"] = out["candidates"]
+    return out
 
 
-def _derived(chk, instance) -> dict:
-    """{key: "p/q"} of :data:`DERIVED_KEYS` that ``chk.lean_instance`` derives from ``instance``
-    (empty for statements without such numbers, or when they cannot be derived exactly)."""
-    try:
-        lean = chk.lean_instance(instance)
-    except Exception:  # an instance outside the problem class (e.g. relaxed): nothing to add
-        return {}
-    if lean is instance or not isinstance(lean, dict):
-        return {}
-    return {k: str(lean[k]) for k in DERIVED_KEYS if k in lean and k not in instance}
+def _conjunct_summary(st, res) -> dict:
+    d = res.verdict.details or {}
+    out = {"statement": st.name, "source": st.source, "shape": st.shape, "family": st.family,
+           "status": res.verdict.status}
+    if d.get("tightest_instance") is not None:
+        out["tightest"] = {"instance": d["tightest_instance"], "lhs": d.get("lhs_exact"), "rhs": d.get("rhs_exact"),
+                           "description": d.get("tightest"),
+                           "note": "the holding candidate with the largest lhs/rhs (1: the bound is attained)"}
+    return out
+
+
+def _record(st, v, *, seed, budget, relax, mutate, index) -> dict:
+    """The counterexample record: the exported witness of a run statement
+    (:func:`pyfed.lean.statement_export.counterexample_record`), or for a run-free statement the
+    instance's exact values with both sides."""
+    if st.shape == "scaffold_run":
+        from .lean.statement_export import counterexample_record
+        rec = counterexample_record(st, v, seed=seed, budget=budget)
+    else:
+        from .lean.statement_export import file_sha256
+        w = v.witness or {}
+        d = v.details or {}
+        rec = {"schema": LEMMA_RECORD_SCHEMA, "statement": st.name, "qualified_name": st.qualified_name,
+               "family": st.family, "source": st.source, "file": st.location.path,
+               "file_sha256": file_sha256(st.location.path), "statement_text": st.text,
+               "instance": w.get("instance"), "lhs": d.get("lhs_exact"), "rhs": d.get("rhs_exact"),
+               "margin": d.get("margin_exact"), "description": d.get("description"), "index": w.get("index"),
+               "seed": seed, "budget": budget, "exact": True, "engine": d.get("engine")}
+    rec.update(relax=list(relax), mutate=mutate, pyfed_version=__version__, record_index=index)
+    return rec
 
 
 def load_record(path: str) -> dict:
@@ -195,27 +187,56 @@ def load_record(path: str) -> dict:
     return rec
 
 
-def load_counterexample(path: str) -> dict:
-    """The instance of a counterexample file (exact rationals as "p/q" strings), ready for
-    ``checkers.get(record["statement"]).check(instance, relax=..., mutate=...)``."""
-    return load_record(path)["instance"]
-
-
 def recheck(path: str):
-    """Re-run the checker on a counterexample file (same relax and mutation); returns the Verdict."""
-    from pyfed.checkers.registry import get
+    """Re-decide a record of ``pyfed search`` exactly (the statement re-read from pyfed's Lean files
+    with the record's mutation and relaxed hypotheses); returns the Verdict (run statements) or the
+    decided record (run-free statements)."""
+    from pyfed.checkers.registry import statements_of
+
+    from .engines.statement import recheck as recheck_run
+    from .engines.statement.lemma_search import recheck_lemma
 
     rec = load_record(path)
-    return get(rec["statement"]).check(rec["instance"], relax=tuple(rec.get("relax") or ()),
-                                       mutate=rec.get("mutate"))
+    parts = str(rec["statement"]).split(".")
+    while len(parts) > 1 and parts[-1].isdigit():     # a conjunct Name.1 of theorem Name
+        parts.pop()
+    sts = statements_of(".".join(parts), mutate=rec.get("mutate"), relax=tuple(rec.get("relax") or ()))
+    st = next((s for s in sts if s.name == rec["statement"]), sts[0])
+    if st.shape == "scaffold_run":
+        return recheck_run(st, rec)
+    if st.shape == "fedavg_run":
+        from .engines.statement.fedavg_search import recheck_witness
+        return recheck_witness(st, rec)
+    return recheck_lemma(st, rec)
 
 
 def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
-    """[(lean_name, Verdict)] for every registered checker (see :func:`pyfed.checkers.registry.run_all`:
-    ``budget`` random draws per checker, default each checker's own, its quick one if ``quick``)."""
-    from pyfed.checkers.registry import run_all as _run_all
+    """``[(display name, Verdict)]``: the adversarial search of every statement of pyfed's Lean
+    files (the default report's statement table); a conjunction is violated when a conjunct is.
+    ``budget``: random draws per statement (default :func:`default_statement_budget`)."""
+    from pyfed.checkers.registry import catalogue, statements_of
 
-    return _run_all(budget=budget, seed=seed, quick=quick, progress=progress)
+    from .engines.statement.engines import SEARCHERS, search_statement
+    from .verdicts import Inconclusive
+
+    b = default_statement_budget(quick) if budget is None else int(budget)
+    out = []
+    for entry in catalogue():
+        if progress is not None:
+            progress(entry.display)
+        sts = statements_of(entry.name)
+        verdicts = []
+        for st in sts:
+            if st.shape not in SEARCHERS:
+                verdicts.append(Inconclusive(st.name, reason=f"no adversarial search for a {st.family} yet"))
+                continue
+            verdicts.append(search_statement(st, seed=seed, budget=b).verdict)
+        v = next((x for x in verdicts if x.status == "violated"), verdicts[0])
+        v.details = dict(v.details or {}, conjuncts=[x.status for x in verdicts], family=sts[0].family,
+                         source=sts[0].source)
+        v.statement = entry.display
+        out.append((entry.display, v))
+    return out
 
 
 def statement_verdicts_json(results) -> list:
@@ -229,15 +250,17 @@ def statement_verdicts_json(results) -> list:
 
 
 def statement_options() -> list:
-    """[(lean_name, sorted --relax hypothesis keys, {--mutate name: description})] for every
-    statement of the checker registry (:mod:`pyfed.checkers.registry`), in the registry's order."""
-    from pyfed.checkers.registry import get, names
+    """``[(qualified name, sorted --relax hypothesis keys, {--mutate name: description})]`` for every
+    statement of pyfed's Lean files, in file order."""
+    from pyfed.checkers.registry import catalogue, statements_of
 
     out = []
-    for name in names():
-        chk = get(name)
-        out.append((name, sorted(chk.hypothesis_keys()),
-                    {k: m.description for k, m in sorted(chk.mutations.items())}))
+    for entry in catalogue():
+        try:
+            keys = sorted({h.key for st in statements_of(entry.name) for h in st.hypotheses})
+        except InputError:
+            keys = []
+        out.append((entry.name, keys, {m.name: m.description for m in entry.mutations}))
     return out
 
 

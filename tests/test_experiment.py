@@ -249,3 +249,44 @@ def test_eta_grid_accepts_fractions_and_decimals():
     from pyfed.commands.experiment import config_from_args
     args = build_parser().parse_args(["experiment", "--quick", "--eta-grid", "1/20,0.3,1e-1"])
     assert config_from_args(args).eta_grid == (0.05, 0.1, 0.3)   # read exactly, then sorted
+
+
+def test_censored_speedups_are_printed_as_honest_bounds():
+    """A speed-up known only as a bound is rounded toward the safe side: the paper's FedAvg
+    20-epoch cell at 0% (1000+ rounds, SGD 317) is below 317/1000 = 0.317, printed "<0.32×"
+    (not "<0.3×", which 0.317 is not below)."""
+    from fractions import Fraction
+
+    from pyfed.commands.experiment import paper_table
+    from pyfed.experiments.heterogeneity import bound_text
+
+    assert bound_text(Fraction(317, 1000), "up") == "0.32"
+    assert bound_text(Fraction(317, 1000), "down") == "0.31"
+    assert bound_text(Fraction(3, 10), "up") == "0.3"         # exact: no rounding needed
+    assert bound_text(Fraction(1000, 3), "down") == "330" and bound_text(Fraction(1000, 3), "up") == "340"
+    assert bound_text(Fraction(1, 30000), "up") == "0.000034"
+    for v in (Fraction(317, 1000), Fraction(365, 1000), Fraction(416, 1000), Fraction(7, 9), Fraction(12345, 7)):
+        assert Fraction(bound_text(v, "up")) >= v >= Fraction(bound_text(v, "down"))
+    cells = [c for col in paper_table().columns for c in col.cells]
+    assert "1000+ (<0.32×)" in cells and "1000+ (<0.3×)" not in cells
+
+
+@pytest.mark.slow
+def test_experiment_on_a_pipe_prints_one_line_per_finished_cell(tmp_path):
+    """Off a terminal the progress is one line per finished unit (a setting's step size chosen, its
+    curve), nothing else on stderr (about 20 s: the problem's set-up dominates)."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "pyfed"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "pyfed.cli"]
+    proc = subprocess.run(cmd + ["experiment", "--methods", "sgd,scaffold", "--similarities", "100", "--epochs", "1",
+                                 "--eta-grid", "1", "--seeds", "2", "--cap", "20", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = [re.sub(r" done \(\d+\.\d s\)$", "", x) for x in proc.stderr.splitlines()]
+    assert lines == ["pyfed experiment: SGD 1 step s=100%: eta_l = 1", "pyfed experiment: SCAFFOLD E=1 s=100%: eta_l = 1",
+                     "pyfed experiment: SGD 1 step s=100%: curve to round 20",
+                     "pyfed experiment: SCAFFOLD E=1 s=100%: curve to round 20"]

@@ -407,3 +407,31 @@ def test_float_quadratic_f_low_is_below_f_everywhere_sampled():
     q = random_quadratic(3, 4, 5, mu=0.2, L=1.0)
     pts = q.x_star + np.random.default_rng(0).standard_normal((200, 4)) * np.logspace(-8, 1, 200)[:, None]
     assert np.all(q.value(pts) >= q.f_low) and q.f_low <= q.f_star
+
+
+@pytest.mark.parametrize("which", ["logistic", "nonconvex"])
+def test_value_and_grad_of_a_batch_are_evaluated_in_blocks_of_points(which, logistic, nonconvex, monkeypatch):
+    """Problem.value/grad evaluate a batch of points in blocks of rows (bounded temporaries): with
+    blocks of 3 points the results equal those of one block (to rounding: batched products round
+    differently on different batch shapes), and the blocks are what is evaluated."""
+    from pyfed.problems.base import Problem
+
+    p = {"logistic": logistic, "nonconvex": nonconvex}[which]
+    x = np.random.default_rng(5).standard_normal((4, 5, p.d))
+    ref_v, ref_g = p.value(x), p.grad(x)
+    sizes = []
+    inner = type(p).client_values
+
+    def spy(self, y, clients=None):
+        sizes.append(y.shape[0])
+        return inner(self, y, clients)
+
+    monkeypatch.setattr(type(p), "client_values", spy)
+    monkeypatch.setattr(Problem, "EVAL_BLOCK_ENTRIES", 3 * p.eval_width())
+    v, g = p.value(x), p.grad(x)
+    assert sizes == [3] * 6 + [2]
+    np.testing.assert_allclose(v, ref_v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g, ref_g, rtol=1e-12, atol=1e-12)
+    assert v.shape == (4, 5) and g.shape == (4, 5, p.d)
+    assert p.value(x[0, 0]).shape == ()          # a single point: unchanged
+    assert p.eval_width() == p.N * p.d + p.X.shape[0]

@@ -1,4 +1,5 @@
-"""pyfed search: deterministic JSON export, read-back, CLI wiring, run_all."""
+"""pyfed search on the one pipeline: the statement read from pyfed's Lean files (mutated or relaxed
+as a Lean-text variant), deterministic JSON export, exact read-back, CLI wiring, run_all."""
 
 from __future__ import annotations
 
@@ -11,13 +12,12 @@ from fractions import Fraction
 
 import pytest
 
-from pyfed.checkers.registry import get, names
 from pyfed import __version__
-from pyfed.errors import InputError
+from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
-from pyfed.search import (file_stem, load_counterexample, load_record, recheck, run_all, search_to_dir,
-                          statement_verdicts_json)
-from pyfed.verdicts import Holds, Violated
+from pyfed.errors import InputError
+from pyfed.search import (LEMMA_RECORD_SCHEMA, file_stem, load_record, recheck, run_all, search_to_dir,
+                          statement_options, statement_verdicts_json)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,72 +26,59 @@ def _read_all(d):
     return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))}
 
 
-def test_export_contents_and_readback(tmp_path):
+def test_lemma_export_contents_and_exact_readback(tmp_path):
     paths = search_to_dir("SumSquares", seed=5, budget=3, out=str(tmp_path), mutate="factor_m_minus_1")
-    assert paths and all(os.path.basename(p).startswith("SumSquares-s5-b3-mutate-factor_m_minus_1-") for p in paths)
-    for p in paths:
-        rec = load_record(p)
-        assert rec["seed"] == 5 and rec["budget"] == 3 and rec["pyfed_version"] == __version__
-        assert rec["statement"] == "SumSquares" and rec["mutate"] == "factor_m_minus_1"
-        lhs, rhs, margin = (Fraction(rec[k]["exact"]) for k in ("lhs", "rhs", "margin"))
-        assert margin == rhs - lhs < 0
-        assert rec["margin"]["float"] == pytest.approx(float(margin))
-        # read back: the instance re-checks to the same exact margin
-        inst = load_counterexample(p)
-        v = get("SumSquares").check(inst, mutate="factor_m_minus_1")
-        assert isinstance(v, Violated) and v.margin == margin
-        assert recheck(p).margin == margin
-        # the true statement holds on the same instance
-        assert isinstance(get("SumSquares").check(inst), Holds)
-        text = open(p, encoding="utf-8").read()
-        assert text == json.dumps(json.loads(text), sort_keys=True, indent=2) + "\n"
+    assert paths == [str(tmp_path / "SumSquares-s5-b3-mutate-factor_m_minus_1-000.json")]
+    rec = load_record(paths[0])
+    assert rec["schema"] == LEMMA_RECORD_SCHEMA and rec["statement"] == "SumSquares"
+    assert rec["seed"] == 5 and rec["budget"] == 3 and rec["pyfed_version"] == __version__
+    assert rec["mutate"] == "factor_m_minus_1" and rec["family"] == "vector lemma"
+    lhs, rhs, margin = (Fraction(rec[k]) for k in ("lhs", "rhs", "margin"))
+    assert margin == rhs - lhs < 0
+    # the instance is exact JSON: every number a "p/q" string, read back and re-decided exactly
+    assert "float" not in json.dumps(rec["instance"])
+    again = recheck(paths[0])
+    assert again.status == "violated" and (again.lhs, again.rhs) == (lhs, rhs)
+    text = open(paths[0], encoding="utf-8").read()
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=2) + "\n"
+    summary = json.loads((tmp_path / "SumSquares-s5-b3-mutate-factor_m_minus_1-summary.json").read_text())
+    assert summary["counterexamples"] == 1 and summary["statistics"]["violated"] >= 1
 
 
 def test_same_seed_same_bytes_across_processes(tmp_path):
     """Two fresh interpreters (different hash seeds) write byte-identical files."""
     code = ("import sys; from pyfed.search import search_to_dir; "
-            "search_to_dir('ConvexFiniteRoundConvergence', seed=3, budget=3, out=sys.argv[1], relax=['step_size']); "
-            "search_to_dir('MartingaleDifferenceBound', seed=3, budget=6, out=sys.argv[1], mutate='constants_2_to_1')")
+            "search_to_dir('MartingaleDifferenceBound', seed=3, budget=2, out=sys.argv[1], mutate='constants_2_to_1'); "
+            "search_to_dir('YoungInner', seed=3, budget=2, out=sys.argv[1])")
     outs = []
     for i, hs in enumerate(("1", "777")):
         d = tmp_path / f"run{i}"
         env = dict(os.environ, PYTHONHASHSEED=hs)
-        subprocess.run([sys.executable, "-c", code, str(d)], check=True, cwd=ROOT, env=env, timeout=120)
+        subprocess.run([sys.executable, "-c", code, str(d)], check=True, cwd=ROOT, env=env, timeout=300)
         outs.append(_read_all(d))
     assert outs[0] and outs[0] == outs[1]
-    assert any(f.startswith("ConvexFiniteRoundConvergence-s3-b3-relax-step_size") for f in outs[0])
-    # a different seed gives a different search (names carry the seed)
+    assert "MartingaleDifferenceBound-s3-b2-mutate-constants_2_to_1-000.json" in outs[0]
     assert file_stem("X", 4, 3) != file_stem("X", 3, 3)
 
 
-def test_relaxed_theorem_counterexample_readback(tmp_path):
-    paths = search_to_dir("ConvexFiniteRoundConvergence", seed=0, budget=2, out=str(tmp_path), relax=["step_size"])
+@pytest.mark.slow
+def test_run_statement_with_a_relaxed_hypothesis(tmp_path):
+    paths = search_to_dir("ConvexFiniteRoundConvergence", seed=0, budget=1, out=str(tmp_path), relax=["step_size"])
     assert paths
     rec = load_record(paths[0])
-    assert rec["relax"] == ["step_size"]
-    # the right side's derived numbers are recorded exactly (as the Lean file states them)
-    lean = get("ConvexFiniteRoundConvergence").lean_instance(rec["instance"])
-    assert rec["derived"] == {"dist_sq": str(lean["dist_sq"]), "C0": str(lean["C0"])}
-    assert Fraction(rec["derived"]["dist_sq"]) >= 0 and Fraction(rec["derived"]["C0"]) >= 0
+    assert rec["relax"] == ["step_size"] and rec["schema"] == "pyfed.counterexample/1"
     v = recheck(paths[0])
-    assert isinstance(v, Violated) and v.margin == Fraction(rec["margin"]["exact"])
-    # without the relaxation the instance is outside the hypotheses (h > 1/(81 beta))
-    assert get("ConvexFiniteRoundConvergence").check(rec["instance"]).status == "inconclusive"
+    assert v.status == "violated" and v.exact
+    # no Lean file: the relaxed statement is not the Lean statement
+    assert not any(f.endswith(".lean") for f in os.listdir(tmp_path))
 
 
-def test_lean_file_for_relaxed_theorem_not_for_mutations(tmp_path):
-    pytest.importorskip("pyfed.lean.render")
-    paths = search_to_dir("ConvexFiniteRoundConvergence", seed=0, budget=1, out=str(tmp_path / "r"),
-                          relax=["step_size"])
-    lean = [p[:-len(".json")] + ".lean" for p in paths]
-    assert lean and all(os.path.exists(p) for p in lean)
-    text = open(lean[0], encoding="utf-8").read()
-    assert "SCAFFOLD.ConvexFiniteRoundConvergence" in text and "fails: h <= 1/(81 beta)" in text
-    assert text.startswith("-- generated by `pyfed search` — do not edit\n") and "Left side (exact)" in text
-    rec = load_record(paths[0])
-    assert f"({rec['rhs']['exact']} : ℚ) < ({rec['lhs']['exact']} : ℚ)" in text
-    paths = search_to_dir("SumSquares", seed=0, budget=1, out=str(tmp_path / "m"), mutate="index_shift")
-    assert paths and not any(f.endswith(".lean") for f in os.listdir(tmp_path / "m"))
+@pytest.mark.slow
+def test_run_statement_counterexample_has_a_lean_file(tmp_path):
+    paths = search_to_dir("ConvexFiniteRoundConvergence", seed=0, budget=1, out=str(tmp_path),
+                          mutate="drop_noise_term")
+    assert paths and not any(f.endswith(".lean") for f in os.listdir(tmp_path))   # a mutation: JSON only
+    assert recheck(paths[0]).status == "violated"
 
 
 def test_cli_register_and_run(tmp_path, capsys):
@@ -102,11 +89,16 @@ def test_cli_register_and_run(tmp_path, capsys):
     assert args.func is run
     assert run(args) == 0
     files = sorted(os.listdir(tmp_path))
-    assert files and all(f.startswith("YoungInner-s1-b2-mutate-u_constant_halved-") for f in files)
-    # true statement: no counterexample file, only the summary of what was searched
+    assert files == ["YoungInner-s1-b2-mutate-u_constant_halved-000.json",
+                     "YoungInner-s1-b2-mutate-u_constant_halved-summary.json"]
+    # the true statement: no counterexample file, only the summary of what was searched
     args = parser.parse_args(["search", "YoungInner", "--budget", "2", "--out", str(tmp_path / "none")])
     assert run(args) == 0
     assert os.listdir(tmp_path / "none") == ["YoungInner-s0-b2-summary.json"]
+    # a relaxed hypothesis: exit 0 even when the inequality fails beyond it
+    args = parser.parse_args(["search", "YoungInner", "--budget", "2", "--relax", "ha", "--out", str(tmp_path / "r")])
+    assert run(args) == 0
+    assert any(f.endswith("-000.json") for f in os.listdir(tmp_path / "r"))
 
 
 def test_bad_input(tmp_path):
@@ -117,34 +109,31 @@ def test_bad_input(tmp_path):
         search_to_dir("YoungInner", seed=0, budget=1, out=str(tmp_path), relax=["nope"])
     assert e.value.argument == "relax"
     with pytest.raises(InputError) as e:
+        search_to_dir("YoungInner", seed=0, budget=1, out=str(tmp_path), mutate="nope")
+    assert e.value.argument == "mutate"
+    with pytest.raises(InputError) as e:
         search_to_dir("YoungInner", seed=0, budget=-1, out=str(tmp_path))
     assert e.value.argument == "budget"
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     with pytest.raises(InputError):
-        load_counterexample(str(bad))
+        load_record(str(bad))
 
 
+def test_statement_options_list_every_statement_with_its_keys_and_mutations():
+    rows = {name: (keys, muts) for name, keys, muts in statement_options()}
+    assert list(rows) == [e.name for e in catalogue()]
+    assert rows["SCAFFOLD.YoungInner"] == (["ha"], {"u_constant_halved": "a||u||^2 replaced by (a/2)||u||^2",
+                                                    "factor_3": "left side 3|<u,v>| instead of 2|<u,v>|",
+                                                    "drop_a_positive": "hypothesis a > 0 dropped"})
+    assert "step_size" in rows["SCAFFOLD.ConvexFiniteRoundConvergence"][0]
+
+
+@pytest.mark.slow
 def test_run_all_one_verdict_per_statement():
-    from pyfed.checkers.registry import display_name
-    res = run_all(budget=2, seed=0)
-    # bare names in namespace SCAFFOLD, qualified ones elsewhere (FedAvg.PerRoundProgress, ...)
-    assert [n for n, _ in res] == [display_name(n) for n in names()]
-    assert "FedAvg.TunedConvexFedAvgConvergence" in [n for n, _ in res]
-    # no counterexample to a true statement; a finite search is reported as inconclusive, never holds
-    assert all(v.status == "inconclusive" and v.details["search_result"] == "no counterexample"
-               for _, v in res), [(n, v) for n, v in res if v.details.get("search_result") != "no counterexample"]
-    assert all(v.statement == n for n, v in res)
+    res = run_all(budget=1, seed=0, quick=True)
+    assert [n for n, _ in res] == [e.display for e in catalogue()]
+    # no counterexample to a true statement; a finite search is inconclusive, never holds
+    assert all(v.status == "inconclusive" for _, v in res), [(n, v.status) for n, v in res]
     js = statement_verdicts_json(res)
-    assert [j["statement"] for j in json.loads(json.dumps(js))] == [display_name(n) for n in names()]
-    assert all(j["status"] == "inconclusive" and j["details"]["violated"] == 0 for j in js)
-
-
-def test_relaxed_export_is_not_called_a_counterexample(tmp_path):
-    from pyfed.search import search_to_dir
-    paths = search_to_dir("ConvexFiniteRoundConvergence", seed=1, budget=6, out=str(tmp_path), relax=("step_size",))
-    assert paths
-    lean = [p for p in tmp_path.iterdir() if p.suffix == ".lean"]
-    assert lean
-    text = lean[0].read_text(encoding="utf-8")
-    assert "NOT a counterexample to the theorem" in text and "Instance data as exported" in text
+    assert [j["statement"] for j in json.loads(json.dumps(js))] == [e.display for e in catalogue()]

@@ -210,24 +210,6 @@ def split_streams(rng) -> tuple[np.random.Generator, np.random.Generator]:
     return sampling, oracle
 
 
-#: Target number of float64 entries of one oracle batch (replicates x slots x d). Replicates
-#: are processed in consecutive blocks of about this size inside every local step, so the
-#: oracle's temporaries stay in the CPU cache. Blocks are visited in replicate order within
-#: each step, so an oracle that draws its randomness in C order over its batch (as
-#: GaussianOracle does) consumes exactly the same random numbers as one call on the whole
-#: (R, ., d) batch. The guarantee is "same draws, results equal to rounding" -- a relative 1e-12
-#: in the tests (``test_results_do_not_depend_on_replicate_blocking``), not bit for bit: the
-#: gradients are batched matrix products whose rounding depends on the batch shape and on the
-#: BLAS kernel the CPU selects.
-BLOCK_ENTRIES = 1 << 15
-
-
-def replicate_blocks(R: int, per_replicate: int) -> list[slice]:
-    """Consecutive slices of range(R), each holding about BLOCK_ENTRIES / per_replicate replicates."""
-    size = max(1, BLOCK_ENTRIES // max(1, per_replicate))
-    return [slice(a, min(a + size, R)) for a in range(0, R, size)]
-
-
 def call_oracle(oracle, y: np.ndarray, rng: np.random.Generator, clients) -> np.ndarray:
     """One oracle call on the batch ``y`` (..., M, d); returns a writable float64 array of the
     same shape (the algorithms update it in place). A wrong shape raises InputError('oracle')."""

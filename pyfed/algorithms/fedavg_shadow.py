@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import check_int
 from .common import as_step, call_oracle, check_oracle, check_problem, check_x0, seed_of, split_streams
-from .rounds import client_blocks
+from .rounds import layout_blocks
 
 __all__ = ["ShadowTrajectory", "fedavg_shadow"]
 
@@ -139,7 +139,7 @@ def fedavg_shadow(problem, oracle, *, tau, T, eta, x0=None, R=1, rng) -> ShadowT
     drift = np.empty((R, T, tau + 1, M))
     # client-major layout (M, R, d) and client blocks, as the step-by-step path of
     # pyfed.algorithms.fedavg (pyfed.algorithms.rounds): the same oracle draws for the same seed
-    blocks = client_blocks(M, R * d)
+    blocks = layout_blocks((M, R), d)
     clients = np.broadcast_to(np.arange(M)[:, None], (M, R))
     start = np.broadcast_to(x0a, (R, d)).copy()
     for t in range(T):

@@ -46,13 +46,16 @@ import numpy as np
 from ..errors import InputError
 from .common import call_oracle
 
-__all__ = ["Slots", "LocalPathLaw", "local_path_law", "client_blocks", "CLIENT_BLOCK_ENTRIES"]
+__all__ = ["Slots", "LocalPathLaw", "local_path_law", "client_blocks", "layout_blocks", "CLIENT_BLOCK_ENTRIES"]
 
 #: Target number of float64 entries of one oracle call of the step-by-step path in the
 #: client-major layout. Consecutive rows (clients when S = N, sorted slots when S < N) are
-#: grouped into blocks of about this size; blocks are visited in order, so an oracle drawing
-#: in C order over its batch (GaussianOracle) consumes the same random numbers as one call on
-#: the whole batch: results do not depend on this constant.
+#: grouped into blocks of about this size, and a row longer than this (one client's slots in
+#: many replicates) is cut into consecutive pieces of replicates; blocks are visited in C order,
+#: so an oracle drawing in C order over its batch (GaussianOracle, MinibatchOracle) consumes the
+#: same random numbers as one call on the whole batch: results do not depend on this constant
+#: (to rounding). It bounds the oracle's temporaries (a minibatch oracle gathers b rows of data
+#: per slot) whatever the number of replicates R.
 CLIENT_BLOCK_ENTRIES = 1 << 17
 
 
@@ -60,6 +63,21 @@ def client_blocks(n: int, per_client: int) -> list[slice]:
     """Consecutive slices of range(n) (rows of the layout), each about CLIENT_BLOCK_ENTRIES / per_client long."""
     size = max(1, CLIENT_BLOCK_ENTRIES // max(1, per_client))
     return [slice(a, min(a + size, n)) for a in range(0, n, size)]
+
+
+def layout_blocks(lead: tuple, d: int) -> list[tuple]:
+    """Consecutive pieces, in C order, of a layout whose per-slot arrays are shaped ``lead + (d,)``
+    (``lead`` = (n,) or (n, R)), each holding about CLIENT_BLOCK_ENTRIES entries: index tuples of
+    slices (``a[idx]`` keeps every axis). Whole rows are grouped while a row fits in a block
+    (:func:`client_blocks`); a longer row of a 2-d ``lead`` is cut into pieces of its second axis
+    (replicates), so no block exceeds the budget whatever R is (one slot of d entries at least)."""
+    n = int(lead[0])
+    per_row = int(np.prod(lead[1:], dtype=np.int64)) * max(1, int(d))
+    if len(lead) == 1 or per_row <= CLIENT_BLOCK_ENTRIES:
+        return [(b,) for b in client_blocks(n, per_row)]
+    m = int(lead[1])
+    size = max(1, CLIENT_BLOCK_ENTRIES // (per_row // max(1, m)))
+    return [(slice(i, i + 1), slice(a, min(a + size, m))) for i in range(n) for a in range(0, m, size)]
 
 
 class Slots:
@@ -296,7 +314,7 @@ def local_path_law(problem, oracle, eta: float, K: int, method: str):
 def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, eta: float, *, gsum=None,
                        prox: float = 0.0):
     """The step-by-step local paths in the layout of ``slots``: K passes, each one oracle call
-    per block of consecutive slots (:func:`client_blocks`; the whole batch unless it exceeds
+    per block of consecutive slots (:func:`layout_blocks`; the whole batch unless it exceeds
     CLIENT_BLOCK_ENTRIES) with ``clients`` naming each slot's client. X the round start per
     slot (a broadcast view is fine), corr per slot or None. If ``gsum`` (same shape) is given
     the oracle samples are added to it. ``prox`` > 0 adds the proximal gradient prox (y - x)
@@ -304,8 +322,7 @@ def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, e
     d = X.shape[-1]
     shape = slots.shape + (d,)
     Y = np.array(np.broadcast_to(X, shape), dtype=np.float64, copy=True)
-    per = int(np.prod(slots.shape[1:], dtype=np.int64)) * d  # entries per leading index
-    blocks = client_blocks(slots.shape[0], per)
+    blocks = layout_blocks(slots.shape, d)
     for _ in range(K):
         for b in blocks:  # same draws as one call on the whole batch (see CLIENT_BLOCK_ENTRIES)
             yb = Y[b]
@@ -323,6 +340,11 @@ def step_displacements(oracle, rng, slots: Slots, X: np.ndarray, corr, K: int, e
 
 
 def step_fresh_samples(oracle, rng, slots: Slots, X: np.ndarray) -> np.ndarray:
-    """One oracle sample at the round start of every slot (option I), in the layout of ``slots``."""
+    """One oracle sample at the round start of every slot (option I, the Run model's warm start),
+    in the layout of ``slots``; one oracle call per block of :func:`layout_blocks` (the same
+    draws as one call on the whole batch)."""
     Xf = np.array(np.broadcast_to(X, slots.shape + (X.shape[-1],)), dtype=np.float64, copy=True)
-    return call_oracle(oracle, Xf, rng, slots.clients)
+    G = np.empty_like(Xf)
+    for b in layout_blocks(slots.shape, Xf.shape[-1]):
+        G[b] = call_oracle(oracle, Xf[b], rng, slots.clients[b])
+    return G

@@ -10,7 +10,9 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
+from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
 from . import STYLE, make_console, print_line
+from .display import Stages, print_table
 
 __all__ = ["register", "run", "run_file", "evidence", "summary_counts", "render_verdicts",
            "render_statement_verdicts", "render_profile"]
@@ -46,8 +48,12 @@ def register(subparsers) -> None:
                    help="re-decide a counterexample written by --out exactly (statement from the recorded file, "
                         "or PATH.lean); exit 1 if the violation is re-confirmed")
     p.add_argument("--force", action="store_true", help="with --replay: accept a statement file that changed")
+    p.add_argument("--implementation", metavar="ADAPTER",
+                   help="run the statements that apply to a conforming implementation (pyfed conform ADAPTER) on its "
+                        "own trajectories (Monte Carlo rows)")
     from .search import add_parallel_arguments
     add_parallel_arguments(p, "the constant profile's candidates (with PATH.lean)")
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -110,15 +116,10 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
         src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
         name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
         t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
-        # at >= 120 columns (a wide terminal; pipes and logs, see make_console) numbers never wrap and an
-        # instance name folds only beyond 36 characters; narrower, every cell may fold
-        wide = console.width >= 120
-        longest = max((len(w) for v in vs for w in str((v.details or {}).get("instance", "-")).split()), default=1)
-        t.add_column("instance", overflow="fold", width=min(longest, 36) if wide else None)
-        t.add_column("hypotheses", overflow="fold")
-        for col in ("left side", "right side", "ratio", "verdict"):
-            t.add_column(col, overflow="fold", no_wrap=wide)
-        t.add_column("evidence", overflow="fold")
+        # column widths from print_table: every word whole, cells wrapped between words, rows stacked
+        # as "field: value" lines when the columns cannot fit
+        for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
+            t.add_column(col)
         for v in vs:
             d = v.details
             hyps = d.get("hypotheses", [])
@@ -133,7 +134,7 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
                      else _fmt(balls.get("ratio", v.ratio), 4))
             t.add_row(escape(str(d.get("instance", "-"))), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
                       ratio, f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
-        console.print(t)
+        print_table(console, t)
         for v in vs:
             d = v.details
             p = d.get("parameters")
@@ -155,13 +156,14 @@ def run(args) -> int:
     ``--seed`` >= 0, ``--replicates`` >= 2, ``--budget`` >= 1, ``--json`` a creatable file path
     (not empty, not a directory, in an existing writable directory).
     """
+    if getattr(args, "implementation", None):
+        from .conform import run_implementation
+        return run_implementation(args)
     if getattr(args, "replay", None):
         from .replay import run as run_replay
         return run_replay(args)
     if getattr(args, "force", False):
         raise InputError("--force", "only applies with --replay")
-    from rich.progress import Progress
-
     from ..check import default_replicates, run_check
     from ..report import report_json
     from ..errors import check_int, check_output_file
@@ -173,36 +175,37 @@ def run(args) -> int:
         check_int("--budget", args.budget, minimum=1)
     if args.json is not None:
         check_output_file("--json", args.json)
+    limits = limits_from_args(args)
     if getattr(args, "path", None):
-        return run_file(args)
+        return run_file(args, limits)
     for opt in ("theorem", "out", "workers", "scheduler"):
         if getattr(args, opt, None) is not None:      # --workers 0 too: no silent acceptance
             raise InputError(f"--{opt}", "only applies with a PATH.lean to check")
-    console = make_console()
+    if getattr(args, "no_profile", False):
+        raise InputError("--no-profile", "only applies with a PATH.lean to check")
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
+    cost, option = suite_cost(reps, args.budget, args.quick, args.skip_statements)
+    refuse_if_over(cost, limits, option)
+    console = make_console()
     statements = []
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("pyfed check", total=None)
-
-        def tick(label):
-            progress.update(task, description=escape(f"running {label}"))
-
-        verdicts = run_check(quick=args.quick, seed=args.seed, replicates=reps, progress=tick)
+    with Stages("pyfed check") as stages:
+        verdicts = run_check(quick=args.quick, seed=args.seed, replicates=reps, progress=stages.start)
         if not args.skip_statements:
             from ..search import run_all
 
             statements = run_all(budget=args.budget, seed=args.seed, quick=args.quick,
-                                 progress=lambda name: tick(f"statement checker {name}"))
-    render_verdicts(console, verdicts, "pyfed check")
-    if statements:
-        render_statement_verdicts(console, statements)
-    if args.json:
+                                 progress=lambda name: stages.start(f"statement checker {name}"))
+    if args.json:       # first: a finished result is never lost to an error while printing
         try:
             with open(args.json, "w", encoding="utf-8") as fh:
                 fh.write(report_json(verdicts, seed=args.seed, quick=args.quick, replicates=reps,
                                      statements=statements) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+    render_verdicts(console, verdicts, "pyfed check")
+    if statements:
+        render_statement_verdicts(console, statements)
+    if args.json:
         print_line(console, f"JSON report written to {escape(args.json)}")
     print_line(console, f"theorem instances: {summary_counts(verdicts)}")
     found = sum(v.status == "violated" for _, v in statements)
@@ -211,6 +214,42 @@ def run(args) -> int:
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                         "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) or found else 0
+
+
+def suite_cost(replicates: int, budget, quick: bool, skip_statements: bool):
+    """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check`` on the
+    default suite: its Monte Carlo instances with ``replicates`` replicates, then the statement
+    checkers with ``budget`` random draws each (their own budgets when None)."""
+    from .. import resources
+
+    def estimate(**kw):
+        cost = resources.default_suite(kw["--replicates"], quick)
+        if not skip_statements:
+            from ..checkers.registry import names
+            cost = cost + resources.statement_checkers(names(), kw["--budget"], quick)
+        return cost
+
+    values = {"--replicates": replicates, "--budget": budget}
+    defaults = {"--replicates": 64 if quick else 256, "--budget": None}
+    return estimate(**values), resources.blame(estimate, values, defaults)
+
+
+def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile: bool):
+    """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check PATH.lean``
+    on the statements read: each statement's Monte Carlo instances with ``replicates``
+    replicates, its search (``budget`` random draws) and constant profile
+    (:func:`pyfed.engines.statement.profile_size` candidates)."""
+    from .. import resources
+    from ..engines.statement import profile_size
+
+    def estimate(**kw):
+        b = kw["--budget"]
+        cands = sum(b + (0 if no_profile else profile_size(st, b)) for st in statements)
+        return resources.statement_file(cands, kw["--replicates"], len(statements), quick)
+
+    values = {"--replicates": replicates, "--budget": budget}
+    defaults = {"--replicates": 64 if quick else 256, "--budget": 8 if quick else 24}
+    return estimate(**values), resources.blame(estimate, values, defaults)
 
 
 def render_statement_verdicts(console, results) -> None:
@@ -235,7 +274,7 @@ def render_statement_verdicts(console, results) -> None:
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
         t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
-    console.print(t)
+    print_table(console, t)
     print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
                         "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
                         "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
@@ -293,52 +332,19 @@ def render_profile(console, profile) -> None:
         where = c["description"] + (f" [{c['location']}]" if c["location"] else "")
         t.add_row(escape(c["constant"]), escape(where), escape(need),   # the user's text is not markup
                   escape(f"#{pin['index']}: {pin['description']}") if pin else "-", str(c["decided"]))
-    console.print(t)
+    print_table(console, t)
     console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof. "
                   "Decimals are rounded toward the safe side; the JSON report has the exact values.[/dim]")
 
 
-def _checker_verdict(name, args):
-    """Verdict of one registered statement checker's search, seeded exactly as
-    :func:`pyfed.checkers.registry.run_all` seeds it (``default_rng([seed, index])``), so the row equals
-    the default report's."""
-    import numpy as np
-
-    from pyfed.checkers.registry import get, names
-    i = names().index(name)
-    return get(name).verdict(np.random.default_rng([int(args.seed), i]), args.budget)
-
-
 def _read_with_checkers(path, theorem=None):
-    """(statements, lemma names) of the file at ``path`` (only ``theorem`` if given): the file's
-    run statements; theorems of *our* ``lean/Pyfed/Scaffold/Theorems.lean`` that are not about a
-    run (``GradientGrowth`` …) go to their registered checkers instead of being an error.
-    Anything else unsupported raises ReaderError; a missing ``theorem`` raises InputError naming
+    """(statements, []) of the file at ``path`` (only ``theorem`` if given): every theorem of the
+    file through the one reader, whatever its shape (a run, a FedAvg run, a run-free lemma).
+    Anything unsupported raises ReaderError; a missing ``theorem`` raises InputError naming
     ``--theorem``."""
-    from pathlib import Path
+    from ..statements import read_file
 
-    from ..statements import ReaderError, read_file, theorems_path
-
-    try:
-        return read_file(path, theorem=theorem), []
-    except ReaderError as exc:
-        try:
-            ours = Path(path).resolve() == theorems_path().resolve()
-        except Exception:  # no repository layout: not our file
-            ours = False
-        if not ours:
-            raise
-        from pyfed.checkers.registry import names as registered
-        lemmas = []
-        for e in exc.errors:
-            construct = getattr(e, "construct", "")
-            if not (construct.startswith("theorem `") and construct.endswith("` without a run")):
-                raise
-            name = construct[len("theorem `"):-len("` without a run")]
-            if name not in registered():
-                raise
-            lemmas.append(name)
-        return read_file(path, theorem=theorem, skip=lemmas), lemmas
+    return read_file(path, theorem=theorem), []
 
 
 def _read_all(paths, theorem=None):
@@ -367,7 +373,7 @@ def _read_all(paths, theorem=None):
     return out
 
 
-def run_file(args) -> int:
+def run_file(args, limits=None) -> int:
     """``pyfed check PATH.lean [PATH.lean ...]``: read every file's theorems (all files before
     any computation), decide each with every engine, print the default report's table per
     theorem (plus the constant profile) file by file, write one JSON report with every
@@ -376,9 +382,9 @@ def run_file(args) -> int:
     string is accepted as one file). The
     constant profile's candidates go through :mod:`pyfed.parallel` (``--workers`` /
     ``--scheduler``, validated before any work; the output does not depend on them), with a
-    progress bar over them."""
-    from rich.progress import Progress
-
+    progress bar over them. The estimated cost (:func:`pyfed.resources.statement_file`) is
+    checked against ``limits`` (default: from ``--max-memory`` / ``--max-seconds``) once the
+    files are read, before any work."""
     from ..check import check_statement, default_budget, default_replicates
     from ..report import statement_report_json
     from ..engines.statement import constant_profile, profile_size
@@ -389,45 +395,38 @@ def run_file(args) -> int:
         from ..errors import check_int
         check_int("--budget", args.budget, minimum=1)
     workers, scheduler = check_workers(getattr(args, "workers", None), getattr(args, "scheduler", None))
+    limits = limits if limits is not None else limits_from_args(args)
     if args.out:
         from ..search import prepare_out
         prepare_out(args.out)
     read = _read_all(paths, args.theorem)      # ReaderError: exit 2 with file:line:col
-    console = make_console()
     reps = args.replicates if args.replicates is not None else default_replicates(args.quick)
     budget = default_budget(args.quick) if args.budget is None else args.budget
+    sts = [st for _, statements, _ in read for st in statements]
+    cost, option = file_cost(sts, reps, budget, args.quick, args.no_profile)
+    refuse_if_over(cost, limits, option)
+    console = make_console()
     results = []        # [(path, reports, checked lemmas)]
-    with Progress(console=console, transient=True) as progress, \
+    with Stages("pyfed check") as stages, \
             Pool(workers=None if args.no_profile else workers, scheduler=None if args.no_profile else scheduler) \
             as pool:    # an unreachable --scheduler is an InputError here, before any work
-        task = progress.add_task("pyfed check", total=None)
-
-        def tick(label):
-            progress.update(task, description=escape(f"running {label}"))
-
         for path, statements, lemmas in read:
             reports = []
             for st in statements:
                 rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
-                                      profile=False, out=args.out, progress=tick)
+                                      profile=False, out=args.out, progress=stages.start)
                 if not args.no_profile and not rep.vacuous and getattr(st, "shape", "scaffold_run") == "scaffold_run":
                     # the profile's candidates through pyfed.parallel (the profile reads SCAFFOLD run statements)
-                    tick(f"{st.name}: constant profile")
-                    bar = progress.add_task(escape(f"{st.name}: constant profile"), total=profile_size(st, budget))
+                    stages.start(f"{st.name}: constant profile")
+                    advance, close = stages.bar(f"{st.name}: constant profile", profile_size(st, budget))
                     rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,
-                                                   progress=lambda k, bar=bar: progress.advance(bar, k))
-                    progress.remove_task(bar)
+                                                   progress=lambda k, advance=advance: advance(k))
+                    close()
                 reports.append(rep)
-            checked_lemmas = []
-            for name in lemmas:
-                tick(f"{name} (statement checker)")
-                checked_lemmas.append((name, _checker_verdict(name, args)))
-            results.append((path, reports, checked_lemmas))
-    for path, reports, checked_lemmas in results:
-        _render_file(console, path, reports, checked_lemmas, args.theorem)
+            results.append((path, reports, list(lemmas)))
     all_reports = [r for _, reports, _ in results for r in reports]
     all_lemmas = [lem for _, _, lemmas in results for lem in lemmas]
-    if args.json:
+    if args.json:       # first: a finished result is never lost to an error while printing
         try:
             with open(args.json, "w", encoding="utf-8") as fh:
                 fh.write(statement_report_json(all_reports, seed=args.seed, quick=args.quick, replicates=reps,
@@ -435,6 +434,9 @@ def run_file(args) -> int:
                                                lemmas=all_lemmas) + "\n")
         except OSError as exc:  # checked before the run; only a change since then gets here
             raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+    for path, reports, checked_lemmas in results:
+        _render_file(console, path, reports, checked_lemmas, args.theorem)
+    if args.json:
         print_line(console, f"JSON report written to {escape(args.json)}")
     verdicts = [v for r in all_reports for v in r.verdicts] + [v for _, v in all_lemmas]
     for path, reports, checked_lemmas in results:

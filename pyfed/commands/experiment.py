@@ -29,7 +29,7 @@ import numpy as np
 from rich.markup import escape
 
 from ..experiments.heterogeneity import (METHOD_LABELS, PAPER_TABLE3, HeterogeneityConfig, HeterogeneityResult,
-                                     default_config, run_heterogeneity, validate_config, work_units)
+                                         bound_text, default_config, run_heterogeneity, validate_config, work_units)
 from ..errors import InputError
 
 __all__ = ["register", "run", "config_from_args", "FLAG_NAMES", "write_outputs", "plot_rounds", "plot_curves"]
@@ -73,6 +73,8 @@ def register(subparsers) -> None:
                    help="seed of the test split and the client splits (default 0)")
     p.add_argument("--target", help=f"target test accuracy in (0, 1] (default {float(full.target):g})")
     p.add_argument("--cap", type=int, help=f"round cap (default {full.cap})")
+    from ..resources import add_limit_arguments
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -164,27 +166,51 @@ def run(args) -> int:
     Every flag and ``--out`` are checked before any simulation (InputError naming the flag,
     exit status 2 from :func:`pyfed.cli.main`). Returns 0.
     """
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                               TimeElapsedColumn)
-
+    from ..resources import limits_from_args, refuse_if_over
     from . import make_console
+    from .display import Stages
 
     cfg = config_from_args(args)
+    cost, option = experiment_cost(cfg, args.quick)
+    refuse_if_over(cost, limits_from_args(args), option)
     out = _prepare_out(args.out)
     console = make_console()
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        task = progress.add_task("pyfed experiment", total=work_units(cfg))
-
-        def tick(advance, description):
-            progress.update(task, advance=advance, description=description)
+    with Stages("pyfed experiment", total=work_units(cfg)) as stages:
+        def tick(advance, description):     # a finished unit (a setting's step size, its curve), or a note
+            if advance:
+                stages.complete(description)
+            else:
+                stages.note(description)
 
         res = run_heterogeneity(cfg, progress=tick, names=FLAG_NAMES)
+    paths = write_outputs(res, out)     # files first: never lost to an error while printing
     render(console, res)
-    paths = write_outputs(res, out)
     for p in paths:
         console.print(f"written: {escape(str(p))}", highlight=False)
     return 0
+
+
+#: Configuration fields whose size the resource model weighs, by flag.
+SIZE_FIELDS = {"--seeds": "replicates", "--cap": "cap", "--epochs": "epochs", "--eta-grid": "eta_grid",
+               "--similarities": "similarities", "--methods": "methods"}
+
+
+def experiment_cost(cfg: HeterogeneityConfig, quick: bool = False):
+    """(estimated :class:`pyfed.resources.Cost`, option to lower) of running ``cfg``
+    (:func:`pyfed.resources.experiment`); the option named is the size flag whose value, reset to
+    its default, lowers the estimate most."""
+    import dataclasses
+
+    from .. import resources
+
+    base = default_config(quick=quick)
+
+    def estimate(**kw):
+        return resources.experiment(dataclasses.replace(cfg, **{SIZE_FIELDS[k]: v for k, v in kw.items()}))
+
+    values = {k: getattr(cfg, f) for k, f in SIZE_FIELDS.items()}
+    defaults = {k: getattr(base, f) for k, f in SIZE_FIELDS.items()}
+    return estimate(**values), resources.blame(estimate, values, defaults)
 
 
 # ----------------------------------------------------------------------------------------
@@ -194,6 +220,8 @@ def run(args) -> int:
 def render(console, res: HeterogeneityResult) -> None:
     """Print the table (ours), the paper's Table 3, the findings and a summary of the design."""
     from rich.table import Table
+
+    from .display import print_table
 
     cfg = res.config
     info = next(iter(res.problems.values()))
@@ -217,8 +245,8 @@ def render(console, res: HeterogeneityResult) -> None:
             star = "*" if c["eta_at_grid_edge"] else ""
             cells.append(escape(f"{c['text']}{spread}{sp}  eta_l={c['eta']:g}{star}"))
         t.add_row(METHOD_LABELS[row["method"]], "1 step" if row["method"] == "sgd" else str(row["epochs"]), *cells)
-    console.print(t)
-    console.print(paper_table())
+    print_table(console, t)
+    print_table(console, paper_table())
     marks = {"reproduced": "[bold green]reproduced[/]", "not reproduced": "[bold red]not reproduced[/]",
              "not tested": "[yellow]not tested[/]"}
     console.print("The paper's qualitative findings on this run:")
@@ -249,8 +277,8 @@ def paper_table():
     for (m, e), vals in PAPER_TABLE3["rows"].items():
         cells = []
         for v, g in zip(vals, sgd):
-            if v is None:
-                cells.append(f"1000+ (<{g / 1000:.1g}×)")
+            if v is None:      # not reached in 1000 rounds: the speed-up is below g/1000, rounded up
+                cells.append(f"1000+ (<{bound_text(Fraction(g, 1000), 'up')}×)")
             else:
                 cells.append(f"{v} ({g / v:.2g}×)" if g / v < 10 else f"{v} ({g / v:.0f}×)")
         pt.add_row(METHOD_LABELS[m], "1" if m == "sgd" else str(e), *cells)

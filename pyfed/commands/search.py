@@ -21,11 +21,11 @@ def format_statement_options(lean_name=None) -> str:
 
     rows = statement_options()
     if lean_name is not None:
-        bare = get(lean_name).lean_name
-        rows = [r for r in rows if r[0] == bare]
+        name = get(lean_name).name
+        rows = [r for r in rows if r[0] == name]
     lines = []
     for name, keys, muts in rows:
-        lines.append(get(name).qualified_name)
+        lines.append(name)
         lines.append("  --relax: " + (", ".join(keys) if keys else "(no hypotheses)"))
         if muts:
             lines.append("  --mutate:")
@@ -36,15 +36,15 @@ def format_statement_options(lean_name=None) -> str:
 
 
 _DESCRIPTION = (
-    "Adversarial counterexample search for one statement (checker registry: namespace SCAFFOLD, or FedAvg "
-    "for the Field Guide statements, e.g. FedAvg.PerRoundProgress). "
-    "Writes one JSON file per counterexample to --out (same seed and budget: byte-identical files), "
-    "and for exact counterexamples to the real statement also a Lean file stating the witness; "
-    "always a <stem>-summary.json of what was searched (statistics, tightest instance). "
-    "--budget B: B random draws (the statement's structured edge cases are tried in addition, and "
-    "some checkers refine each draw, so B = 1 can decide several candidates). "
+    "Adversarial counterexample search for one of pyfed's statements (a theorem of its Lean files, e.g. "
+    "ConvexFiniteRoundConvergence, YoungInner or FedAvg.PerRoundProgress), read through the same reader as "
+    "`pyfed check PATH.lean`. Writes one JSON file per counterexample to --out (same seed and budget: "
+    "byte-identical files), and for a statement about a SCAFFOLD run also a Lean file restating it with the "
+    "witness; always a <stem>-summary.json of what was searched (statistics, tightest instance). "
+    "--budget B: B random draws (the structured edge cases are tried in addition, and each candidate may be "
+    "refined, so B = 1 can decide several candidates). --mutate NAME: a deliberately wrong edit of the "
+    "statement's Lean text; --relax KEY: the hypothesis KEY removed. "
     "Exit status 1 iff a counterexample to the (unrelaxed, unmutated) statement is found. "
-    "--mutate runs write no .lean file: the mutated statement is not the Lean statement. "
     "Run pyfed search --list (or pyfed search NAME --list) for the valid --relax hypothesis "
     "keys and --mutate names of each statement.")
 
@@ -60,8 +60,8 @@ def register(subparsers) -> None:
                    help="list the statements with their --relax keys and --mutate names, then exit")
     p.add_argument("--seed", type=int, default=0, help="seed of the search, >= 0 (default 0)")
     p.add_argument("--budget", type=int, default=None,
-                   help="random draws of the search, >= 1 (default: the checker's); the structured edge "
-                        "cases are tried in addition and some checkers refine each draw")
+                   help="random draws of the search, >= 1 (default 8); the structured edge cases are tried in "
+                        "addition and each candidate may be refined")
     p.add_argument("--relax", action="append", default=[], metavar="HYPOTHESIS",
                    help="hypothesis key to search beyond (repeatable), e.g. step_size; see --list")
     p.add_argument("--mutate", default=None, metavar="NAME",
@@ -69,6 +69,8 @@ def register(subparsers) -> None:
                         "no .lean file")
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (required unless --list)")
     add_parallel_arguments(p, "the candidates")
+    from ..resources import add_limit_arguments
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -94,7 +96,9 @@ def run(args) -> int:
 
     from . import make_console, make_progress
 
-    from pyfed.checkers.registry import get
+    from pyfed.checkers.registry import get, statements_of
+
+    from ..search import default_statement_budget
 
     if getattr(args, "list_options", False):
         print(format_statement_options(args.lean_name))
@@ -102,14 +106,12 @@ def run(args) -> int:
     if args.lean_name is None:
         raise InputError("lean_name", "missing statement name (e.g. ConvexFiniteRoundConvergence); "
                                       "`pyfed search --list` lists them")
-    chk = get(args.lean_name)
+    entry = get(args.lean_name)
     try:  # the library names them relax / mutate; on the command line they are flags
-        if args.mutate is not None:
-            chk._mutation(args.mutate)
-        chk.effective_relax(args.relax, args.mutate)
+        statements_of(entry.name, mutate=args.mutate, relax=args.relax)
     except InputError as exc:
-        if exc.argument in ("relax", "mutate"):
-            raise InputError(f"--{exc.argument}", exc.reason) from None
+        if exc.argument in ("relax", "mutate", "mutation"):
+            raise InputError(f"--{'mutate' if exc.argument == 'mutation' else exc.argument}", exc.reason) from None
         raise
     seed = check_int("--seed", args.seed, minimum=0)
     if args.budget is not None:
@@ -118,16 +120,19 @@ def run(args) -> int:
         raise InputError("--out", "required: the directory for the counterexample files and the summary")
     prepare_out(args.out)
     check_workers(args.workers, args.scheduler)
-    budget = chk.default_budget if args.budget is None else args.budget
+    budget = default_statement_budget() if args.budget is None else args.budget
+    from .. import resources
+    resources.refuse_if_over(resources.checker_search(entry.name, budget), resources.limits_from_args(args),
+                             "--budget")
     console = make_console()
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
-        task = progress.add_task(f"searching {chk.qualified_name}", total=None)
-        paths = search_to_dir(chk.lean_name, seed=seed, budget=budget, out=args.out,
+        task = progress.add_task(f"searching {entry.name}", total=None)
+        paths = search_to_dir(entry.name, seed=seed, budget=budget, out=args.out,
                               relax=args.relax, mutate=args.mutate,
                               progress=lambda n: progress.advance(task, n),
                               workers=args.workers, scheduler=args.scheduler)
-    what = chk.qualified_name + (f" (mutation {args.mutate})" if args.mutate else "")
+    what = entry.name + (f" (mutation {args.mutate})" if args.mutate else "")
     kinds = []
     for p in paths:
         with open(p, encoding="utf-8") as fh:
@@ -146,19 +151,21 @@ def run(args) -> int:
                       "statement)", highlight=False, soft_wrap=True)
     for p in paths:
         console.print(f"  {escape(str(p))}", highlight=False, soft_wrap=True)
-    spath = summary_path(args.out, chk.lean_name, seed, budget, args.relax, args.mutate)
+    spath = summary_path(args.out, entry.name, seed, budget, args.relax, args.mutate)
     with open(spath, encoding="utf-8") as fh:
         summary = json.load(fh)
     st = summary["statistics"]
-    console.print(f"searched {st['drawn']} candidates ({st['structured']} structured edge cases, {budget} random "
-                  f"draw(s) and their refinements), {st['candidates']} distinct: {st['holds']} hold, "
-                  f"{st['violated']} violated, {st['inconclusive']} inconclusive, {st['vacuous']} outside the "
-                  "hypotheses", highlight=False, soft_wrap=True)
+    console.print(f"searched {st['drawn']} candidates (the structured edge cases, {budget} random draw(s) and their "
+                  f"refinements): {st['holds']} hold, {st['violated']} violated, {st['undecided']} undecided, "
+                  f"{st['outside_hypotheses']} outside the hypotheses", highlight=False, soft_wrap=True)
     tight = summary.get("tightest")
-    if tight:
-        ratio = tight.get("ratio") or {}
-        r = ratio.get("exact") or ratio.get("decimal") or ratio.get("mpmath") or ratio.get("float")
-        console.print(f"tightest holding instance: lhs/rhs = {format_number(r) if r is not None else '-'} "
-                      "(1 = the bound is attained)", highlight=False, soft_wrap=True)
+    if tight and tight.get("lhs") and tight.get("rhs"):
+        try:
+            from fractions import Fraction
+            r = Fraction(tight["lhs"]) / Fraction(tight["rhs"])
+            console.print(f"tightest holding instance: lhs/rhs = {format_number(r)} (1 = the bound is attained)",
+                          highlight=False, soft_wrap=True)
+        except (ValueError, ZeroDivisionError):
+            pass
     console.print(f"summary written to {escape(str(spath))}", highlight=False, soft_wrap=True)
     return EXIT_VIOLATED if paths and not args.relax and not args.mutate else EXIT_OK

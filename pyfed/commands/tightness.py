@@ -114,6 +114,8 @@ def register(subparsers) -> None:
     p.add_argument("--max-multiple", dest="max_multiple", type=int, default=512,
                    help="largest m = h*81*beta swept; must be a power of two >= 1 (default 512)")
     add_parallel_arguments(p, "the grid points")
+    from ..resources import add_limit_arguments
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -174,6 +176,27 @@ def _validated(args) -> dict:
     return dict(N=N, d=d, S=S, K=K, T=T, seed=seed, sigma=sigma, eta_g=eta_g, mu=mu, multiples=multiples)
 
 
+#: Exact bisection steps after the grid (tightness_sweep's default).
+BISECT = 8
+#: Defaults of the size options, for naming the one to lower (pyfed.resources.blame).
+SIZE_DEFAULTS = {"--N": 4, "--d": 2, "--K": 2, "--T": 10, "--max-multiple": 512}
+
+
+def sweep_cost(a: dict):
+    """(estimated :class:`pyfed.resources.Cost`, option to lower) of the sweep of validated
+    arguments ``a`` (:func:`pyfed.resources.exact_sweep`: the rational instance, then one
+    exact point per multiple and per bisection step)."""
+    from .. import resources
+
+    def estimate(**kw):
+        points = kw["--max-multiple"].bit_length() + 3 + BISECT
+        return resources.exact_sweep(kw["--N"], kw["--d"], kw["--K"], kw["--T"], points)
+
+    values = {"--N": a["N"], "--d": a["d"], "--K": a["K"], "--T": a["T"], "--max-multiple": max(a["multiples"])}
+    values["--max-multiple"] = int(values["--max-multiple"])
+    return estimate(**values), resources.blame(estimate, values, SIZE_DEFAULTS)
+
+
 def run(args) -> int:
     """Run the sweep from parsed arguments; prints a table, writes tightness.png and tightness.json.
 
@@ -187,10 +210,14 @@ def run(args) -> int:
     from rich.table import Table
 
     from . import make_console, make_progress, print_line
+    from .display import print_table
 
     console = make_console()  # pipes and files: rich would assume 80 columns
     a = _validated(args)
     check_workers(args.workers, args.scheduler)
+    cost, option = sweep_cost(a)
+    from ..resources import limits_from_args, refuse_if_over
+    refuse_if_over(cost, limits_from_args(args), option)
     prepare_output_dir("--out", args.out)
     problem = default_instance(a["seed"], N=a["N"], d=a["d"])
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -217,15 +244,15 @@ def run(args) -> int:
         fmt = format_number  # exact rationals correctly rounded at any magnitude
         hyp = "hold" if p.hypotheses_hold else ("FAIL: " + ", ".join(p.failing) if p.failing else "FAIL")
         t.add_row(str(p.multiple), fmt(p.lhs), fmt(p.rhs), fmt(p.ratio), hyp, p.label)
-    console.print(t)
+    with open(os.path.join(args.out, "tightness.json"), "w", encoding="utf-8") as fh:   # files first
+        json.dump(res.to_json(), fh, indent=1)
+    png = plot_sweep(res, os.path.join(args.out, "tightness.png"))
+    print_table(console, t)
     print_line(console, legend, highlight=False)       # under the table, one line in a log
     print_line(console, summary_text(res), highlight=False)
     if a["mu"] is not None and all("convexity" in p.failing for p in res.points if p.status != "undefined"):
         print_line(console, escape(f"--mu {args.mu} exceeds the problem's certified strong convexity mu = {problem.mu}: "
                              "the convexity hypothesis fails at every point."), highlight=False)
-    png = plot_sweep(res, os.path.join(args.out, "tightness.png"))
-    with open(os.path.join(args.out, "tightness.json"), "w", encoding="utf-8") as fh:
-        json.dump(res.to_json(), fh, indent=1)
     print_line(console, f"plot written to {escape(str(png))}", highlight=False)
     inside_violation = any(p.hypotheses_hold and p.status == "violated" for p in res.points)
     return EXIT_VIOLATED if inside_violation else EXIT_OK

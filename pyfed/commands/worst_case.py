@@ -48,6 +48,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-verify", action="store_true",
                    help="do not re-verify claimed violations on exact quadratic instances")
     add_parallel_arguments(p, "the grid points")
+    from ..resources import add_limit_arguments
+    add_limit_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -63,11 +65,12 @@ def _f(v, digits=4):
 
 def run(args) -> int:
     """Run the sweep described by parsed ``args`` (see :func:`register`); returns the exit status."""
-    from rich.progress import Progress
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from ..engines.pep import DEFAULT_SOLVER, smallest_constant, sweep_scaffold
-    from . import make_console, print_line
+    from . import make_console, make_progress, print_line
+    from .display import print_table
 
     console = make_console()  # pipes and files: rich would assume 80 columns
     if args.N < 1:
@@ -84,14 +87,23 @@ def run(args) -> int:
         raise InputError("--eta-g", f"must be a number such as 1 or 3/2, got {args.eta_g!r}") from None
     if eta_g < 1:
         raise InputError("--eta-g", f"must be >= 1 (hypothesis of the theorem), got {args.eta_g}")
+    grid = QUICK_GRID if args.quick else FULL_GRID
+    from .. import resources
+    resources.refuse_if_over(resources.pep_sweep(args.N, grid), resources.limits_from_args(args), "--clients")
     prepare_output_dir("--out", args.out)
     check_workers(args.workers, args.scheduler)
-    grid = QUICK_GRID if args.quick else FULL_GRID
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("worst case", total=None)
+    with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn()) as progress:       # on stderr, when it is a terminal
+        points = len(grid["multiples"]) * len(grid["Ks"]) * len(grid["mus"]) * len(grid["Ts"])
+        task = progress.add_task("worst case", total=points)
+        seen = [0]
+
+        def tick(label):      # called as each grid point starts
+            seen[0] += 1
+            progress.update(task, completed=min(seen[0] - 1, points), description=escape(f"PEP {label}"))
+
         results = sweep_scaffold(**grid, N=args.N, eta_g=eta_g, beta=1, solver=args.solver,
-                                 verify=not args.no_verify,
-                                 progress=lambda label: progress.update(task, description=f"PEP {label}"),
+                                 verify=not args.no_verify, progress=tick,
                                  workers=args.workers, scheduler=args.scheduler)
 
     table = Table(title=f"PEP worst case, deterministic SCAFFOLD (N = S = {args.N}, sigma = 0, beta = 1, "
@@ -117,19 +129,8 @@ def run(args) -> int:
         if v == "inconclusive" and (not bad or r.verdict.details.get("inequality") in ("undecided", None)):
             undecided.append((f"K={p['K']}, mu={p['mu']}, T={p['T']}, h={p['m']}/(81 beta)",
                               getattr(r.verdict, "reason", "") or "no certificate"))
-    console.print(table)
-    print_line(console, legend, highlight=False)       # under the table, one line in a log
-    for where, why in undecided:
-        print_line(console, escape(f"inconclusive at {where}: {why}"), highlight=False)
-
     sc = smallest_constant(results)
-    for line in summary_lines(sc):
-        print_line(console, line, highlight=False)
-    if not sc["all_optimal"]:
-        print_line(console, "[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
-
-    png = os.path.join(args.out, "worst_case.png")
-    _plot(results, png, args.N)
+    png = os.path.join(args.out, "worst_case.png")      # files first: never lost to an error while printing
     js = os.path.join(args.out, "worst_case.json")
     with open(js, "w", encoding="utf-8") as fh:
         json.dump({
@@ -137,6 +138,15 @@ def run(args) -> int:
             "smallest_constant": {k: (str(v) if isinstance(v, Fraction) else v) for k, v in sc.items()},
             "results": [_result_json(r) for r in results],
         }, fh, indent=1, default=str)
+    _plot(results, png, args.N)
+    print_table(console, table)
+    print_line(console, legend, highlight=False)       # under the table, one line in a log
+    for where, why in undecided:
+        print_line(console, escape(f"inconclusive at {where}: {why}"), highlight=False)
+    for line in summary_lines(sc):
+        print_line(console, line, highlight=False)
+    if not sc["all_optimal"]:
+        print_line(console, "[yellow]Some solves were not optimal; they are inconclusive and were ignored for c.[/yellow]")
     print_line(console, escape(f"plot written to {png}; data written to {js}"))
     return EXIT_VIOLATED if inside_violation else EXIT_OK
 

@@ -422,12 +422,10 @@ class HeterogeneityResult:
         if a is not None and b is not None:
             v = a / b
             return {"value": v, "text": f"{v:.2g}×" if v < 10 else f"{v:.0f}×"}
-        if a is not None:
-            v = a / cap
-            return {"value": None, "text": f"<{v:.2g}×"}
-        if b is not None:
-            v = cap / b
-            return {"value": None, "text": f">{v:.2g}×"}
+        if a is not None:    # this setting needs more than cap rounds: speed-up < a / cap
+            return {"value": None, "text": f"<{bound_text(Fraction(a) / cap, 'up')}×"}
+        if b is not None:    # SGD needs more than cap rounds: speed-up > cap / b
+            return {"value": None, "text": f">{bound_text(cap / Fraction(b), 'down')}×"}
         return {"value": None, "text": "-"}
 
     def cell(self, method: str, epochs: int, similarity) -> dict | None:
@@ -494,6 +492,28 @@ class HeterogeneityResult:
 # ----------------------------------------------------------------------------------------
 # the run
 # ----------------------------------------------------------------------------------------
+
+def bound_text(value, direction: str, digits: int = 2) -> str:
+    """``value`` (> 0) to ``digits`` significant digits, rounded ``"up"`` or ``"down"`` exactly, so
+    that a printed bound stays a bound: ``bound_text(Fraction(317, 1000), "up") == "0.32"`` (for
+    "< 0.32×"), ``bound_text(Fraction(317, 1000), "down") == "0.31"``; never in exponent form."""
+    v = Fraction(value)
+    if v <= 0:
+        return "0"
+    e = math.floor(math.log10(v)) - digits + 1
+    while v >= Fraction(10) ** (e + digits):     # log10 of a float can be one off
+        e += 1
+    while v < Fraction(10) ** (e + digits - 1):
+        e -= 1
+    scaled = v / Fraction(10) ** e
+    k = math.ceil(scaled) if direction == "up" else math.floor(scaled)
+    out = Fraction(k) * Fraction(10) ** e
+    if out.denominator == 1:
+        return str(out.numerator)
+    places = max(0, -e)
+    text = f"{float(out):.{places}f}" if places < 17 else str(out)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
 
 def _sim_key(similarity) -> int:
     """An integer naming a similarity level in seeds (percent x 1000, rounded)."""

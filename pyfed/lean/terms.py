@@ -28,11 +28,13 @@ Public API: :func:`tokenize`, :func:`parse_term`, :class:`Node`, :class:`Token`,
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import InputError
+from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, HugeNumber, check_numeral, check_power
 
 __all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "tokenize", "parse_term", "parse_binders",
            "strip_comments", "Parser", "position_of", "TYPES"]
@@ -359,6 +361,8 @@ class Parser:
                 # right-associative operators parse their right operand at lbp - 1
                 right = self.term(lbp - 1 if tok.text in _RIGHT_ASSOC else lbp)
                 left = self.node("binop", start, tok.text, [left, right] + ([measure] if measure is not None else []))
+                if tok.text == "^":
+                    self._check_power(left)
                 continue
             break
         return left
@@ -518,7 +522,12 @@ class Parser:
         tok = self.take()
         t = tok.text
         if tok.kind == "num":
-            node = self.node("num", start, _numeral(t))
+            try:
+                value = _numeral(t)
+            except HugeNumber as exc:
+                self.error(f"numeral `{_clip(t)}`", exc.reason, tok, supported="numerals of at most "
+                           f"{MAX_NUMERAL_DIGITS} digits")
+            node = self.node("num", start, value)
         elif tok.kind == "ident":
             if t in _REJECTED_ATOMS and _REJECTED_ATOMS[t]:
                 self.error(_REJECTED_ATOMS[t], "", tok)
@@ -600,6 +609,19 @@ class Parser:
             else:
                 return node
 
+    def _check_power(self, node: Node) -> None:
+        """Refuse ``a ^ n`` with a numeral exponent whose exact value would be huge
+        (:func:`pyfed.resources.check_power`), at read time, naming the term and its size."""
+        base, exponent = (_static_value(a) for a in node.args)
+        if exponent is None:
+            return
+        try:
+            check_power(base, math.floor(abs(exponent)))
+        except HugeNumber as exc:
+            self.error(f"power `{_clip(node.text)}`", exc.reason, node,
+                       supported=f"powers with at most {MAX_NUMERAL_DIGITS} digits and numeral exponents up to "
+                                 f"{MAX_EXPONENT}")
+
     # ---- binders
     def binders(self, until: str | None = None) -> list[Binder]:
         """Binder groups up to ``until`` (not consumed) or up to a token that cannot start one.
@@ -671,11 +693,50 @@ class Parser:
 
 
 def _numeral(text: str) -> Fraction:
-    """Exact value of a Lean numeral (``3``, ``0.5``, ``1e-3``, ``2.5e2``)."""
+    """Exact value of a Lean numeral (``3``, ``0.5``, ``1e-3``, ``2.5e2``). Raises
+    :class:`pyfed.resources.HugeNumber` when it has more than MAX_NUMERAL_DIGITS digits."""
     m = re.fullmatch(r"(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?", text)
-    whole, frac, exp = m.group(1), m.group(2) or "", int(m.group(3) or 0)
+    whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "0"
+    if len(exp) > 20:
+        raise HugeNumber(math.inf, f"its exponent {_clip(exp)} has {len(exp)} digits")
+    exp = int(exp)
+    check_numeral(whole, frac, exp)
     v = Fraction(int(whole + frac), 10 ** len(frac))
     return v * Fraction(10) ** exp
+
+
+def _clip(text: str, width: int = 40) -> str:
+    """``text`` for a message: itself, or its first ``width`` characters and ``…``."""
+    text = str(text)
+    return text if len(text) <= width else text[:width] + "…"
+
+
+def _static_value(node: Node):
+    """The exact value (as a rational: the size of the term, whatever Lean's type) of a term made
+    of numerals, + - * /, ^ and casts only (each power already checked by the parser), else None."""
+    if node.kind == "num":
+        return node.value
+    if node.kind == "cast" and node.args:
+        return _static_value(node.args[0])
+    if node.kind == "neg":
+        v = _static_value(node.args[0])
+        return None if v is None else -v
+    if node.kind == "binop" and node.value in ("+", "-", "*", "/", "^"):
+        a, b = (_static_value(x) for x in node.args)
+        if a is None or b is None:
+            return None
+        if node.value == "+":
+            return a + b
+        if node.value == "-":
+            return a - b
+        if node.value == "*":
+            return a * b
+        if node.value == "/":
+            return a / b if b else None
+        if b.denominator != 1 or b < 0 or (a == 0 and b == 0):
+            return None
+        return a ** int(b)
+    return None
 
 
 def parse_term(text: str, *, path: str = "<text>", line: int = 1, col: int = 1) -> Node:

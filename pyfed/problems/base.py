@@ -67,17 +67,47 @@ class Problem(ABC):
         """grad f_i at each slot of ``y`` (..., M, d) -> (..., M, d), a freshly allocated array
         (oracles and simulators add to it in place)."""
 
+    #: Entries (points x per-point work) evaluated at once by :meth:`value` and :meth:`grad`: a
+    #: batch of points (R replicates x T rounds, say) is evaluated in consecutive blocks of rows,
+    #: so the temporaries stay bounded whatever the batch size (results equal to rounding).
+    EVAL_BLOCK_ENTRIES = 1 << 20
+
+    def eval_width(self) -> int:
+        """float64 entries of the temporaries one point costs in :meth:`value` / :meth:`grad`
+        (the N client copies of the point; finite-sum problems add their data rows)."""
+        return self.N * max(1, self.d)
+
+    def _eval_blocks(self, x: np.ndarray):
+        """(flat rows (P, d), [(a, b)] consecutive row ranges) of a batch ``x`` (..., d)."""
+        flat = x.reshape(-1, self.d)
+        rows = max(1, self.EVAL_BLOCK_ENTRIES // max(1, self.eval_width()))
+        return flat, [(a, min(a + rows, flat.shape[0])) for a in range(0, flat.shape[0], rows)]
+
     def value(self, x: np.ndarray) -> np.ndarray:
-        """f(x) = (1/N) sum_i f_i(x) for ``x`` shaped (..., d) -> (...)."""
+        """f(x) = (1/N) sum_i f_i(x) for ``x`` shaped (..., d) -> (...), in blocks of rows."""
         x = np.asarray(x, dtype=np.float64)
-        y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
-        return self.client_values(y).mean(axis=-1)
+        if x.ndim < 2 or x.shape[-1] != self.d:
+            y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
+            return self.client_values(y).mean(axis=-1)
+        flat, blocks = self._eval_blocks(x)
+        out = np.empty(flat.shape[0])
+        for a, b in blocks:
+            y = np.broadcast_to(flat[a:b, None, :], (b - a, self.N, self.d))
+            out[a:b] = self.client_values(y).mean(axis=-1)
+        return out.reshape(x.shape[:-1])
 
     def grad(self, x: np.ndarray) -> np.ndarray:
-        """grad f(x) for ``x`` shaped (..., d) -> (..., d)."""
+        """grad f(x) for ``x`` shaped (..., d) -> (..., d), in blocks of rows."""
         x = np.asarray(x, dtype=np.float64)
-        y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
-        return self.client_grads(y).mean(axis=-2)
+        if x.ndim < 2 or x.shape[-1] != self.d:
+            y = np.broadcast_to(x[..., None, :], x.shape[:-1] + (self.N, self.d))
+            return self.client_grads(y).mean(axis=-2)
+        flat, blocks = self._eval_blocks(x)
+        out = np.empty(flat.shape)
+        for a, b in blocks:
+            y = np.broadcast_to(flat[a:b, None, :], (b - a, self.N, self.d))
+            out[a:b] = self.client_grads(y).mean(axis=-2)
+        return out.reshape(x.shape)
 
     def convexity(self, mu):
         """Is every f_i mu-strongly convex (Lean ``SCAFFOLD.Convexity P mu``)? -> (holds, margin).

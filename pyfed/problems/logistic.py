@@ -130,6 +130,11 @@ class FiniteSumProblem(Problem):
         self.sample_sq_norm_mean = sq
         self.data_beta = float(lmax.max()) / 4.0
 
+    def eval_width(self) -> int:
+        """Entries one point costs in :meth:`value` / :meth:`grad`: its N client copies and one
+        margin per data row (see :meth:`Problem.eval_width`)."""
+        return self.N * max(1, self.d) + int(self.X.shape[0])
+
     # -- regulariser hooks ---------------------------------------------------------
     def _reg_value(self, y: np.ndarray) -> np.ndarray:
         """R at points y (..., d) -> (...)."""

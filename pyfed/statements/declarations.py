@@ -337,6 +337,8 @@ def scan_declarations(text: str, path: str = "<text>") -> Declarations:
         elif kind == "example":
             decls.errors.append(LeanSyntaxError("`example`", "give the statement a name with `theorem`",
                                                 line=cmd.line, col=cmd.col, path=path, supported="theorem NAME : …"))
+        elif kind in ("structure", "inductive") and _is_model_decl(namespace, name):
+            pass        # the model's own structure (a copy of a model file): already known
         else:
             decls.errors.append(LeanSyntaxError(f"`{kind}` declaration", "the reader knows the model's own "
                                                 "structures only", line=cmd.line, col=cmd.col, path=path,
@@ -387,6 +389,14 @@ def used_variables(variables, binders, body_text: str, exclude=frozenset()):
         if i in chosen:
             keep.append(b)
     return keep
+
+
+def _is_model_decl(namespace: str, name: str) -> bool:
+    """True when ``namespace.name`` is a structure or inductive of pyfed's model (read from its Lean files)."""
+    from .vocabulary import model_declarations
+    full = f"{namespace}.{name}" if namespace else name
+    d = model_declarations().get(full)
+    return d is not None and d.kind in ("structure", "inductive")
 
 
 def theorem_header(name, cmd, clean, path) -> tuple:

@@ -20,7 +20,7 @@ from .fedavg_engines import FedAvgBuiltin, FedAvgSearch, applicable_fedavg_engin
 from .pep import NoPEP, pep_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
-           "PEPRow", "ConstantProfile"]
+           "PEPRow", "ConstantProfile", "LemmaSearch", "SEARCHERS", "search_statement"]
 
 
 @dataclass
@@ -149,8 +149,30 @@ class ConstantProfile:
         return []
 
 
+class LemmaSearch:
+    """Run-free statements (vectors, sequences, function classes, finite probability spaces, the
+    model's procedures): instances drawn inside the statement's hypotheses, decided exactly by the
+    interpreter (:func:`pyfed.engines.statement.lemma_search.search_lemma`)."""
+
+    name = "adversarial search (run-free)"
+
+    def applies(self, st):
+        shape = getattr(st, "shape", "scaffold_run")
+        return None if shape == "lemma" else f"the statement is a {getattr(st, 'family', shape)}"
+
+    def decide(self, st, ctx):
+        from .lemma_search import search_lemma
+
+        ctx.tell(f"{st.name}: adversarial search")
+        res = search_lemma(st, seed=ctx.seed, budget=ctx.budget)
+        ctx.record["search"] = res
+        ctx.record["tried"] = ctx.record.get("tried", 0) + len(res.records)
+        return [res.verdict]
+
+
 #: Every engine, in the order ``pyfed check`` runs them (each says whether it applies).
-ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), FedAvgBuiltin(), FedAvgSearch()]
+ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch(), FedAvgBuiltin(),
+           FedAvgSearch()]
 
 
 def engines_for(st) -> tuple:
@@ -190,3 +212,33 @@ def applicable_engines(st) -> dict:
     except NoPEP as exc:
         out["pep"] = (False, str(exc))
     return out
+
+
+def _search_run(st, *, seed, budget, progress=None, pool=None):
+    from .adversarial import search
+    return search(st, seed=seed, budget=budget, progress=progress, pool=pool)
+
+
+def _search_lemma(st, *, seed, budget, progress=None, pool=None):
+    from .lemma_search import search_lemma
+    return search_lemma(st, seed=seed, budget=budget, progress=progress)
+
+
+def _search_fedavg(st, *, seed, budget, progress=None, pool=None):
+    from .fedavg_search import search
+    return search(st, seed=seed, budget=budget, progress=progress)
+
+
+#: The adversarial search of each statement shape: ``fn(st, seed=, budget=, progress=, pool=)``
+#: returning an object with ``records`` and ``verdict``.
+SEARCHERS = {"scaffold_run": _search_run, "lemma": _search_lemma, "fedavg_run": _search_fedavg}
+
+
+def search_statement(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None):
+    """The adversarial search of ``st`` by its shape (:data:`SEARCHERS`); InputError for a shape
+    without one."""
+    from ...errors import InputError
+    shape = getattr(st, "shape", "scaffold_run")
+    if shape not in SEARCHERS:
+        raise InputError("statement", f"no adversarial search for a {getattr(st, 'family', shape)} yet")
+    return SEARCHERS[shape](st, seed=seed, budget=budget, progress=progress, pool=pool)

@@ -34,7 +34,8 @@ from .fedavg_access import Scalars, Undefined, bind, float_of, value_str
 from .fedavg_exact import decide_instance
 from .fedavg_families import F, huber_zeta_sq, instance_from_json, q
 
-__all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES"]
+__all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES",
+           "recheck_witness"]
 
 #: Steps c/L tried for a statement whose run names its step (largest admissible first).
 STEP_MULTIPLES = (Fraction(4), Fraction(2), Fraction(1), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8),
@@ -354,3 +355,21 @@ def _short(v) -> str:
         return f"~{float_of(v):.6g}"
     except (OverflowError, ValueError):
         return e[:40] + "…"
+
+
+def recheck_witness(st, witness: dict):
+    """Decide a search witness of ``st`` again from scratch (the instance from its JSON, the free
+    parameters' values): the exact verdict when the violation is confirmed (and, for a
+    conditional statement on quadratic clients, the reported round start re-evaluated exactly);
+    otherwise an Inconclusive verdict saying so."""
+    from .fedavg_exact import recheck
+
+    inst_json = dict(witness.get("instance") or {})
+    values = {k: Fraction(v) for k, v in (inst_json.pop("values", None) or {}).items()}
+    inst = instance_from_json(inst_json)
+    out = decide_instance(st, inst, gate=False, values=values or None)
+    if out.status == "violated" and ("round_start" not in witness or recheck(st, inst, witness,
+                                                                            values=values or None)):
+        return out.verdict
+    return Inconclusive(st.name, details={"recheck": out.status},
+                        reason="the witness is not confirmed by a fresh exact decision")

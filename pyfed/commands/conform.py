@@ -1,0 +1,173 @@
+"""``pyfed conform ADAPTER``: does this implementation produce runs of the algorithm?
+
+Runs a user's adapter (:mod:`pyfed.conform.protocol`) on the ladder of rational quadratic
+instances and compares it with the exact law (:mod:`pyfed.conform.engine`); prints one row per
+rung, the first deviation in words (round, client, quantity, expected and observed values, the
+equation it contradicts) and, when everything conforms, which of pyfed's statements apply.
+Exit 0 when it conforms, 1 on a deviation, 2 for a broken adapter (one line).
+
+Also the front end of ``pyfed check --implementation ADAPTER`` (:func:`run_implementation`): the
+conformance run, then the applicable statements' Monte Carlo rows on the implementation's own
+trajectories.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import InputError
+from . import make_console, print_line
+
+__all__ = ["register", "run", "run_implementation", "render_report"]
+
+_STYLE = {"conforms": "bold green", "conforms in law": "bold green", "deviates": "bold red"}
+
+
+def register(subparsers) -> None:
+    """Add the ``conform`` subcommand (sets ``func=run``)."""
+    p = subparsers.add_parser("conform", help="does an implementation (an adapter exposing one round of it) produce "
+                                              "runs of FedAvg / FedProx / SCAFFOLD / Local SGD? exact comparison with "
+                                              "the algorithm's law on rational quadratic instances")
+    p.add_argument("adapter", metavar="ADAPTER", help="module:object or path.py:object (see README, 'Is my "
+                                                     "implementation the algorithm the theorem is about?')")
+    p.add_argument("--algorithm", choices=["scaffold", "fedavg", "fedprox", "local-sgd"], default=None,
+                   help="the algorithm the implementation claims to be (default: the adapter's `algorithm`, "
+                        "else scaffold)")
+    p.add_argument("--option", choices=["I", "II"], default=None,
+                   help="SCAFFOLD's control update (default: the adapter's `option`, else II)")
+    p.add_argument("--mode", choices=["uniform", "weighted"], default=None,
+                   help="FedAvg / FedProx aggregation: uniform-client (1/S) or count-weighted (n_i/n) "
+                        "(default: the adapter's `mode`, else uniform)")
+    p.add_argument("--seed", type=int, default=0, help="seed of pyfed's oracle noise (default 0)")
+    p.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT (checked before the run)")
+    p.set_defaults(func=run)
+
+
+def render_report(console, report, adapter_text: str) -> None:
+    """Print a :class:`pyfed.conform.ConformanceReport`: the rung table, the first deviation in
+    words, the other rungs' deviations in one line each."""
+    t = Table(title=escape(f"pyfed conform {adapter_text}: {report.label()}"))
+    for col in ("rung", "instance", "paths", "result", "max error (ulps)"):
+        t.add_column(col, overflow="fold")
+    for r in report.rungs:
+        d = r.deviation
+        result = f"[{_STYLE[r.status]}]{r.status}[/]"
+        if d is not None:
+            where = "initialisation" if d.round == 0 else f"round {d.round}"
+            result += escape(f": {where}, {d.quantity}")
+        t.add_row(escape(r.name), escape(r.description), str(r.paths), result,
+                  "-" if d is not None else f"{r.max_ulps:.3g}")
+    console.print(t)
+    if report.initial_state:
+        print_line(console, f"[dim]initial state: built by {escape(report.initial_state)}[/dim]")
+    first = report.first_deviation
+    if first is not None:
+        print_line(console, "[bold red]first deviation[/bold red]")
+        for line in first.lines():
+            print_line(console, "  " + escape(line))
+    for r in report.rungs:
+        if r.note:
+            print_line(console, f"  [dim]{escape(r.name)}: {escape(r.note)}[/dim]")
+    print_line(console, f"[dim]Exact comparison: floats within {_ulps()} ulps of each round's largest magnitude of the "
+                        "exact rational law (pyfed's noise draws matched); law test where the draws cannot be "
+                        "matched.[/dim]")
+
+
+def _ulps():
+    from ..conform import ULP_BOUND
+    return ULP_BOUND
+
+
+def _render_statements(console, applicable) -> None:
+    if not applicable:
+        return
+    print_line(console, "[bold]statements[/bold]")
+    for a in applicable:
+        mark = "[green]applies[/green]" if a.applies else "[yellow]does not apply[/yellow]"
+        print_line(console, f"  {escape(a.statement)} ({escape(a.file)}): {mark}: {escape(a.why)}")
+
+
+def run(args) -> int:
+    """Execute ``pyfed conform``; 0 conforms, 1 deviates, 2 broken adapter or bad input."""
+    from ..conform import conform, load_adapter, resolve
+    from ..conform.statements import applicable_statements
+    from ..errors import check_int, check_output_file
+
+    check_int("--seed", args.seed, minimum=0)
+    if args.json is not None:
+        check_output_file("--json", args.json)
+    adapter = load_adapter(args.adapter)
+    algorithm, option, mode = resolve(adapter, args.algorithm, args.option, args.mode)
+    report = conform(adapter, algorithm, option, mode, seed=args.seed)
+    console = make_console()
+    render_report(console, report, args.adapter)
+    applicable = applicable_statements(report)
+    if report.conforms:
+        print_line(console, f"[bold green]{escape(args.adapter)} conforms to {escape(report.label())}[/bold green] "
+                            f"on all {len(report.rungs)} rungs")
+        _render_statements(console, applicable)
+    else:
+        bad = sum(r.status == "deviates" for r in report.rungs)
+        print_line(console, f"[bold red]{escape(args.adapter)} deviates from {escape(report.label())}[/bold red] on "
+                            f"{bad} of {len(report.rungs)} rungs; no statement about it applies")
+    if args.json:
+        out = report.to_json()
+        out["adapter"] = args.adapter
+        out["statements"] = [a.to_json() for a in applicable]
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(out, fh, indent=2)
+                fh.write("\n")
+        except OSError as exc:
+            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+        print_line(console, f"JSON report written to {escape(args.json)}")
+    return 0 if report.conforms else 1
+
+
+def run_implementation(args) -> int:
+    """``pyfed check --implementation ADAPTER``: conformance first (a deviation: exit 1, no
+    statement applies), then the applicable statements and their Monte Carlo rows on the
+    implementation's own trajectories (:func:`pyfed.conform.statements.montecarlo_rows`); exit 1
+    iff a verdict is violated."""
+    from ..conform import conform, load_adapter, resolve
+    from ..conform.statements import applicable_statements, montecarlo_rows
+    from .check import render_verdicts, summary_counts
+
+    for opt in ("path", "theorem", "out", "replay", "workers", "scheduler"):
+        if getattr(args, opt, None):
+            raise InputError("--implementation", f"does not combine with --{opt.replace('_', '-')}"
+                             if opt != "path" else "does not combine with PATH.lean")
+    adapter = load_adapter(args.implementation)
+    algorithm, option, mode = resolve(adapter)
+    report = conform(adapter, algorithm, option, mode, seed=args.seed)
+    console = make_console()
+    render_report(console, report, args.implementation)
+    if not report.conforms:
+        print_line(console, f"[bold red]{escape(args.implementation)} deviates from {escape(report.label())}: none of "
+                            "pyfed's statements is about the runs it produces[/bold red]")
+        return 1
+    applicable = applicable_statements(report)
+    _render_statements(console, applicable)
+    rows = [a for a in applicable if a.applies and a.montecarlo]
+    if not rows:
+        print_line(console, "[dim]no Monte Carlo row to run for these statements[/dim]")
+        return 0
+    reps = args.replicates if args.replicates is not None else (64 if args.quick else 256)
+    names = [a.statement.split(".", 1)[1] for a in rows]
+    verdicts = montecarlo_rows(adapter, names, replicates=reps, seed=args.seed, option=option or "II")
+    render_verdicts(console, verdicts, f"pyfed check --implementation {args.implementation}")
+    print_line(console, f"statements on the implementation's trajectories: {summary_counts(verdicts)}")
+    if args.json:
+        out = {"implementation": args.implementation, "seed": args.seed, "replicates": reps,
+               "conformance": report.to_json(), "statements": [a.to_json() for a in applicable],
+               "verdicts": [v.to_json() for v in verdicts]}
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(out, indent=2, sort_keys=True, default=str) + "\n")
+        except OSError as exc:
+            raise InputError("--json", f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+        print_line(console, f"JSON report written to {escape(args.json)}")
+    return 1 if any(v.status == "violated" for v in verdicts) else 0

@@ -1,0 +1,199 @@
+"""Flower's own server strategies, driven in process on pyfed's clients (needs ``flwr``:
+``pip install 'pyfed[flower]'``).
+
+No network and no simulation engine: one round is Flower's ``configure_fit`` (with a client
+manager whose ``sample`` returns pyfed's sampled set, after checking that the strategy asked for
+S clients), then each sampled client's ``fit`` (K local steps with pyfed's oracle: plain SGD for
+FedAvg, with the proximal term ``config["proximal_mu"]`` for FedProx; the client reports its record
+count n_i as ``num_examples``, or 1 with ``num_examples="equal"``), then Flower's
+``aggregate_fit`` on the ``FitRes`` objects; the aggregated parameters are the new model. The
+strategies are Flower's (``flwr.server.strategy.FedAvg`` / ``FedProx``), unmodified.
+
+Adapters (for ``pyfed conform pyfed.conform.flower:NAME``):
+
+* ``fedavg`` / ``fedprox``: clients report n_i;
+* ``fedavg_equal`` / ``fedprox_equal``: every client reports ``num_examples = 1``.
+
+:func:`characterise_fedavg` runs them against both FedAvg modes of seed 002 and says what Flower's
+FedAvg conforms to.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from .protocol import AdapterError
+
+__all__ = ["FlowerStrategyAdapter", "fedavg", "fedavg_equal", "fedprox", "fedprox_equal", "flower_round",
+           "characterise_fedavg", "require_flwr"]
+
+
+def require_flwr():
+    """Import ``flwr`` or raise an AdapterError saying how to install it."""
+    try:
+        import flwr  # noqa: F401
+    except ImportError:
+        raise AdapterError("needs the Flower package: pip install 'pyfed[flower]' (flwr)") from None
+    logging.getLogger("flwr").setLevel(logging.ERROR)  # Flower logs every round's sampling at INFO
+    import flwr
+    return flwr
+
+
+def _classes():
+    require_flwr()
+    from flwr.server.client_manager import SimpleClientManager
+    from flwr.server.client_proxy import ClientProxy
+
+    class InProcessProxy(ClientProxy):
+        """A client proxy that is only an identity: pyfed runs the client's fit itself."""
+
+        def get_properties(self, ins, timeout, group_id):  # pragma: no cover - never called
+            raise NotImplementedError
+
+        def get_parameters(self, ins, timeout, group_id):  # pragma: no cover
+            raise NotImplementedError
+
+        def fit(self, ins, timeout, group_id):  # pragma: no cover
+            raise NotImplementedError
+
+        def evaluate(self, ins, timeout, group_id):  # pragma: no cover
+            raise NotImplementedError
+
+        def reconnect(self, ins, timeout, group_id):  # pragma: no cover
+            raise NotImplementedError
+
+    class SampledSetManager(SimpleClientManager):
+        """Flower's client manager with the sample replaced by pyfed's sampled set."""
+
+        def __init__(self, N, sampled):
+            super().__init__()
+            self.proxies = [InProcessProxy(str(i)) for i in range(N)]
+            for p in self.proxies:
+                self.register(p)
+            self.sampled = [int(i) for i in sampled]
+            self.asked = None
+
+        def sample(self, num_clients, min_num_clients=None, criterion=None):
+            self.asked = num_clients
+            return [self.proxies[i] for i in self.sampled]
+
+    return SampledSetManager
+
+
+def flower_round(strategy, inp, parameters: list, fit) -> tuple[list, object]:
+    """One round of a Flower (legacy API) strategy in process.
+
+    Parameters
+    ----------
+    strategy : flwr.server.strategy.Strategy
+    inp : RoundInput
+    parameters : list of ndarray
+        What the server sends (the model, and whatever else the strategy carries).
+    fit : callable (i, ndarrays, config) -> (list of ndarray, num_examples)
+        Client i's training on what it received.
+
+    Returns
+    -------
+    (aggregated ndarrays, the strategy's metrics)
+
+    Raises AdapterError when the strategy asks for another number of clients than S, or
+    aggregates nothing."""
+    from flwr.common import Code, FitRes, Status, ndarrays_to_parameters, parameters_to_ndarrays
+
+    Manager = _classes()
+    manager = Manager(inp.N, inp.sampled)
+    pairs = strategy.configure_fit(inp.round, ndarrays_to_parameters(parameters), manager)
+    if manager.asked != inp.S:
+        raise AdapterError(f"the Flower strategy asked for {manager.asked} clients per round, the run has S = {inp.S} "
+                           "(set fraction_fit = S/N and min_fit_clients = S)")
+    results = []
+    for proxy, ins in pairs:
+        i = int(proxy.cid)
+        arrays, n = fit(i, parameters_to_ndarrays(ins.parameters), dict(ins.config))
+        results.append((proxy, FitRes(status=Status(code=Code.OK, message=""),
+                                      parameters=ndarrays_to_parameters([np.asarray(a, dtype=np.float64) for a in arrays]),
+                                      num_examples=int(n), metrics={})))
+    params, metrics = strategy.aggregate_fit(inp.round, results, [])
+    if params is None:
+        raise AdapterError("the Flower strategy aggregated nothing (aggregate_fit returned None)")
+    return parameters_to_ndarrays(params), metrics
+
+
+class FlowerStrategyAdapter:
+    """Adapter running Flower's ``FedAvg`` or ``FedProx`` server strategy (module docstring).
+
+    Parameters
+    ----------
+    strategy : "FedAvg" | "FedProx"
+    num_examples : "counts" | "equal"
+        What each client reports: its record count n_i, or 1.
+    """
+
+    def __init__(self, strategy: str = "FedAvg", num_examples: str = "counts"):
+        if strategy not in ("FedAvg", "FedProx"):
+            raise ValueError(f"strategy must be 'FedAvg' or 'FedProx', got {strategy!r}")
+        if num_examples not in ("counts", "equal"):
+            raise ValueError(f"num_examples must be 'counts' or 'equal', got {num_examples!r}")
+        self.strategy_name = strategy
+        self.num_examples = num_examples
+        self.algorithm = "fedavg" if strategy == "FedAvg" else "fedprox"
+
+    def _strategy(self, inp):
+        require_flwr()
+        from flwr.server import strategy as st
+
+        kw = dict(fraction_fit=inp.S / inp.N, min_fit_clients=inp.S, min_available_clients=inp.N,
+                  fraction_evaluate=0.0, min_evaluate_clients=0)
+        if self.strategy_name == "FedProx":
+            return st.FedProx(proximal_mu=0.0 if inp.mu is None else inp.mu, **kw)
+        return st.FedAvg(**kw)
+
+    def round(self, inp):
+        strategy = self._strategy(inp)
+
+        def fit(i, arrays, config):
+            x = np.array(arrays[0], dtype=np.float64)
+            mu = float(config.get("proximal_mu", 0.0))
+            y = x.copy()
+            for _ in range(inp.K):
+                g = inp.oracle(i, y)
+                y = y - inp.eta_l * (g + mu * (y - x))
+            n = int(inp.counts[i]) if self.num_examples == "counts" else 1
+            return [y], n
+
+        arrays, _ = flower_round(strategy, inp, [np.array(inp.x)], fit)
+        return {"x": arrays[0]}
+
+
+fedavg = FlowerStrategyAdapter("FedAvg", "counts")
+fedavg_equal = FlowerStrategyAdapter("FedAvg", "equal")
+fedprox = FlowerStrategyAdapter("FedProx", "counts")
+fedprox_equal = FlowerStrategyAdapter("FedProx", "equal")
+
+
+def characterise_fedavg(seed: int = 0) -> dict:
+    """What Flower's FedAvg conforms to, against the two FedAvg modes of seed 002.
+
+    Runs :func:`pyfed.conform.conform` for {clients report n_i, clients report 1} x {uniform,
+    weighted} and returns ``{(num_examples, mode): ConformanceReport}`` plus ``"summary"``: the
+    findings in words (which rungs conform, the weights Flower uses where it deviates)."""
+    from .engine import conform
+
+    out = {}
+    for name, adapter in (("counts", fedavg), ("equal", fedavg_equal)):
+        for mode in ("uniform", "weighted"):
+            out[(name, mode)] = conform(adapter, "fedavg", mode=mode, seed=seed)
+    lines = []
+    for (name, mode), rep in out.items():
+        who = "clients report num_examples = n_i" if name == "counts" else "every client reports num_examples = 1"
+        ok = [r.name for r in rep.rungs if r.status != "deviates"]
+        bad = [(r.name, r.deviation) for r in rep.rungs if r.status == "deviates"]
+        text = f"{who}, seed's {mode} mode: conforms on {len(ok)} of {len(rep.rungs)} rungs"
+        if bad:
+            first = bad[0][1]
+            text += f"; first deviation at '{bad[0][0]}': {first.quantity}" + (f" ({first.hint})" if first.hint else "")
+        lines.append(text)
+    out["summary"] = lines
+    return out

@@ -1,0 +1,1010 @@
+"""Instances of run-free statements, drawn inside the statement's own hypotheses.
+
+:func:`plan` reads a lemma statement once: the order in which its bound names are drawn, the
+family each one is drawn from (by its type: scalars, vectors, finite families, sequences,
+smooth convex functions, problems, finite probability spaces, oracles, client samples, the
+model's inductives) and the names that the hypotheses *define*: a hypothesis ``∀ j < m, E j ≤ᵐ[ν]
+v (j + 1)`` makes ``v (j + 1)`` equal to ``E j`` plus a nonnegative slack, ``X =ᵐ[ν] E`` makes
+``X`` equal to ``E``, ``condExp m ν (g k) =ᵐ[ν] E`` makes ``g k`` equal to ``E`` plus a noise of
+conditional mean zero, ``B ∈ s`` draws ``B`` from ``s``. :func:`draw` builds instance ``index``
+of ``(seed, index)`` (a pure function of them: ``numpy.random.default_rng([seed, index])``), the
+first ones structured (small dimensions, the pool's first values, aligned vectors), and
+:func:`tighten` moves a real parameter to the boundary of what the hypotheses admit (decided
+exactly), where inequalities are tight.
+
+Hypotheses are decided by :func:`decide_hypothesis`: exactly by the interpreter when they are
+finite; a quantifier over ``Space d`` is decided exactly on quadratic data (both sides are
+polynomials of degree ≤ 2 in the points, norms compared through their squares: a positive
+semidefiniteness test in exact rationals); the structural propositions (``HasGradientAt``,
+``Convexity P μ``, ``IsMinimizer P x⋆``, ``ConvexOn``) from the functions' construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ...lean.terms import Node
+from ...statements.evaluate import EvaluationError, Undecided, compare
+from ...statements.interpret import (FiniteSpace, Filtration, Fun, Interpreter, NotFinite, Sigma, Structural, Vec,
+                                     condexp)
+from ...statements.lemma import resolved
+
+__all__ = ["Plan", "plan", "draw", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn"]
+
+#: Structured candidates tried before the random ones.
+STRUCTURED = 12
+
+#: Scalar pool, in the order structured candidates use it.
+POOL = [Fraction(1), Fraction(1, 2), Fraction(2), Fraction(1, 4), Fraction(4), Fraction(3), Fraction(1, 10),
+        Fraction(0), Fraction(-1), Fraction(1, 1000), Fraction(10), Fraction(-1, 2)]
+
+
+def _kind(t) -> str:
+    t = resolved(t)
+    return getattr(t, "kind", "unknown")
+
+
+@dataclass
+class Plan:
+    """How to draw a statement's instances: ``order`` (parameter names), ``types`` (name -> Ty),
+    ``dims`` (the ℕ names used as dimensions or sizes), ``defined`` (name -> list of
+    (hypothesis node, mode)), ``horizon`` names (ℕ names bounding sequence indices)."""
+
+    order: list
+    types: dict
+    dims: set
+    defined: dict = field(default_factory=dict)
+    members: dict = field(default_factory=dict)
+    cards: dict = field(default_factory=dict)
+    minimizers: dict = field(default_factory=dict)
+    convexity: dict = field(default_factory=dict)
+
+
+def plan(st) -> Plan:
+    types = {p.name: resolved(p.lty) for p in st.parameters}
+    dims = set()
+    for t in types.values():
+        for sub in _subtypes(t):
+            if sub.kind in ("vec", "fin") and isinstance(sub.args[0], Node) and sub.args[0].kind == "ident":
+                dims.add(sub.args[0].value)
+            if sub.kind == "problem":
+                for a in sub.args[1:]:
+                    if isinstance(a, Node) and a.kind == "ident":
+                        dims.add(a.value)
+    defined: dict = {}
+    members: dict = {}
+    cards: dict = {}
+    minimizers: dict = {}
+    convexity: dict = {}
+    names = set(types)
+    for h in st.hypotheses:
+        node = h.node
+        mz = _minimizer_of(node, names)
+        if mz is not None:
+            minimizers[mz[0]] = mz[1]
+            continue
+        cv = _convexity_of(node, names)
+        if cv is not None:
+            convexity[cv[0]] = cv[1]
+        body, _ = _strip_foralls(node)
+        if body.kind == "binop" and body.value == "∈" and body.args[0].kind == "ident" and body.args[0].value in names:
+            members[body.args[0].value] = body.args[1]
+            continue
+        if body.kind == "binop" and body.value in ("=",) and body.args[0].kind == "proj" \
+                and body.args[0].value == "card":
+            inner = body.args[0].args[0]
+            if inner.kind == "app" and inner.args[0].kind == "ident" and inner.args[0].value in names:
+                cards[inner.args[0].value] = body.args[1]
+                continue
+        target = _defining_target(body, names)
+        if target is not None and _kind(types[target[0]]) == "fun" and not _is_sequence_type(types[target[0]]):
+            # processes and families are defined by their hypotheses; scalars are drawn and the
+            # hypotheses decided, sequences are left to the linear program
+            name, mode = target
+            defined.setdefault(name, []).append((h, mode))
+    order = sorted(types, key=lambda n: (8 if n in minimizers else
+                                         _rank(types[n], n in dims, n in defined or n in members),
+                                         [p.name for p in st.parameters].index(n)))
+    return Plan(order, types, dims, defined, members, cards, minimizers, convexity)
+
+
+def _minimizer_of(node, names):
+    """``(x, ("problem", P))`` for ``IsMinimizer P x``; ``(x, ("objective", F))`` for
+    ``∀ y, objective F x ≤ objective F y``: the point is defined as the minimiser."""
+    if node.kind == "app" and getattr(node, "ref", (None,))[0] == "structural" and \
+            node.ref[1].rsplit(".", 1)[-1] == "IsMinimizer" and len(node.args) == 3 and \
+            node.args[2].kind == "ident" and node.args[2].value in names:
+        return node.args[2].value, ("problem", node.args[1])
+    if node.kind == "forall" and len(node.value) == 1:
+        y = node.value[0].name
+        body = node.args[0]
+        if body.kind == "binop" and body.value in ("≤",):
+            a, b = body.args
+            if a.kind == "app" and b.kind == "app" and len(a.args) == 3 and len(b.args) == 3 and \
+                    a.args[0].kind == "ident" and a.args[0].value.rsplit(".", 1)[-1] == "objective" and \
+                    b.args[2].kind == "ident" and b.args[2].value == y and a.args[2].kind == "ident" and \
+                    a.args[2].value in names and a.args[1].text == b.args[1].text:
+                return a.args[2].value, ("objective", a.args[1])
+    return None
+
+
+def _convexity_of(node, names):
+    """``(μ, P)`` for ``Convexity P μ`` with ``μ`` a bound real: its tight value is the clients'
+    smallest strong convexity."""
+    if node.kind == "app" and getattr(node, "ref", (None,))[0] == "structural" and \
+            node.ref[1].rsplit(".", 1)[-1] == "Convexity" and len(node.args) == 3 and \
+            node.args[2].kind == "ident" and node.args[2].value in names:
+        return node.args[2].value, node.args[1]
+    return None
+
+
+def _is_sequence_type(t) -> bool:
+    t = resolved(t)
+    return getattr(t, "kind", "") == "fun" and _kind(t.args[0]) == "nat" and _kind(t.args[1]) == "real"
+
+
+def _subtypes(t):
+    t = resolved(t)
+    if t is None or not hasattr(t, "args"):
+        return
+    yield t
+    for a in t.args:
+        if hasattr(a, "kind") and hasattr(a, "args") and not isinstance(a, Node):
+            yield from _subtypes(a)
+
+
+def _rank(t, is_dim, is_defined) -> int:
+    k = getattr(t, "kind", "")
+    if is_dim:
+        return 0
+    if is_defined:
+        return 9
+    order = {"nat": 1, "type": 2, "measure": 3, "filtration": 4, "real": 5, "problem": 6, "enum": 6, "vec": 7,
+             "fin": 7, "finset": 7}
+    if k == "fun":
+        return 8
+    return order.get(k, 8)
+
+
+def _strip_foralls(node):
+    guards = []
+    while True:
+        if node.kind == "forall":
+            node = node.args[0]
+        elif node.kind == "binop" and node.value == "→":
+            guards.append(node.args[0])
+            node = node.args[1]
+        else:
+            return node, guards
+
+
+def _head_binder(node, names):
+    """The bound name at the head of an application ``v (j + 1)`` / ``v (j + 1) ω`` / ``g k``."""
+    n = node
+    while n.kind == "app":
+        n = n.args[0]
+    if n.kind == "ident" and n.value in names:
+        return n.value
+    return None
+
+
+def _defining_target(body, names):
+    """``(name, mode)`` when the comparison ``body`` defines a bound name (see the module docstring)."""
+    if body.kind != "binop":
+        return None
+    op = body.value
+    a, b = body.args[0], body.args[1]
+    if op in ("≤ᵐ", "≤", "=ᵐ"):
+        hb = _head_binder(b, names)
+        if hb is not None and op != "=ᵐ" and not any(n.kind == "ident" and n.value == hb for n in a.walk()) \
+                and any(n.kind == "ident" and n.value in names for n in a.walk()):
+            return hb, "upper"          # E ≤ v … with E built from the other names: v := E + slack
+        ha = _head_binder(a, names) if a.kind in ("app", "ident") else None
+        if op == "=ᵐ" and ha is not None and not any(n.kind == "ident" and n.value == ha for n in b.walk()):
+            return ha, "equal"
+        if op == "=ᵐ" and a.kind == "app" and a.args[0].kind == "ident" and \
+                a.args[0].value.removeprefix("MeasureTheory.") == "condExp" and len(a.args) >= 4:
+            hx = _head_binder(a.args[3], names)
+            if hx is not None:
+                return hx, "condexp"
+    return None
+
+
+# --------------------------------------------------------------------------- drawing
+
+@dataclass
+class Drawn:
+    """A drawn instance: ``env`` (name -> value), ``description``, ``notes``."""
+
+    env: dict
+    description: str
+
+
+def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 40) -> Drawn | None:
+    """Instance ``index`` of ``st`` (structured for ``index < STRUCTURED``), or None when no draw
+    satisfied the finite hypotheses on the drawn part."""
+    from ...errors import InputError
+    rng = np.random.default_rng([int(seed), int(index)])
+    structured = index < STRUCTURED
+    for attempt in range(tries):
+        env: dict = {}
+        try:
+            for name in pl.order:
+                env[name] = _value(st, pl, name, env, rng, index if structured else None, attempt, interp)
+        except (EvaluationError, NotFinite, Structural, Undecided, ZeroDivisionError, InputError, _Retry):
+            continue
+        env["__nat_bound__"] = _horizon(pl, env) + 2     # sequences are constant beyond their drawn values
+        if _scalars_ok(st, pl, env, interp):
+            desc = "structured case %d" % index if structured else "random draw %d" % index
+            return Drawn(env, desc)
+    return None
+
+
+class _Retry(Exception):
+    pass
+
+
+def _scalars_ok(st, pl, env, interp) -> bool:
+    """The hypotheses that mention only ℕ/ℝ names hold (decided exactly)."""
+    scal = {n for n, t in pl.types.items() if getattr(t, "kind", "") in ("nat", "real")}
+    for h in st.hypotheses:
+        used = {n.value for n in h.node.walk() if n.kind == "ident"}
+        if used & set(pl.types) and (used & set(pl.types)) <= scal:
+            try:
+                if not interp.holds(h.node, env):
+                    return False
+            except (EvaluationError, Undecided, ZeroDivisionError):
+                return False
+    return True
+
+
+def _pick(seq, structured, attempt, rng):
+    if structured is not None:
+        return seq[(structured + attempt) % len(seq)]
+    return seq[int(rng.integers(0, len(seq)))]
+
+
+def _value(st, pl, name, env, rng, structured, attempt, interp):
+    from ...checkers import families as fam
+    t = pl.types[name]
+    k = _kind(t)
+    if name in pl.members:
+        s = interp.eval(pl.members[name], env)
+        items = sorted(s, key=lambda x: (len(x), sorted(x)) if isinstance(x, frozenset) else (0, x))
+        if not items:
+            raise _Retry()
+        return items[(structured or 0) % len(items)] if structured is not None else items[int(rng.integers(0, len(items)))]
+    if name in pl.defined:
+        return _defined(st, pl, name, env, rng, interp)
+    if name in pl.minimizers:
+        return _minimiser(pl.minimizers[name], env, interp)
+    if name in pl.convexity and k == "real":
+        P = interp.eval(pl.convexity[name], env) if _has_values(pl.convexity[name], env) else None
+        if P is not None and getattr(P, "clients", None):
+            tight = min(c.props.get("mu", Fraction(0)) for c in P.clients)
+            opts = [tight, Fraction(0), tight / 2]
+            return _pick(opts, structured, attempt, rng) if structured is not None else opts[int(rng.integers(0, 3))]
+    if k == "nat":
+        if name in pl.dims:
+            return _pick([1, 2, 3, 2, 1, 3, 2, 4], structured, attempt, rng) if structured is not None or attempt < 20 \
+                else int(rng.integers(1, 5))
+        if structured is not None:
+            return _pick([1, 2, 3, 0, 4, 5, 2, 1, 6, 3, 12, 40], structured, attempt, rng)
+        return int(rng.integers(0, 7)) if rng.random() < 0.85 else int(rng.choice([8, 16, 40, 100]))
+    if k == "real":
+        if structured is not None:
+            return POOL[(structured + attempt + _offset(name)) % len(POOL)]
+        r = rng.random()
+        if r < 0.5:
+            return POOL[int(rng.integers(0, len(POOL)))]
+        if r < 0.8:
+            return fam.rand_rat(rng, -4, 4, 8)
+        return Fraction(int(rng.integers(1, 9)), 2 ** int(rng.integers(0, 8)))
+    if k == "vec":
+        d = interp.dim(t.args[0], env, None)
+        return _vector(d, rng, structured, attempt, env, pl, name)
+    if k == "fin":
+        n = interp.dim(t.args[0], env, None)
+        if n <= 0:
+            raise _Retry()
+        return _pick(list(range(n)), structured, attempt, rng) if structured is not None else int(rng.integers(0, n))
+    if k == "finset":
+        inner = resolved(t.args[0])
+        if getattr(inner, "kind", "") == "fin":
+            n = interp.dim(inner.args[0], env, None)
+            return fam.finset(i for i in range(n) if rng.random() < 0.5)
+        raise _Retry()
+    if k == "enum":
+        decl = interp.model.get(t.args[0])
+        ctors = decl.constructors if decl is not None else []
+        if not ctors:
+            raise _Retry()
+        return _pick(ctors, structured, attempt, rng)
+    if k == "problem":
+        return _problem(st, pl, t, env, rng, structured, attempt, interp)
+    if k == "type":
+        n = _pick([2, 3, 4, 2, 6], structured, attempt, rng) if structured is not None else int(rng.integers(2, 7))
+        return ("Ω", n)
+    if k == "measure":
+        space = next((v for v in env.values() if isinstance(v, tuple) and v and v[0] == "Ω"), None)
+        n = space[1] if space else 2
+        w = [int(rng.integers(1, 4)) for _ in range(n)] if structured is None or structured % 2 else [1] * n
+        tot = sum(w)
+        return FiniteSpace(tuple(Fraction(x, tot) for x in w))
+    if k == "filtration":
+        space = next((v for v in env.values() if isinstance(v, FiniteSpace)), None)
+        n = space.n if space else 2
+        return _filtration(n, rng, structured)
+    if k == "fun":
+        return _function(st, pl, name, t, env, rng, structured, attempt, interp)
+    raise _Retry()
+
+
+def _anchor(pl, env):
+    """A distinguished point already drawn (a minimiser): structured draws put points there,
+    where the terms that depend on the distance to it vanish and the others are all that is left."""
+    for name in pl.minimizers:
+        v = env.get(name)
+        if isinstance(v, Vec):
+            return v
+    return None
+
+
+def spectral_hints(env) -> list:
+    """Exact candidate values for the constants of quantified hypotheses about the instance's
+    quadratic functions: each function's smallest and largest eigenvalue (and largest absolute
+    one), and for a ``Fin n`` family of quadratics with common eigenvectors the same numbers of
+    their average (its eigenvalues are the averages of theirs, direction by direction)."""
+    out = set()
+    for v in env.values():
+        fs = []
+        if isinstance(v, Fun) and getattr(v, "spec", {}).get("eigenvalues") if isinstance(getattr(v, "spec", None), dict) else False:
+            fs = [v]
+        vals = getattr(v, "values", None)
+        if isinstance(vals, list) and vals and all(isinstance(f, Fun) and isinstance(getattr(f, "spec", None), dict)
+                                                   and "eigenvalues" in f.spec for f in vals):
+            lams = [[Fraction(x) for x in f.spec["eigenvalues"]] for f in vals]
+            mean = [sum(col) / len(lams) for col in zip(*lams)]
+            out.update({min(mean), max(mean), max(abs(x) for x in mean)})
+        for f in fs:
+            lam = [Fraction(x) for x in f.spec["eigenvalues"]]
+            out.update({min(lam), max(lam), max(abs(x) for x in lam)})
+        rec_clients = getattr(v, "clients", None)
+        if rec_clients:
+            for f in rec_clients:
+                if isinstance(getattr(f, "spec", None), dict) and "eigenvalues" in f.spec:
+                    lam = [Fraction(x) for x in f.spec["eigenvalues"]]
+                    out.update({min(lam), max(lam)})
+    return sorted(out)
+
+
+def _has_values(node, env) -> bool:
+    return all(n.value in env for n in node.walk() if n.kind == "ident" and "." not in n.value)
+
+
+def _minimiser(spec, env, interp):
+    """The exact minimiser of ``P``'s objective (or of ``objective F``) for quadratic clients:
+    the solution of (Σ Aᵢ) x = Σ bᵢ; a singular system is redrawn."""
+    kind, node = spec
+    v = interp.eval(node, env)
+    clients = v.clients if kind == "problem" else list(getattr(v, "values", []))
+    if not clients or not all(hasattr(c, "quadratic") for c in clients):
+        raise _Retry()
+    d = len(clients[0].quadratic[1])
+    A = [[sum(c.quadratic[0][i][j] for c in clients) for j in range(d)] for i in range(d)]
+    b = [sum(c.quadratic[1][i] for c in clients) for i in range(d)]
+    x = _solve(A, b)
+    if x is None:
+        raise _Retry()
+    return Vec(x)
+
+
+def _solve(A, b):
+    d = len(A)
+    M = [list(A[i]) + [b[i]] for i in range(d)]
+    for c in range(d):
+        piv = next((r for r in range(c, d) if M[r][c] != 0), None)
+        if piv is None:
+            return None
+        M[c], M[piv] = M[piv], M[c]
+        for r in range(d):
+            if r != c and M[r][c] != 0:
+                f = M[r][c] / M[c][c]
+                M[r] = [x - f * y for x, y in zip(M[r], M[c])]
+    return [M[i][d] / M[i][i] for i in range(d)]
+
+
+def _offset(name: str) -> int:
+    return sum(ord(c) for c in name) % 5
+
+
+def _vector(d, rng, structured, attempt, env, pl, name):
+    from ...checkers import families as fam
+    if d < 0:
+        raise _Retry()
+    others = [v for n, v in env.items() if isinstance(v, Vec) and len(v) == d]
+    if structured is not None:
+        s = (structured + attempt) % 6
+        if s == 0:
+            return Vec([Fraction(1)] + [Fraction(0)] * (d - 1)) if d else Vec([])
+        if s == 1 and others:
+            scal = [v for v in env.values() if isinstance(v, Fraction) and v != 0]
+            c = scal[0] if scal else Fraction(1)
+            return others[-1].scale(c)
+        if s == 2 and others:
+            return -others[-1]
+        if s == 3:
+            return Vec([Fraction(0)] * d)
+        if s == 4 and others:
+            return others[-1]
+        return Vec([Fraction(1 + (i % 2), 1 + i) * (1 if i % 2 == 0 else -1) for i in range(d)])
+    r = rng.random()
+    if others and r < 0.3:
+        scal = [v for v in env.values() if isinstance(v, Fraction)] + [Fraction(1), Fraction(-1)]
+        return others[int(rng.integers(0, len(others)))].scale(scal[int(rng.integers(0, len(scal)))])
+    return Vec(fam.rand_rat(rng, -2, 2, 4) for _ in range(d))
+
+
+def _filtration(n, rng, structured, levels: int = 8):
+    """Nested partitions of ``0..n-1``: level 0 trivial, each level splitting one block of the
+    previous in two (so level j has at most j + 1 blocks: conditioning on an early level leaves
+    randomness, on a late one little)."""
+    parts = [tuple([0] * n)]
+    for j in range(levels - 1):
+        prev = list(parts[-1])
+        blocks = sorted(set(prev))
+        splittable = [b for b in blocks if prev.count(b) > 1]
+        if not splittable:
+            parts.append(tuple(prev))
+            continue
+        b = splittable[0] if structured is not None else splittable[int(rng.integers(0, len(splittable)))]
+        members = [w for w in range(n) if prev[w] == b]
+        half = members[len(members) // 2:] if structured is not None else \
+            [w for w in members if rng.random() < 0.5] or members[-1:]
+        if len(half) == len(members):
+            half = members[1:]
+        new = max(blocks) + 1
+        parts.append(tuple(new if w in half else prev[w] for w in range(n)))
+    return Filtration(tuple(parts))
+
+
+def _problem(st, pl, t, env, rng, structured, attempt, interp):
+    from ...checkers import families as fam
+    ns = t.args[0]
+    d = interp.dim(t.args[1], env, None)
+    N = interp.dim(t.args[2], env, None)
+    if N < 1 or d < 0:
+        raise _Retry()
+    clients = []
+    for i in range(N):
+        if structured is not None:
+            lams = [Fraction(1 + ((i + j + structured) % 3)) for j in range(d)]
+            if (structured + i) % 4 == 3:
+                lams = [Fraction(0)] + lams[1:]
+        else:
+            lo = -1 if rng.random() < 0.2 else 0
+            lams = [fam.rand_rat(rng, lo, 3, 4) for _ in range(d)]
+        b = [fam.rand_rat(rng, -2, 2, 4) if structured is None else Fraction((i + j) % 3 - 1) for j in range(d)]
+        clients.append(fam.quadratic_from_eigen(lams, b, k=int(rng.integers(0, 3)) if structured is None else i))
+    beta = max([c.props["beta"] for c in clients] + [Fraction(1, 100)])
+    x0 = Vec(Fraction(1 + j) for j in range(d)) if structured is not None else \
+        Vec(fam.rand_rat(rng, -2, 2, 4) for _ in range(d))
+    fields = {"β": beta, "σ": POOL[(structured or 0) % 4] if structured is not None else fam.rand_rat(rng, 0, 2, 4),
+              "x0": x0}
+    if ns == "FedAvg":
+        fields = {"L": beta, "σ": fields["σ"], "ζ": Fraction(1), "x0": x0, "xstar": Vec([Fraction(0)] * d)}
+    return fam.problem(ns, clients, fields)
+
+
+def _function(st, pl, name, t, env, rng, structured, attempt, interp):
+    from ...checkers import families as fam
+    dom, cod = resolved(t.args[0]), resolved(t.args[1])
+    dk, ck = getattr(dom, "kind", ""), getattr(cod, "kind", "")
+    if dk == "fin":
+        n = interp.dim(dom.args[0], env, None)
+        if n < 0:
+            raise _Retry()
+        anchor = _anchor(pl, env)
+        at_anchor = anchor is not None and ((structured is not None and structured % 3 == 2) or
+                                            (structured is None and rng.random() < 0.25))
+        if at_anchor and _kind(cod) == "fun" and _kind(resolved(cod.args[0])) == "point":
+            space = _space_of(env)
+            return fam.fin_family([fam.random_variable([anchor] * (space.n if space else 2)) for _ in range(n)])
+        if at_anchor and _kind(cod) == "vec":
+            return fam.fin_family([anchor] * n)
+        if _kind(cod) == "fun" and _kind(resolved(cod.args[0])) == "vec" and _kind(resolved(cod.args[1])) == "real":
+            # client functions sharing their eigenvectors: the average's spectrum is known exactly
+            d = interp.dim(resolved(cod.args[0]).args[0], env, None)
+            k = int(rng.integers(0, 3)) if structured is None else (structured % 3)
+            clients = []
+            for i in range(n):
+                lams = [Fraction(1 + (i + j + (structured or 0)) % 3) for j in range(d)] if structured is not None \
+                    else [fam.rand_rat(rng, 0, 3, 4) for _ in range(d)]
+                clients.append(fam.quadratic_from_eigen(lams, [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)], k=k))
+            return fam.fin_family(clients)
+        vals = []
+        for i in range(n):
+            sub = _element(st, pl, name, cod, env, rng, structured, attempt + i, interp)
+            vals.append(sub)
+        return fam.fin_family(vals)
+    if dk == "nat" and ck == "real":
+        L = _horizon(pl, env)
+        if structured is not None:
+            vals = [POOL[(structured + attempt + i) % 8] for i in range(L)]
+            vals = [abs(v) for v in vals]
+        else:
+            vals = [fam.rand_rat(rng, 0, 4, 4) for _ in range(L)]
+        return fam.sequence(vals)
+    if dk == "vec" and ck == "real":
+        d = interp.dim(dom.args[0], env, None)
+        if structured is None and rng.random() < 0.2 and d >= 1:     # a convex piecewise quadratic
+            rows = [[fam.rand_rat(rng, -2, 2, 2) for _ in range(d)] for _ in range(int(rng.integers(1, 3)))]
+            return fam.huber(rows, [fam.rand_rat(rng, -1, 1, 4) for _ in rows], fam.rand_rat(rng, 1, 2, 4))
+        if structured is not None:
+            lams = [Fraction(1 + (j + structured) % 3) for j in range(d)]
+        else:
+            lams = [fam.rand_rat(rng, 0 if rng.random() < 0.8 else -1, 3, 4) for _ in range(d)]
+        b = [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)]
+        return fam.quadratic_from_eigen(lams, b, k=int(rng.integers(0, 3)))
+    if dk == "nat" and ck == "fun":
+        inner_dom = resolved(cod.args[0])
+        if getattr(inner_dom, "kind", "") == "vec":          # LocalOracle d
+            d = interp.dim(inner_dom.args[0], env, None)
+            return _oracle(d, rng, structured)
+        if getattr(inner_dom, "kind", "") == "fin":           # ℕ → Fin N → LocalOracle d
+            n = interp.dim(inner_dom.args[0], env, None)
+            inner = resolved(cod.args[1])
+            d = interp.dim(resolved(resolved(inner.args[1]).args[0]).args[0], env, None)
+            per_round = [fam.client_oracles([_oracle(d, rng, structured) for _ in range(n)]) for _ in range(3)]
+            fun = Fun(lambda r: per_round[min(int(r), 2)], name="oracles")
+            fun.spec = {"family": "process", "values": [p.spec for p in per_round], "tail": None}
+            return fun
+        if getattr(inner_dom, "kind", "") == "point":         # ℕ → Ω → X: an adapted process
+            return _process(st, pl, name, resolved(cod.args[1]), env, rng, structured, interp)
+    if dk == "nat" and ck == "finset":
+        inner = resolved(cod.args[0])
+        n = interp.dim(inner.args[0], env, None)
+        size = int(interp.eval(pl.cards[name], env)) if name in pl.cards else None
+        sets = []
+        for _ in range(4):
+            items = list(range(n))
+            rng.shuffle(items)
+            k = size if size is not None else int(rng.integers(0, n + 1))
+            if k > n or k < 0:
+                raise _Retry()
+            sets.append(sorted(items[:k]))
+        return fam.samples(sets)
+    if dk == "point":
+        return _rv(resolved(t.args[1]), env, rng, interp, measurable_for=None)
+    raise _Retry()
+
+
+def _element(st, pl, name, t, env, rng, structured, attempt, interp):
+    k = _kind(t)
+    if k == "vec":
+        d = interp.dim(t.args[0], env, None)
+        return _vector(d, rng, structured, attempt, env, pl, name)
+    if k == "real":
+        return POOL[(structured + attempt) % len(POOL)] if structured is not None else rng_rat(rng)
+    if k == "nat":
+        return int(rng.integers(1, 5))
+    if k == "fun":
+        return _function(st, pl, name, t, env, rng, structured, attempt, interp)
+    raise _Retry()
+
+
+def rng_rat(rng):
+    from ...checkers import families as fam
+    return fam.rand_rat(rng, -3, 3, 4)
+
+
+def _horizon(pl, env) -> int:
+    """Length of drawn sequences: beyond every ℕ parameter, so every index a hypothesis or the
+    conclusion reads is drawn (``u (T + 1)`` included)."""
+    nats = [v for n, v in env.items() if isinstance(v, int) and not isinstance(v, bool)]
+    return max(nats + [1]) + 3
+
+
+def _oracle(d, rng, structured):
+    from ...checkers import families as fam
+    A = [[Fraction(int(i == j) * (1 + (i % 2))) for j in range(d)] for i in range(d)] if structured is not None else \
+        [[fam.rand_rat(rng, -1, 2, 4) if i == j else Fraction(0) for j in range(d)] for i in range(d)]
+    b = [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)]
+    offs = [[fam.rand_rat(rng, -1, 1, 4) for _ in range(d)] for _ in range(8)]
+    return fam.affine_oracle(A, b, offs)
+
+
+def _space_of(env):
+    return next((v for v in env.values() if isinstance(v, FiniteSpace)), None)
+
+
+def _filtration_of(env):
+    return next((v for v in env.values() if isinstance(v, Filtration)), None)
+
+
+def _rv(t, env, rng, interp, measurable_for=None):
+    from ...checkers import families as fam
+    space = _space_of(env)
+    n = space.n if space else 2
+    labels = measurable_for if measurable_for is not None else tuple(range(n))
+    vals: dict = {}
+    out = []
+    for w in range(n):
+        lab = labels[w]
+        if lab not in vals:
+            vals[lab] = _point(t, env, rng, interp)
+        out.append(vals[lab])
+    return fam.random_variable(out)
+
+
+def _point(t, env, rng, interp):
+    from ...checkers import families as fam
+    k = _kind(t)
+    if k == "vec":
+        d = interp.dim(t.args[0], env, None)
+        return Vec(fam.rand_rat(rng, -2, 2, 4) for _ in range(d))
+    if k == "real":
+        return fam.rand_rat(rng, 0, 3, 4)
+    raise _Retry()
+
+
+def _process(st, pl, name, t, env, rng, structured, interp):
+    """An adapted process ``ℕ → Ω → X``: index j measurable for the filtration's level j."""
+    from ...checkers import families as fam
+    filt = _filtration_of(env)
+    L = _horizon(pl, env)
+    rvs = [_rv(t, env, rng, interp, measurable_for=filt.at(j) if filt is not None else None) for j in range(L)]
+    return fam.process(rvs)
+
+
+def _defined(st, pl, name, env, rng, interp):
+    """A name defined by its hypotheses (see the module docstring)."""
+    from ...checkers import families as fam
+    t = pl.types[name]
+    entries = {}
+    for h, mode in pl.defined[name]:
+        body, guards = _strip_foralls(h.node)
+        binders = _forall_binders(h.node)
+        for assignment in _enumerate(binders, guards, env, interp):
+            local = {**env, **assignment}
+            if mode == "equal":
+                value = _materialize(interp.eval(body.args[1], local), env)
+                key = _index_key(body.args[0], name, local, interp)
+            elif mode == "upper":
+                value = interp.eval(body.args[0], local)
+                key = _index_key(body.args[1], name, local, interp)
+                value = _plus_slack(value, rng, interp, local)
+            else:       # condexp: X := E + (ξ - E[ξ | m])
+                ce = body.args[0]
+                sigma = interp.eval(ce.args[1], local)
+                space = interp.eval(ce.args[2], local)
+                target = interp.eval(body.args[1], local)
+                key = _index_key(ce.args[3], name, local, interp)
+                noise = _rv(_codomain(t, key), env, rng, interp)
+                mean = condexp(space, sigma, noise)
+                value = fam.random_variable([_add(target(w), noise(w) - mean(w) if isinstance(noise(w), Vec)
+                                                  else noise(w) - mean(w)) for w in space.outcomes()])
+            entries[key] = value
+    return _assemble(t, entries, env, pl, interp)
+
+
+def _materialize(value, env):
+    """A function of the outcome (a term's closure) as an exact random variable of the space."""
+    from ...checkers import families as fam
+    space = _space_of(env)
+    if isinstance(value, Fun) and getattr(value, "spec", None) is None and space is not None:
+        return fam.random_variable([value(w) for w in space.outcomes()])
+    return value
+
+
+def _forall_binders(node):
+    out = []
+    while node.kind in ("forall", "binop"):
+        if node.kind == "forall":
+            out.extend(node.value)
+            node = node.args[0]
+        elif node.value == "→":
+            node = node.args[1]
+        else:
+            break
+    return out
+
+
+def _enumerate(binders, guards, env, interp):
+    if not binders:
+        yield {}
+        return
+    b = binders[0]
+    dom = None
+    for g in guards:
+        if g.kind == "binop" and g.args[0].kind == "ident" and g.args[0].value == b.name and g.value in ("<", "≤"):
+            hi = int(interp.eval(g.args[1], env))
+            dom = range(hi + (1 if g.value == "≤" else 0))
+    if dom is None:
+        t = resolved(getattr(b, "lty", None))
+        if getattr(t, "kind", "") == "fin":
+            dom = range(interp.dim(t.args[0], env, None))
+    if dom is None:
+        raise _Retry()
+    for x in dom:
+        for rest in _enumerate(binders[1:], guards, {**env, b.name: x}, interp):
+            yield {b.name: x, **rest}
+
+
+def _index_key(node, name, env, interp):
+    """The indices at which a defining hypothesis gives a name its value: ``v (j + 1)`` -> (j+1,)."""
+    args = []
+    n = node
+    while n.kind == "app":
+        args.append(n.args[1:])
+        n = n.args[0]
+    flat = [a for group in reversed(args) for a in group]
+    out = []
+    for a in flat:
+        if a.kind == "ident" and a.value in ("ω",):
+            break
+        try:
+            out.append(interp.eval(a, env))
+        except EvaluationError:
+            break
+    return tuple(int(x) if isinstance(x, int) else x for x in out)
+
+
+def _codomain(t, key):
+    t = resolved(t)
+    for _ in key:
+        t = resolved(t.args[1])
+    if _kind(t) == "fun":
+        t = resolved(t.args[1])
+    return t
+
+
+def _add(a, b):
+    return a + b
+
+
+def _plus_slack(value, rng, interp, env):
+    from ...checkers import families as fam
+    slack = Fraction(0) if rng.random() < 0.6 else fam.rand_rat(rng, 0, 1, 4)
+    if isinstance(value, Fun):
+        space = _space_of(env)
+        return fam.random_variable([value(w) + slack for w in space.outcomes()]) if space else value
+    if isinstance(value, Fraction):
+        return value + slack
+    return value
+
+
+def _assemble(t, entries, env, pl, interp):
+    from ...checkers import families as fam
+    k = _kind(t)
+    if k == "fun" and _kind(resolved(t).args[0]) == "nat":
+        L = max([key[0] for key in entries if key] + [0]) + 1
+        cod = resolved(resolved(t).args[1])
+        if _kind(cod) == "fun":
+            space = _space_of(env)
+            zero = _zero_rv(_codomain(t, (0,)), env, interp, space)
+            rvs = [entries.get((j,), zero) for j in range(max(L, _horizon(pl, env)))]
+            return fam.process(rvs)
+        vals = [entries.get((j,), Fraction(0)) for j in range(max(L, _horizon(pl, env)))]
+        return fam.sequence(vals)
+    if k == "fun" and _kind(resolved(t).args[0]) == "fin":
+        n = interp.dim(resolved(resolved(t).args[0]).args[0], env, None)
+        return fam.fin_family([entries[(i,)] for i in range(n)])
+    if () in entries:
+        return entries[()]
+    raise _Retry()
+
+
+def _zero_rv(t, env, interp, space):
+    from ...checkers import families as fam
+    n = space.n if space else 2
+    if _kind(t) == "vec":
+        d = interp.dim(t.args[0], env, None)
+        return fam.random_variable([Vec([Fraction(0)] * d)] * n)
+    return fam.random_variable([Fraction(0)] * n)
+
+
+# --------------------------------------------------------------------------- hypotheses
+
+def decide_hypothesis(h, env, interp) -> bool:
+    """The hypothesis ``h`` on the instance ``env``: exactly (see the module docstring). Raises
+    :class:`~pyfed.statements.interpret.Structural` when the instance cannot certify it."""
+    try:
+        return interp.holds(h.node, env)
+    except NotFinite as exc:
+        return forall_on_quadratics(exc.node, env, interp)
+    except Structural as exc:
+        return structural(exc.name, exc.node, env, interp)
+
+
+def structural(name, node, env, interp) -> bool:
+    """A structural proposition from the functions' construction."""
+    base = name.removeprefix("MeasureTheory.").removeprefix("ProbabilityTheory.").rsplit(".", 1)[-1]
+    args = node.args[1:] if node.kind == "app" else []
+    if base == "HasGradientAt":
+        f = interp.eval(args[0], env)
+        return isinstance(f, Fun) and (f.grad is not None or getattr(f, "partial", None) is not None)
+    if base in ("Convexity",):
+        P = interp.eval(args[0], env)
+        mu = interp.eval(args[1], env)
+        if compare(0, mu) < 0:
+            return False
+        return all(_quadratic_psd(c.quadratic[0], shift=mu) for c in P.clients if hasattr(c, "quadratic")) and \
+            all(hasattr(c, "quadratic") or (c.props.get("convex") and compare(mu, c.props.get("mu", 0)) >= 0)
+                for c in P.clients)
+    if base == "IsMinimizer":
+        P = interp.eval(args[0], env)
+        x = interp.eval(args[1], env)
+        grads = [c.grad(x) for c in P.clients]
+        total = grads[0]
+        for g in grads[1:]:
+            total = total + g
+        if any(v != 0 for v in total):
+            return False
+        n = len(P.clients)
+        mean = [[sum(c.quadratic[0][i][j] for c in P.clients) / n for j in range(len(x))] for i in range(len(x))]
+        return _quadratic_psd(mean)
+    if base == "ConvexOn":
+        f = interp.eval(args[-1], env)
+        if hasattr(f, "quadratic"):
+            return _quadratic_psd(f.quadratic[0])
+        return bool(f.props.get("convex"))
+    if base == "iCondIndepFun":
+        return True      # independence across clients of the drawn noises: they are drawn independently
+    raise Structural(name, node)
+
+
+def _quadratic_psd(A, shift=0) -> bool:
+    from ...problems.quadratic import is_psd_exact
+    d = len(A)
+    return is_psd_exact([[A[i][j] - (shift if i == j else 0) for j in range(d)] for i in range(d)])
+
+
+def forall_on_quadratics(node, env, interp) -> bool:
+    """``∀ x y : Space d, LHS ≤ RHS`` decided exactly when every function involved is quadratic:
+    the points become symbols, both sides polynomials of degree ≤ 2 (a side ``‖u‖`` or ``c * ‖u‖``
+    with c ≥ 0 is compared through its square), and the margin is nonnegative everywhere iff its
+    homogenised quadratic form is positive semidefinite (exact rationals)."""
+    binders, body = node.value, node.args[0]
+    syms = {}
+    local = dict(env)
+    for b in binders:
+        t = resolved(getattr(b, "lty", None))
+        if _kind(t) != "vec":
+            raise Structural("∀ over a type that is not Space d", node)
+        d = interp.dim(t.args[0], env, node)
+        xs = [sympy.Symbol(f"{b.name}_{i}") for i in range(d)]
+        syms[b.name] = xs
+        local[b.name] = Vec(xs)
+    while body.kind == "binop" and body.value == "→":
+        body = body.args[1]
+    if body.kind == "forall":
+        inner = forall_on_quadratics(body, local, interp)
+        return inner
+    head = body.args[0] if body.kind == "app" else None
+    if head is not None and getattr(body, "ref", (None,))[0] == "structural":
+        return structural(body.ref[1], body, local, interp)
+    if not (body.kind == "binop" and body.value in ("≤", "<", "≥", ">")):
+        raise Structural("∀ over points of a proposition that is not an inequality", node)
+    a, b = body.args[0], body.args[1]
+    if body.value in ("≥", ">"):
+        a, b = b, a
+    sa, sb = _side_squared(a, local, interp), _side_squared(b, local, interp)
+    if sa is None or sb is None:
+        return False
+    (ea, sq_a), (eb, sq_b) = sa, sb
+    if sq_a != sq_b:
+        if sq_a and not sq_b:          # ‖u‖ ≤ E: need E ≥ 0 everywhere and ‖u‖² ≤ E²
+            if not _nonneg_everywhere(eb, [s for v in syms.values() for s in v]):
+                return False
+            eb = sympy.expand(eb ** 2)
+        else:
+            return False
+    margin = sympy.expand(sympy.sympify(eb) - sympy.sympify(ea))
+    return _nonneg_everywhere(margin, [s for v in syms.values() for s in v])
+
+
+def _side_squared(node, env, interp):
+    """(expression, squared?): a norm side ``‖u‖`` or ``c * ‖u‖`` (c ≥ 0 a number) as its square."""
+    if node.kind == "norm":
+        inner = interp.eval(node.args[0], env)
+        return sympy.expand(sum((x * x for x in inner), sympy.Integer(0))), True
+    if node.kind == "binop" and node.value == "*" and node.args[1].kind == "norm":
+        c = interp.eval(node.args[0], env)
+        if compare(0, c) < 0:
+            return None
+        inner = interp.eval(node.args[1].args[0], env)
+        return sympy.expand(sympy.Rational(c) ** 2 * sum((x * x for x in inner), sympy.Integer(0))), True
+    return sympy.expand(sympy.sympify(_sym(interp.eval(node, env)))), False
+
+
+def _sym(v):
+    if isinstance(v, Fraction):
+        return sympy.Rational(v.numerator, v.denominator)
+    return v
+
+
+def _nonneg_everywhere(expr, symbols) -> bool:
+    """An exact test that a polynomial of degree ≤ 2 in ``symbols`` is ≥ 0 for all real values."""
+    expr = sympy.expand(expr)
+    poly = sympy.Poly(expr, *symbols) if symbols else None
+    if poly is None:
+        return bool(sympy.sympify(expr) >= 0)
+    if poly.total_degree() > 2:
+        raise Structural("a quantified inequality of degree > 2", None)
+    n = len(symbols)
+    M = sympy.zeros(n + 1, n + 1)
+    for monom, coef in poly.terms():
+        idx = [i for i, e in enumerate(monom) for _ in range(e)]
+        if len(idx) == 2:
+            i, j = idx
+            if i == j:
+                M[i, i] += coef
+            else:
+                M[i, j] += coef / 2
+                M[j, i] += coef / 2
+        elif len(idx) == 1:
+            M[idx[0], n] += coef / 2
+            M[n, idx[0]] += coef / 2
+        else:
+            M[n, n] += coef
+    from ...problems.quadratic import is_psd_exact
+    return is_psd_exact([[Fraction(int(sympy.Rational(M[i, j]).p), int(sympy.Rational(M[i, j]).q))
+                          for j in range(n + 1)] for i in range(n + 1)])
+
+
+def tighten(st, pl, env, name, interp, hyps) -> list:
+    """Candidate values of the real parameter ``name`` at the boundary of what the hypotheses that
+    mention it admit, the others fixed: the roots of each comparison hypothesis in ``name``
+    (solved exactly when the hypothesis is polynomial in it)."""
+    x = sympy.Symbol("tighten_x")
+    out = []
+    for h in hyps:
+        if not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
+            continue
+        body = h.node
+        if not (body.kind == "binop" and body.value in ("≤", "<", "≥", ">", "=")):
+            continue
+        try:
+            local = {**env, name: x}
+            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
+            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
+            roots = sympy.solve(sympy.Eq(a, b), x)
+        except Exception:      # not polynomial in the parameter: no boundary candidate
+            continue
+        for r in roots:
+            if r.is_Rational:
+                out.append(Fraction(int(r.p), int(r.q)))
+    return out
+
+
+def to_spec_env(env) -> dict:
+    """The instance as JSON (exact), for witnesses."""
+    from ...checkers import families as fam
+    out = {}
+    for k, v in env.items():
+        if k.startswith("__"):
+            continue
+        if isinstance(v, tuple) and v and v[0] == "Ω":
+            out[k] = {"sample_space": v[1]}
+            continue
+        out[k] = fam.to_spec(v)
+    return out
+
+
+def from_spec_env(spec) -> dict:
+    from ...checkers import families as fam
+    env = {}
+    for k, v in spec.items():
+        if isinstance(v, dict) and "sample_space" in v:
+            env[k] = ("Ω", int(v["sample_space"]))
+        else:
+            env[k] = fam.from_spec(v)
+    return env
+
+
+_ = Sigma

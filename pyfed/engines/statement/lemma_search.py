@@ -1,0 +1,548 @@
+"""Adversarial search of a run-free statement: instances drawn inside its hypotheses
+(:mod:`.lemma_instances`), each decided exactly by the interpreter
+(:mod:`pyfed.statements.interpret`), a witness that re-checks exactly when one violates it.
+
+Beyond the structured and random draws, each candidate is refined where the statement is
+tight: its real parameters moved to the boundary of what the hypotheses admit (solved exactly),
+and, for statements over sequences ``ℕ → ℝ`` whose hypotheses and conclusion are linear in the
+sequences' values (recursions such as Stich's averaging lemma), the worst sequences for the drawn
+scalars found by a linear program, rounded to rationals and re-decided exactly (moved toward a
+strictly feasible point until every hypothesis holds exactly). Every candidate is a pure
+function of ``(seed, index)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ...errors import InputError
+from ...exact import as_float, rational_str
+from ...statements.evaluate import EvaluationError, Undecided, arith, compare, decide_sign, to_exact
+from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
+from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
+from .lemma_instances import (STRUCTURED, _enumerate, _strip_foralls, decide_hypothesis, draw, from_spec_env, plan,
+                              spectral_hints, tighten, to_spec_env)
+
+__all__ = ["LemmaRecord", "LemmaSearchResult", "search_lemma", "decide_lemma_instance", "recheck_lemma",
+           "LEMMA_WITNESS_SCHEMA"]
+
+#: Version tag of a lemma witness (the instance's values as exact JSON specs).
+LEMMA_WITNESS_SCHEMA = "pyfed.lemma-instance/1"
+
+
+@dataclass
+class LemmaRecord:
+    """One decided candidate: ``status`` ``holds`` / ``violated`` / ``outside`` (a hypothesis fails)
+    / ``undecided``; ``lhs``, ``rhs`` exact when the conclusion is a comparison of numbers;
+    ``instance`` the exact JSON of the values; ``failing`` the failing hypotheses' keys."""
+
+    index: int
+    status: str
+    description: str = ""
+    instance: dict | None = None
+    lhs: object = None
+    rhs: object = None
+    failing: list = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def ratio(self):
+        if self.lhs is None or self.rhs is None:
+            return None
+        try:
+            if decide_sign(self.rhs) > 0:
+                return float(as_float(to_exact(self.lhs))) / float(as_float(to_exact(self.rhs)))
+        except Exception:     # an irrational or undecided side: no ratio shown
+            return None
+        return None
+
+
+@dataclass
+class LemmaSearchResult:
+    records: list
+    verdict: object
+    seed: int
+    budget: int
+
+
+def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> LemmaRecord:
+    """Decide ``st`` exactly on the instance ``env`` (name -> value)."""
+    interp = interp or Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
+    try:
+        spec = to_spec_env(env)
+    except InputError as exc:
+        return LemmaRecord(index, "undecided", description, reason=str(exc))
+    failing = []
+    for h in st.hypotheses:
+        try:
+            if not decide_hypothesis(h, env, interp):
+                failing.append(h.key)
+        except Structural as exc:
+            return LemmaRecord(index, "undecided", description, spec, reason=f"hypothesis {h.key}: {exc}")
+        except (EvaluationError, Undecided, ZeroDivisionError, NotFinite) as exc:
+            return LemmaRecord(index, "undecided", description, spec, reason=f"hypothesis {h.key}: {exc}")
+    if failing:
+        return LemmaRecord(index, "outside", description, spec, failing=failing)
+    lhs = rhs = None
+    try:
+        if st.relation in ("≤", "<", "=") and st.lhs is not None and st.rhs is not None and \
+                st.conclusion.kind == "binop" and st.conclusion.value in ("≤", "<", "=", "≥", ">"):
+            lhs, rhs = interp.eval(st.lhs, env), interp.eval(st.rhs, env)
+        holds = interp.holds(st.conclusion, env)
+    except NotFinite as exc:
+        return LemmaRecord(index, "undecided", description, spec, reason=str(exc))
+    except (EvaluationError, Undecided, ZeroDivisionError, Structural) as exc:
+        return LemmaRecord(index, "undecided", description, spec, reason=str(exc))
+    if isinstance(lhs, Vec) or isinstance(lhs, (Fun, frozenset, str)) or isinstance(lhs, bool):
+        lhs = rhs = None
+    return LemmaRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs)
+
+
+def _candidates(st, pl, seed, index, interp):
+    """The instances of candidate ``index``: the draw, then its refinements (boundary values of the
+    real parameters, the linear program's worst sequences)."""
+    drawn = draw(st, pl, seed, index, interp)
+    if drawn is None:
+        return []
+    out = [(drawn.env, drawn.description)]
+    reals = [n for n in pl.order if getattr(pl.types[n], "kind", "") == "real" and n not in pl.defined]
+    fixed = _repair(st, pl, dict(drawn.env), reals, seed, index, interp)
+    if fixed is not None and fixed is not drawn.env:
+        out.insert(0, (fixed, f"{drawn.description}, real parameters moved to the boundary of their hypotheses"))
+        drawn = type(drawn)(fixed, out[0][1])
+    for name in reals:
+        for v in tighten(st, pl, drawn.env, name, interp, st.hypotheses)[:3]:
+            env = dict(drawn.env)
+            env[name] = v
+            env = _redefine(st, pl, env, seed, index, interp)
+            if env is not None:
+                out.append((env, f"{drawn.description}, {name} at a hypothesis boundary ({rational_str(v)})"))
+    vecs = [n for n in pl.order if getattr(pl.types[n], "kind", "") == "vec" and n not in pl.defined
+            and n not in pl.minimizers and n not in pl.members]
+    if vecs:
+        worst = _worst_points(st, pl, drawn.env, vecs, interp)
+        if worst is not None:
+            out.append((worst, f"{drawn.description}, points where the inequality is worst (exact)"))
+    seqs = [n for n in pl.order if _is_sequence(pl.types[n])]
+    if seqs:
+        for env, how in list(out):
+            lp = _lp_worst(st, pl, env, seqs, interp)
+            if lp is not None:
+                out.append((lp, f"{how}, worst sequences of a linear program"))
+    return out
+
+
+def _failing(st, env, interp) -> list:
+    out = []
+    for h in st.hypotheses:
+        try:
+            if not decide_hypothesis(h, env, interp):
+                out.append(h)
+        except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+            out.append(h)
+    return out
+
+
+def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 6):
+    """Move real parameters, one at a time, to the boundary of the failing hypotheses that mention
+    them (exact roots of a comparison; for a quantified hypothesis over points, the boundary found
+    by exact bisection), so that the instance satisfies every hypothesis *tightly*; None when it
+    cannot be repaired this way. The names the hypotheses define are recomputed after each move."""
+    seen = set()
+    for _ in range(rounds):
+        failing = _failing(st, env, interp)
+        if not failing:
+            return env
+        before = {h.key for h in failing}
+        step = None
+        for h in failing:
+            for name in reals:
+                if name in seen or not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
+                    continue            # each parameter moves once: the later repairs must not undo it
+                for v in _boundaries(st, pl, env, name, h, interp):
+                    trial = dict(env)
+                    trial[name] = v
+                    trial = _redefine(st, pl, trial, seed, index, interp)
+                    if trial is None:
+                        continue
+                    after = {x.key for x in _failing(st, trial, interp)}
+                    # progress: this hypothesis now holds and no more fail than before (a constant
+                    # that moves may break another one, repaired next, e.g. L then η <= 1/(4L))
+                    if h.key not in after and len(after) <= len(before):
+                        seen.add(name)
+                        step = trial
+                        break
+                if step is not None:
+                    break
+            if step is not None:
+                break
+        if step is None:
+            return None
+        env = step
+    return env if not _failing(st, env, interp) else None
+
+
+def _boundaries(st, pl, env, name, h, interp) -> list:
+    """Boundary values of ``name`` for hypothesis ``h``: exact roots of a comparison, else the
+    boundary of the admissible set found by bisection with exact decisions (both sides of it)."""
+    roots = tighten(st, pl, env, name, interp, [h])
+    if roots:
+        return roots
+
+    def ok(v):
+        try:
+            return decide_hypothesis(h, {**env, name: v}, interp)
+        except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+            return False
+    hints = [v for v in spectral_hints(env) if ok(v)]
+    if hints:
+        return hints
+    grid = [Fraction(2) ** k for k in range(-8, 9)]
+    grid = sorted(set(grid + [-g for g in grid] + [Fraction(0)]))
+    vals = [(g, ok(g)) for g in grid]
+    out = []
+    for (a, oa), (b, ob) in zip(vals, vals[1:]):
+        if oa != ob:
+            lo, hi = (a, b) if oa else (b, a)          # lo admissible
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                if ok(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(lo)
+    return out
+
+
+def _redefine(st, pl, env, seed, index, interp):
+    """Recompute the names that hypotheses define after a parameter moved."""
+    if not pl.defined and not pl.members:
+        return env
+    from .lemma_instances import _Retry, _value
+    rng = np.random.default_rng([int(seed), int(index), 1])
+    try:
+        for name in pl.order:
+            if name in pl.defined or name in pl.members:
+                env[name] = _value(st, pl, name, env, rng, None, 0, interp)
+    except (_Retry, EvaluationError, NotFinite, Structural, Undecided, ZeroDivisionError):
+        return None
+    return env
+
+
+def _is_sequence(t) -> bool:
+    from ...statements.lemma import resolved
+    t = resolved(t)
+    return getattr(t, "kind", "") == "fun" and getattr(resolved(t.args[0]), "kind", "") == "nat" and \
+        getattr(resolved(t.args[1]), "kind", "") == "real"
+
+
+def search_lemma(st, *, seed: int = 0, budget: int = 24, progress=None) -> LemmaSearchResult:
+    """Structured candidates, then ``budget`` random ones, each with its refinements, decided
+    exactly; the verdict is Violated (witness: the first violation in index order, exact JSON) or
+    Inconclusive (no counterexample among the decided instances, with the tightest one)."""
+    pl = plan(st)
+    interp = Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
+    records = []
+    n = STRUCTURED + int(budget)
+    for index in range(n):
+        for env, how in _candidates(st, pl, seed, index, interp):
+            rec = decide_lemma_instance(st, env, interp, index=index, description=how)
+            records.append(rec)
+            if rec.status == "violated":
+                break
+        if progress:
+            progress(1)
+        if any(r.status == "violated" for r in records):
+            break
+    return LemmaSearchResult(records, _verdict(st, records, seed, budget), seed, budget)
+
+
+def _s(v):
+    v = to_exact(v)
+    return rational_str(v) if isinstance(v, Fraction) else str(v)
+
+
+def _num(v):
+    v = to_exact(v)
+    if isinstance(v, sympy.Basic):
+        import mpmath
+        return mpmath.mpf(str(sympy.N(v, 50)))
+    return v
+
+
+def _verdict(st, records, seed, budget):
+    decided = [r for r in records if r.status in ("holds", "violated")]
+    viol = [r for r in decided if r.status == "violated"]
+    details = {"engine": f"adversarial search ({st.family}, decided exactly)", "seed": seed, "budget": budget,
+               "candidates": len(records), "decided": len(decided), "holds": len(decided) - len(viol),
+               "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
+               "undecided": sum(r.status == "undecided" for r in records),
+               "instance": f"adversarial search ({len(decided)} exactly decided instances)", "family": st.family}
+    und = [r for r in records if r.status == "undecided"]
+    if und:
+        details["undecided_reason"] = und[0].reason
+    if viol:
+        r = viol[0]
+        details.update(index=r.index, description=r.description, search_result=f"counterexample (candidate {r.index})")
+        if r.lhs is not None and r.rhs is not None:
+            details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
+                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<") else "≤",
+                                                          _s(r.lhs)[:40], _s(r.rhs)[:40], compare(r.lhs, r.rhs) == 0))
+        else:
+            details["witness_text"] = f"the conclusion is false at candidate {r.index} ({r.description})"
+        witness = {"schema": LEMMA_WITNESS_SCHEMA, "instance": r.instance, "statement": st.name, "source": st.source,
+                   "index": r.index, "seed": seed}
+        return Violated(st.name, None if r.lhs is None else _num(r.lhs), None if r.rhs is None else _num(r.rhs), True,
+                        details, evidence=Evidence.SEARCH, witness=witness)
+    tight = [r for r in decided if r.ratio is not None]
+    lhs = rhs = None
+    if tight:
+        t = max(tight, key=lambda r: (r.ratio, -r.index))
+        details.update(tightest_index=t.index, tightest=t.description, tightest_instance=t.instance,
+                       lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs))
+        lhs, rhs = _num(t.lhs), _num(t.rhs)
+    details["search_result"] = f"no counterexample among {len(decided)} decided"
+    reason = f"no counterexample among {len(decided)} exactly decided instances (a finite search proves nothing)"
+    if not decided and und:
+        reason = f"no instance could be decided: {und[0].reason}"
+    elif not decided:
+        reason = "none of the instances tried satisfies the hypotheses"
+    return Inconclusive(st.name, lhs, rhs, True, details, reason=reason)
+
+
+def recheck_lemma(st, witness: dict):
+    """Re-decide ``st`` exactly on a witness's instance: a :class:`LemmaRecord`."""
+    spec = witness.get("instance", witness)
+    env = from_spec_env(spec)
+    return decide_lemma_instance(st, env)
+
+
+# --------------------------------------------------------------------------- worst points
+
+def _worst_points(st, pl, env, vecs, interp):
+    """Points where the conclusion fails, found exactly when its margin ``rhs − lhs`` is a
+    polynomial of degree ≤ 2 in the free points (every function quadratic): the homogenised
+    quadratic form's exact LDLᵀ either proves it nonnegative (None: no such points) or gives a
+    direction along which it is negative, scaled until the margin is negative exactly."""
+    if st.lhs is None or st.rhs is None or st.relation not in ("≤", "<"):
+        return None
+    syms, local = [], dict(env)
+    for n in vecs:
+        d = len(env[n])
+        xs = [sympy.Symbol(f"{n}_{i}") for i in range(d)]
+        syms.extend(xs)
+        local[n] = Vec(xs)
+    if not syms:
+        return None
+    try:
+        margin = sympy.expand(sympy.sympify(_sy(interp.eval(st.rhs, local))) -
+                              sympy.sympify(_sy(interp.eval(st.lhs, local))))
+        poly = sympy.Poly(margin, *syms)
+    except Exception:            # not a polynomial in the points (a norm, an absolute value)
+        return None
+    if poly.total_degree() > 2:
+        return None
+    n = len(syms)
+    M = [[Fraction(0)] * (n + 1) for _ in range(n + 1)]
+    for monom, coef in poly.terms():
+        c = Fraction(int(sympy.Rational(coef).p), int(sympy.Rational(coef).q))
+        idx = [i for i, e in enumerate(monom) for _ in range(e)]
+        if len(idx) == 2:
+            i, j = idx
+            if i == j:
+                M[i][i] += c
+            else:
+                M[i][j] += c / 2
+                M[j][i] += c / 2
+        elif len(idx) == 1:
+            M[idx[0]][n] += c / 2
+            M[n][idx[0]] += c / 2
+        else:
+            M[n][n] += c
+    w = _negative_direction(M)
+    if w is None:
+        return None
+    for scale in (Fraction(1), Fraction(2), Fraction(8), Fraction(64), Fraction(1024)):
+        v = [x * scale for x in w[:n]]
+        hom = w[n] * scale if w[n] != 0 else Fraction(1)
+        point = [x / hom for x in v] if w[n] != 0 else [x for x in v]
+        vals = dict(zip(syms, point))
+        if margin.subs({k: sympy.Rational(x.numerator, x.denominator) for k, x in vals.items()}) < 0:
+            out = dict(env)
+            k = 0
+            for nm in vecs:
+                d = len(env[nm])
+                out[nm] = Vec(point[k:k + d])
+                k += d
+            return out
+    return None
+
+
+def _negative_direction(M):
+    """A rational vector w with wᵀMw < 0 (M symmetric), or None when M is positive semidefinite."""
+    n = len(M)
+    A = [row[:] for row in M]
+    basis = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]   # row i: the direction of pivot i
+    for k in range(n):
+        if A[k][k] < 0:
+            return basis[k]
+        if A[k][k] == 0:
+            for j in range(k + 1, n):
+                if A[k][j] != 0:
+                    # (e_k t + e_j) with t chosen so that A_jj + 2 t A_kj < 0
+                    t = -(A[j][j] + 1) / (2 * A[k][j])
+                    return [t * a + b for a, b in zip(basis[k], basis[j])]
+            continue
+        for j in range(k + 1, n):
+            f = A[j][k] / A[k][k]
+            if f:
+                A[j] = [a - f * b for a, b in zip(A[j], A[k])]
+                basis[j] = [a - f * b for a, b in zip(basis[j], basis[k])]
+        for j in range(k + 1, n):
+            A[k][j] = A[j][k] = Fraction(0) if j != k else A[k][k]
+    return None
+
+
+# --------------------------------------------------------------------------- linear programs
+
+def _lp_worst(st, pl, env, seqs, interp):
+    """The worst sequences for the drawn scalars: maximise ``lhs − rhs`` subject to the hypotheses,
+    all linear in the sequences' values (else None); the LP's answer rounded and moved toward a
+    strictly feasible point until every hypothesis holds exactly."""
+    from ...checkers import families as fam
+    if st.lhs is None or st.rhs is None or st.relation not in ("≤", "<"):
+        return None
+    L = max(len(getattr(env[n], "values", [])) for n in seqs)
+    symbols = {n: [sympy.Symbol(f"{n}_{t}") for t in range(L)] for n in seqs}
+    local = dict(env)
+    for n in seqs:
+        local[n] = Fun(lambda t, xs=symbols[n]: xs[int(t)] if int(t) < len(xs) else sympy.Integer(0), name=n)
+    local["__nat_bound__"] = L
+    flat = [s for n in seqs for s in symbols[n]]
+    cons = []
+    try:
+        for h in st.hypotheses:
+            if not any(node.kind == "ident" and node.value in seqs for node in h.node.walk()):
+                continue
+            cons.extend(_linear_constraints(h.node, local, interp))
+        objective = sympy.expand(sympy.sympify(_sy(interp.eval(st.lhs, local))) -
+                                 sympy.sympify(_sy(interp.eval(st.rhs, local))))
+    except (EvaluationError, Undecided, NotFinite, Structural, ZeroDivisionError, TypeError, _NotLinear):
+        return None
+    try:
+        c = _coefficients(objective, flat)
+        rows = [_coefficients(e, flat) for e in cons]
+    except _NotLinear:
+        return None
+    from scipy.optimize import linprog
+    A_ub = np.array([[-float(x) for x in r[0]] for r in rows]) if rows else None
+    b_ub = np.array([float(r[1]) for r in rows]) if rows else None
+    res = linprog(-np.array([float(x) for x in c[0]]), A_ub=A_ub, b_ub=b_ub, bounds=[(-100, 100)] * len(flat),
+                  method="highs")
+    if res.status != 0:
+        return None
+    x_star = [Fraction(v).limit_denominator(10 ** 6) for v in res.x]
+    # a strictly feasible point: maximise the smallest slack
+    if rows:
+        A2 = np.hstack([A_ub, np.ones((A_ub.shape[0], 1))])
+        res2 = linprog(np.r_[np.zeros(len(flat)), -1.0], A_ub=A2, b_ub=b_ub,
+                       bounds=[(-100, 100)] * len(flat) + [(None, 1.0)], method="highs")
+        x_in = [Fraction(v).limit_denominator(10 ** 4) for v in res2.x[:-1]] if res2.status == 0 else None
+    else:
+        x_in = None
+    for lam in (Fraction(1), Fraction(999, 1000), Fraction(9, 10), Fraction(1, 2)):
+        if lam != 1 and x_in is None:
+            break
+        xs = x_star if lam == 1 else [xi + lam * (xs_ - xi) for xs_, xi in zip(x_star, x_in)]
+        out = dict(env)
+        k = 0
+        for n in seqs:
+            out[n] = fam.sequence(xs[k:k + L])
+            k += L
+        ok = True
+        for h in st.hypotheses:
+            try:
+                if not decide_hypothesis(h, {**out, "__nat_bound__": L}, interp):
+                    ok = False
+                    break
+            except Exception:
+                ok = False
+                break
+        if ok:
+            return out
+    return None
+
+
+class _NotLinear(Exception):
+    pass
+
+
+def _sy(v):
+    if isinstance(v, Fraction):
+        return sympy.Rational(v.numerator, v.denominator)
+    if isinstance(v, int):
+        return sympy.Integer(v)
+    return v
+
+
+def _coefficients(expr, symbols):
+    expr = sympy.expand(sympy.sympify(expr))
+    coefs = []
+    for s in symbols:
+        cf = expr.coeff(s)
+        if cf.free_symbols:
+            raise _NotLinear()
+        coefs.append(cf)
+    const = expr.subs({s: 0 for s in symbols})
+    if const.free_symbols:
+        raise _NotLinear()
+    return coefs, const
+
+
+def _linear_constraints(node, env, interp) -> list:
+    """Expressions ``e ≥ 0`` whose conjunction is the hypothesis ``node`` (quantifiers over finite
+    ranges enumerated, guards decided), for the linear program."""
+    if node.kind == "binop" and node.value == "∧":
+        return _linear_constraints(node.args[0], env, interp) + _linear_constraints(node.args[1], env, interp)
+    if node.kind == "forall":
+        body, guards = _strip_foralls(node)
+        binders = []
+        n = node
+        while n.kind == "forall" or (n.kind == "binop" and n.value == "→"):
+            if n.kind == "forall":
+                binders.extend(n.value)
+                n = n.args[0]
+            else:
+                n = n.args[1]
+        out = []
+        bound = env.get("__nat_bound__")
+        for b in binders:
+            if not any(g.kind == "binop" and g.args[0].kind == "ident" and g.args[0].value == b.name for g in guards):
+                from ...lean.terms import Node
+                guards = guards + [Node("binop", "<", [Node("ident", b.name, [], 0, 0, b.name),
+                                                       Node("num", Fraction(bound), [], 0, 0, str(bound))], 0, 0, "")]
+        for assignment in _enumerate(binders, guards, env, interp):
+            local = {**env, **assignment}
+            if all(interp.holds(g, local) for g in guards):
+                out.extend(_linear_constraints(body, local, interp))
+        return out
+    if node.kind == "binop" and node.value == "→":
+        if interp.holds(node.args[0], env):
+            return _linear_constraints(node.args[1], env, interp)
+        return []
+    if node.kind == "binop" and node.value in ("≤", "<", "≥", ">"):
+        a, b = interp.eval(node.args[0], env), interp.eval(node.args[1], env)
+        if node.value in ("≥", ">"):
+            a, b = b, a
+        e = sympy.expand(sympy.sympify(_sy(b)) - sympy.sympify(_sy(a)))
+        return [e]
+    raise _NotLinear()
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True)

@@ -1,0 +1,3 @@
+"""An adapter module that fails while importing."""
+
+raise RuntimeError("the module is broken")

@@ -1,0 +1,223 @@
+"""The ``pyfed check`` front end (pyfed.commands.check): progress on a terminal (pseudo-terminal)
+and one line per finished stage on a pipe, output that survives an ASCII console with the JSON
+written first, tables at any width (10, 80 and 140 columns), path-only options refused without a
+path."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "statements"
+
+#: ``pyfed check --skip-statements`` with the default suite replaced by two stages (labels with
+#: non-ASCII symbols, a pause of argv[1] seconds each) and two verdicts whose text has them too.
+DRIVER = r'''
+import sys, time
+from fractions import Fraction
+import pyfed.check
+from pyfed.verdicts import Holds, Violated
+
+def fake_run_check(*, quick=False, seed=0, replicates=None, progress=None, **kw):
+    for label in ("quadratic σ ≤ 1", "logistic × 2"):
+        if progress:
+            progress(label)
+        time.sleep(float(sys.argv[1]))
+    d = {"instance": "quadratic-rational-N8-d4 (σ = 1/2, h ≤ 1/(81 β))",
+         "hypotheses": [{"statement": "h ≤ 1/(81 β)", "holds": True}]}
+    return [Holds("ConvexFiniteRoundConvergence", Fraction(1, 3), Fraction(1, 2), True, d),
+            Violated("ConvexFiniteRoundConvergence", Fraction(3), Fraction(2), True,
+                     {"instance": "logistic-breast_cancer-dirichlet0.5 ± ζ", "witness_text": "lhs 3 > rhs 2 ⋆"})]
+
+pyfed.check.run_check = fake_run_check
+from pyfed.cli import main
+sys.exit(main(sys.argv[2:]))
+'''
+
+
+def _driver(pause: float, *argv, env=None, **kw):
+    env = dict(os.environ, PYTHONWARNINGS="ignore", **(env or {}))
+    return subprocess.run([sys.executable, "-c", DRIVER, str(pause), "check", "--skip-statements", *argv],
+                          env=env, timeout=120, **kw)
+
+
+def _read_all(fd, proc) -> bytes:
+    buf = b""
+    while True:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:        # the child closed the terminal
+                break
+            if not data:
+                break
+            buf += data
+        elif proc.poll() is not None:
+            break
+    return buf
+
+
+def test_progress_is_shown_on_a_terminal():
+    """stderr a pseudo-terminal: a live display names the running stage (and no stage lines)."""
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONWARNINGS="ignore", COLUMNS="120")
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, "0.6", "check", "--skip-statements"],
+                            stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    err = _read_all(master, proc).decode("utf-8", "replace")
+    out = proc.stdout.read().decode("utf-8")
+    assert proc.wait(timeout=60) == 1
+    os.close(master)
+    assert "pyfed check [1]: quadratic σ ≤ 1" in err
+    assert "pyfed check [2]: logistic × 2" in err
+    assert "\x1b[" in err                    # a live (terminal) display
+    assert " done (" not in err
+    assert "ConvexFiniteRoundConvergence" in out
+
+
+def test_a_pipe_gets_one_line_per_finished_stage():
+    proc = _driver(0.0, capture_output=True, text=True)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2, proc.stderr
+    assert re.fullmatch(r"pyfed check: quadratic σ ≤ 1 done \(\d+\.\d s\)", lines[0])
+    assert re.fullmatch(r"pyfed check: logistic × 2 done \(\d+\.\d s\)", lines[1])
+    assert "\x1b[" not in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_real_check_on_a_pipe_prints_one_line_per_stage():
+    exe = Path(sys.executable).parent / "pyfed"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "pyfed.cli"]
+    proc = subprocess.run(cmd + ["check", str(EXAMPLES / "convex_no_noise.lean"), "--quick", "--no-profile",
+                                 "--budget", "1"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert [re.sub(r" done \(\d+\.\d s\)$", "", x) for x in lines] == [
+        "pyfed check: ConvexWithoutNoiseTerm: quadratic-rational-N8-d4",
+        "pyfed check: ConvexWithoutNoiseTerm: logistic-breast_cancer-dirichlet0.5",
+        "pyfed check: ConvexWithoutNoiseTerm: adversarial search",
+        "pyfed check: ConvexWithoutNoiseTerm: PEP worst case"]
+
+
+def test_an_ascii_console_gets_ascii_spellings_and_the_json_first(tmp_path):
+    """PYTHONIOENCODING=ascii: the run finishes (exit 1: a violated verdict), the JSON report is
+    written, and the report is printed with ASCII spellings of the symbols."""
+    rep = tmp_path / "report.json"
+    proc = _driver(0.0, "--json", str(rep), env={"PYTHONIOENCODING": "ascii"}, capture_output=True)
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout.decode("ascii")        # decodes: nothing but ASCII was written
+    err = proc.stderr.decode("ascii")
+    assert "quadratic sigma <= 1 done" in err
+    assert "logistic-breast_cancer-dirichlet0.5 +/- zeta" in out.replace("\n", " ") or \
+        "+/- zeta" in out
+    assert "lhs 3 > rhs 2 *" in out
+    assert json.loads(rep.read_text(encoding="utf-8"))["verdicts"][1]["status"] == "violated"
+
+
+def test_json_is_written_before_the_tables(tmp_path, monkeypatch):
+    """An error while printing (here: the table renderer fails) loses no finished result."""
+    import pyfed.check
+    import pyfed.commands.check as front
+    from pyfed.verdicts import Holds
+    from fractions import Fraction
+
+    monkeypatch.setattr(pyfed.check, "run_check", lambda **kw: [Holds("S", Fraction(1), Fraction(2), True,
+                                                                      {"instance": "i"})])
+
+    def broken(*a, **k):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(front, "render_verdicts", broken)
+    rep = tmp_path / "r.json"
+    code, out, err = run_cli(["check", "--skip-statements", "--json", str(rep)])
+    assert code == 3
+    assert json.loads(rep.read_text(encoding="utf-8"))["verdicts"][0]["status"] == "holds"
+
+
+def _fake_verdicts(monkeypatch):
+    import pyfed.check
+    from fractions import Fraction
+    from pyfed.verdicts import Holds, Inconclusive
+
+    d = {"instance": "logistic-breast_cancer-dirichlet0.5",
+         "hypotheses": [{"statement": "effectiveStep K ηl ηg ≤ 1 / (81 * P.β)", "holds": False}]}
+    vs = [Holds("ConvexFiniteRoundConvergence", Fraction(17213764849598353014546871, 710440501680448312373867446272),
+                Fraction(1, 2), True, {"instance": "quadratic-rational-N8-d4", "arithmetic": "exact"}),
+          Inconclusive("ConvexFiniteRoundConvergence", Fraction(1, 3), Fraction(1, 2), True, d,
+                       reason="hypotheses fail: effectiveStep K ηl ηg ≤ 1 / (81 * P.β)")]
+    monkeypatch.setattr(pyfed.check, "run_check", lambda **kw: vs)
+    return vs
+
+
+@pytest.mark.parametrize("columns", ["10", "80", "140"])
+def test_tables_at_any_width(columns, monkeypatch):
+    """COLUMNS=10 (a pipe): every row stacked as field: value lines, nothing empty; 80 and 140:
+    columns, no word broken, nothing truncated."""
+    _fake_verdicts(monkeypatch)
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, err = run_cli(["check", "--skip-statements"])
+    assert code == 0
+    words = ["quadratic-rational-N8-d4", "logistic-breast_cancer-dirichlet0.5", "inconclusive", "FAIL:",
+             "effectiveStep", "(81"]
+    tokens = {t for t in re.split(r"[\s│┃]+", out)}
+    for w in words:
+        assert w in tokens, (w, out)
+    assert "…" not in out
+    lines = out.splitlines()
+    stacked = "instance: quadratic-rational-N8-d4" in lines and "verdict: inconclusive" in lines
+    if columns == "10":
+        assert stacked
+    else:       # columns that fit, or (80: the longest words do not fit side by side) stacked rows
+        table = [x for x in lines if x[:1] in "┃│┏┡└"]
+        assert stacked or ("┃ instance" in out and max(len(x) for x in table) <= int(columns))
+    if columns == "140":
+        assert "┃ instance" in out
+
+
+def test_statement_checker_table_in_a_pipe_is_never_truncated(monkeypatch):
+    """140 columns (a pipe): long search results wrap between words instead of being cut."""
+    import pyfed.search
+    from fractions import Fraction
+    from pyfed.verdicts import Inconclusive
+
+    _fake_verdicts(monkeypatch)
+    long = ("no counterexample among 1234 candidates: the tightest instance is the boundary of the step-size "
+            "hypothesis with every client at its minimiser and the controls at their gradients")
+    results = [("SamplingVarianceIdentity", Inconclusive("SamplingVarianceIdentity", Fraction(1), Fraction(1), True,
+                                                         {"search_result": long, "holds": 1234, "drawn": 5678},
+                                                         reason="r"))]
+    monkeypatch.setattr(pyfed.search, "run_all", lambda **kw: results)
+    monkeypatch.setenv("COLUMNS", "140")
+    code, out, err = run_cli(["check"])
+    assert code == 0
+    flat = " ".join(out.replace("│", " ").split())
+    assert "…" not in out
+    for word in long.split():
+        assert word in flat.split()
+
+
+def test_no_profile_without_a_file_is_refused(capsys):
+    code, out, err = run_cli(["check", "--no-profile"])
+    assert code == 2
+    assert err.strip() == "pyfed: error: --no-profile: only applies with a PATH.lean to check"
+
+
+def test_limits_are_checked_before_a_file_is_run(tmp_path):
+    code, out, err = run_cli(["check", str(EXAMPLES / "seed_convex.lean"), "--max-seconds", "1"])
+    assert code == 2
+    assert err.startswith("pyfed: error: --replicates: needs an estimated ") or \
+        err.startswith("pyfed: error: --budget: needs an estimated ")
+    assert "(--max-seconds)" in err

@@ -1,0 +1,60 @@
+"""pyfed.lean.terms: huge exact numbers are refused when a statement is read, naming the term, its
+position and its size (pyfed.resources.MAX_NUMERAL_DIGITS, MAX_EXPONENT)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from pyfed.lean.terms import LeanSyntaxError, parse_term
+from pyfed.resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "statements"
+
+
+@pytest.mark.parametrize("text, construct, size", [
+    ("10^1000000", "power `10^1000000`", "1,000,000 decimal digits"),
+    ("1 / (10 ^ 10 ^ 6 * β)", "power `10 ^ 10 ^ 6`", "1,000,000 decimal digits"),
+    ("(10 : ℝ) ^ 2000", "power `(10 : ℝ) ^ 2000`", "2,000 decimal digits"),
+    ("(1 / 7) ^ 5000", "power `(1 / 7) ^ 5000`", "4,225 decimal digits"),
+    ("1e1000000", "numeral `1e1000000`", "1,000,001 decimal digits"),
+    ("0.5e-3000", "numeral `0.5e-3000`", "3,002 decimal digits"),
+    ("x ^ 1000000", "power `x ^ 1000000`", "exponent 1,000,000 is above the limit of 1000"),
+    ("ηl ^ (10 ^ 4)", "power `ηl ^ (10 ^ 4)`", "exponent 10,000"),
+])
+def test_huge_numbers_are_refused_with_their_size(text, construct, size):
+    with pytest.raises(LeanSyntaxError) as e:
+        parse_term(text)
+    assert e.value.construct == construct
+    assert size in str(e.value)
+    assert (e.value.line, e.value.col) == (1, 1) or e.value.col > 1
+
+
+@pytest.mark.parametrize("text, value", [("2^64", Fraction(2**64)), ("10^999", Fraction(10**999)),
+                                         ("(2^10)^100", Fraction(2**1000)), ("1e-3", Fraction(1, 1000)),
+                                         ("(1/2)^100", None), ("x ^ T", None), (f"x ^ {MAX_EXPONENT}", None),
+                                         ("1 ^ 100000", None)])
+def test_moderate_numbers_are_read(text, value):
+    node = parse_term(text)
+    if value is not None and node.kind == "num":
+        assert node.value == value
+
+
+def test_the_limits_are_the_documented_ones():
+    assert MAX_NUMERAL_DIGITS == 1000 and MAX_EXPONENT == 1000
+
+
+def test_a_huge_constant_in_a_file_is_an_error_at_its_position(tmp_path):
+    from cli_helpers import run_cli
+
+    text = (EXAMPLES / "seed_convex.lean").read_text(encoding="utf-8").replace("1 / (81 * P.β)",
+                                                                               "1 / (10 ^ 1000000 * P.β)", 1)
+    path = tmp_path / "huge.lean"
+    path.write_text(text, encoding="utf-8")
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if "10 ^ 1000000" in x)
+    code, out, err = run_cli(["check", str(path)])
+    assert code == 2 and out == ""
+    assert err.startswith(f"pyfed: error: {path}:{line}:")
+    assert "unsupported power `10 ^ 1000000`: its exact value has about 1,000,000 decimal digits" in err

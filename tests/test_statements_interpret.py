@@ -1,0 +1,191 @@
+"""The interpreter evaluates pyfed's statements from their Lean text: hand-derived exact values of
+each side on hand-built instances (a wrong formula, or a wrong reading of the Lean text, cannot
+pass), and the model's procedures evaluated from their Lean bodies."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction as Fr
+
+import pytest
+
+from pyfed.checkers import families as fam
+from pyfed.checkers.registry import statements_of
+from pyfed.statements.interpret import FiniteSpace, Filtration, Fun, Interpreter, NotFinite, vec
+
+
+def _st(name, mutate=None, k=0):
+    return statements_of(name, mutate=mutate)[k]
+
+
+def sides(name, env, mutate=None, k=0):
+    st = _st(name, mutate, k)
+    it = Interpreter(st.file_decls)
+    return it.eval(st.lhs, env), it.eval(st.rhs, env)
+
+
+def hyps(name, env, k=0):
+    """The hypotheses decidable by evaluation (a quantifier over points gives None)."""
+    st = _st(name, k=k)
+    it = Interpreter(st.file_decls)
+    out = {}
+    for h in st.hypotheses:
+        try:
+            out[h.key] = it.holds(h.node, env)
+        except NotFinite:
+            out[h.key] = None
+    return out
+
+
+def test_relaxed_triangle_and_young_values():
+    # a = 1, u = v = 1: ||2||^2 = 4 = 2*1 + 2*1 (equality at v = a u)
+    assert sides("RelaxedTriangle", {"d": 1, "a": Fr(1), "u": vec([1]), "v": vec([1])}) == (4, 4)
+    # a = 2, u = e1, v = e2: lhs 2, rhs 3 + 3/2
+    assert sides("RelaxedTriangle", {"d": 2, "a": Fr(2), "u": vec([1, 0]), "v": vec([0, 1])}) == (2, Fr(9, 2))
+    # Young: a = 2, u = v = 1: 2 <= 2 + 1/2; v = -a u: equality 2*2 = 2 + 2
+    assert sides("YoungInner", {"d": 1, "a": Fr(2), "u": vec([1]), "v": vec([1])}) == (2, Fr(5, 2))
+    assert sides("YoungInner", {"d": 1, "a": Fr(2), "u": vec([1]), "v": vec([-2])}) == (4, 4)
+    # the mutation factor_3 at v = a u: 3*2 > 4
+    assert sides("YoungInner", {"d": 1, "a": Fr(2), "u": vec([1]), "v": vec([2])}, "factor_3") == (6, 4)
+    assert hyps("YoungInner", {"d": 1, "a": Fr(-1), "u": vec([1]), "v": vec([2])}) == {"ha": False}
+
+
+def test_sum_squares_values():
+    u = fam.fin_family([vec([1]), vec([2]), vec([3])])
+    assert sides("SumSquares", {"d": 1, "m": 3, "u": u}) == (36, 42)
+    assert sides("SumSquares", {"d": 1, "m": 3, "u": u}, "factor_m_minus_1") == (36, 28)
+    assert sides("SumSquares", {"d": 1, "m": 3, "u": u}, "drop_factor_m") == (36, 14)
+
+
+def _coin():
+    """Ω = {0, 1} fair, F_0 trivial, F_1 = 2^Ω; Z_1 = ±1 (a fair coin), v_1 = 1."""
+    space = FiniteSpace((Fr(1, 2), Fr(1, 2)))
+    filt = Filtration(((0, 0), (0, 1)))
+    Z = fam.process([fam.random_variable([vec([0]), vec([0])]), fam.random_variable([vec([1]), vec([-1])])])
+    v = fam.process([fam.random_variable([Fr(0), Fr(0)]), fam.random_variable([Fr(1), Fr(1)])])
+    return {"d": 1, "m": 1, "Ω": ("Ω", 2), "ν": space, "F": filt, "Z": Z, "v": v}
+
+
+def test_martingale_values():
+    env = _coin()
+    # E|Z_1|^2 = 1 <= 2 |E Z_1|^2 + 2 E v_1 = 0 + 2
+    assert sides("MartingaleDifferenceBound", env) == (1, 2)
+    assert all(hyps("MartingaleDifferenceBound", env).values())
+    assert sides("MartingaleDifferenceBound", env, "constants_2_to_1") == (1, 1)
+    # v_1 = 1/2 below the conditional variance 1: the variance hypothesis fails
+    low = dict(env, v=fam.process([fam.random_variable([Fr(0), Fr(0)]), fam.random_variable([Fr(1, 2)] * 2)]))
+    assert hyps("MartingaleDifferenceBound", low)["hvar"] is False
+    # v_1 not F_0-measurable (it varies while F_0 is trivial)
+    bad = dict(env, v=fam.process([fam.random_variable([Fr(0), Fr(0)]), fam.random_variable([Fr(1), Fr(2)])]))
+    assert hyps("MartingaleDifferenceBound", bad)["hv_adapted"] is False
+    # Z_1 not F_1-measurable under a trivial F_1
+    coarse = dict(env, F=Filtration(((0, 0), (0, 0))))
+    assert hyps("MartingaleDifferenceBound", coarse)["hZ_adapted"] is False
+
+
+def test_stich_values():
+    # S_T for a = 4, T = 2: 16 + 25 = 41 >= 8/3
+    assert sides("StichWeightSumLowerBound", {"a": Fr(4), "T": 2}) == (Fr(8, 3), 41)
+    for a, T in [(Fr(9, 2), 7), (Fr(4), 1), (Fr(17, 3), 13)]:
+        assert sides("StichWeightSumLowerBound", {"a": a, "T": T})[1] == sum((a + t) ** 2 for t in range(T))
+    # T = 1, a = 8, mu = 2: eta_0 = 1/4, 1 - mu eta_0 = 1/2; u_0 = A = 3, e_0 = 2 = the largest the
+    # recursion admits: lhs = A w_0 e_0 / S_1 = 6, rhs = mu a^3 u_0 / (4 S_1) = 12
+    env = {"μ": Fr(2), "a": Fr(8), "T": 1, "A": Fr(3), "B": Fr(0), "C": Fr(0), "u": fam.sequence([3, 0]),
+           "e": fam.sequence([2]), "__nat_bound__": 4}
+    assert all(hyps("StichWeightedAveraging", env).values())
+    assert sides("StichWeightedAveraging", env) == (6, 12)
+    over = dict(env, e=fam.sequence([3]))       # e_0 above its cap: the recursion fails
+    assert hyps("StichWeightedAveraging", over)["hrec"] is False
+
+
+def test_averaging_values():
+    # uniform: R = 1, d = (1, 0), q_0 = 1/(a eta): equality d_0/(a eta)
+    env = {"R": 1, "a": Fr(2), "η": Fr(1, 4), "b": Fr(0), "c": Fr(0), "dist": fam.sequence([1, 0]),
+           "q": fam.sequence([2])}
+    assert sides("UniformAveraging", env) == (2, 2)
+    # geometric: rho eta = 1/2, a = eta = 1, d_0 = 1: q_0 <= 1/2, w_0 = 2, rhs = 1/(1*1*2)
+    env = {"R": 1, "a": Fr(1), "η": Fr(1), "b": Fr(0), "c": Fr(0), "ρ": Fr(1, 2), "dist": fam.sequence([1, 0]),
+           "q": fam.sequence([Fr(1, 2)])}
+    assert sides("GeometricAveraging", env) == (Fr(1, 2), Fr(1, 2))
+
+
+def test_sampling_identity_values_and_brute_force():
+    # N = 3, S = 2, v = (0, 0, 3): vbar = 1, E||vbar_S - 1||^2 = (1 + 1/4 + 1/4)/3 = 1/2
+    env = {"d": 1, "N": 3, "S": 2, "v": fam.fin_family([vec([0]), vec([0]), vec([3])])}
+    assert sides("SamplingVarianceIdentity", env, k=1) == (Fr(1, 2), Fr(1, 2))
+    assert sides("SamplingVarianceIdentity", env, "N_instead_of_N_minus_1", k=1) == (Fr(1, 2), Fr(1, 3))
+    assert sides("SamplingVarianceIdentity", env, k=0) == (vec([1]), vec([1]))
+    # the bound is tight at N = 2, S = 1, v = ±1
+    assert sides("SamplingVarianceBound", {"d": 1, "N": 2, "S": 1,
+                                           "v": fam.fin_family([vec([1]), vec([-1])])}) == (1, 1)
+    # an independent brute force: N = 4, S = 2 over the explicit pairs
+    xs = [Fr(1), Fr(2), Fr(4), Fr(8)]
+    brute = sum(((a + b) / 2 - Fr(15, 4)) ** 2 for a, b in itertools.combinations(xs, 2)) / 6
+    env = {"d": 1, "N": 4, "S": 2, "v": fam.fin_family([vec([x]) for x in xs])}
+    assert sides("SamplingVarianceIdentity", env, k=1)[0] == brute
+
+
+def test_single_client_values():
+    env = {"d": 1, "N": 1, "S": 1, "v": fam.fin_family([vec([2])]), "B": frozenset({0})}
+    assert sides("SamplingSingleClient", env, k=1) == (vec([2]), vec([2]))
+    assert sides("SamplingSingleClient", env, "mean_over_S_plus_1", k=1) == (vec([1]), vec([2]))
+
+
+def _problem(A, b, beta, x0=(1,)):
+    return fam.problem("SCAFFOLD", [fam.quadratic(A, b)], {"β": Fr(beta), "σ": Fr(0), "x0": vec(x0)})
+
+
+def test_gradient_growth_and_nonexpansive_values():
+    P = _problem([[2]], [0], 2)
+    env = {"d": 1, "N": 1, "P": P, "xstar": vec([0]), "x": vec([1])}
+    assert sides("GradientGrowth", env) == (4, 4)
+    assert sides("GradientGrowth", env, "beta_halved") == (4, 2)
+    # Huber (exact): grad clip(3) = 1 vs 0 -> lhs 1; f(3) - f(0) = 3 - 1/2 -> rhs 5
+    hub = fam.problem("SCAFFOLD", [fam.huber([[1]], [0], 1)], {"β": Fr(1), "σ": Fr(0), "x0": vec([0])})
+    assert sides("GradientGrowth", {"d": 1, "N": 1, "P": hub, "xstar": vec([0]), "x": vec([3])}) == (1, 5)
+    h = fam.quadratic([[2]], [0])
+    env = {"d": 1, "h": h, "β": Fr(2), "η": Fr(1), "x": vec([1]), "y": vec([0])}
+    assert sides("GradientStepNonexpansive", env) == (1, 1)
+    assert hyps("GradientStepNonexpansive", dict(env, η=Fr(3, 2)))["hη"] is False
+
+
+def test_perturbed_strong_convexity_tight_value_by_hand():
+    # f = x^2 (A = 2), mu = beta = 2, x = 1, y = 0, z = 2:
+    # f(2) - f(0) + (2/4)(0 - 2)^2 - 2 (2 - 1)^2 = 4 + 2 - 2 = 4 <= <f'(1), 2 - 0> = 4
+    P = _problem([[2]], [0], 2)
+    env = {"d": 1, "N": 1, "P": P, "μ": Fr(2), "i": 0, "x": vec([1]), "y": vec([0]), "z": vec([2])}
+    assert sides("PerturbedStrongConvexity", env) == (4, 4)
+    assert sides("PerturbedStrongConvexity", env, "mu_quarter_to_mu") == (10, 4)
+
+
+def test_option_two_control_by_hand_from_the_lean_bodies():
+    # d = 1, K = 2, ηl = 1/2, x = 1, c = 0, ci = 0, oracle k y = y (f = y^2/2): y1 = 1/2, y2 = 1/4
+    # (K ηl)^-1 (x - y_K) = 3/4 = (1/2)(1 + 1/2)
+    oracle = Fun(lambda k: Fun(lambda y: y))
+    env = {"d": 1, "K": 2, "ηl": Fr(1, 2), "x": vec([1]), "c": vec([0]), "ci": vec([0]), "oracle": oracle}
+    assert sides("OptionTwoControlIsAverage", env) == (vec([Fr(3, 4)]), vec([Fr(3, 4)]))
+    assert sides("OptionTwoControlIsAverage", env, "K_plus_1") == (vec([Fr(3, 4)]), vec([Fr(1, 2)]))
+
+
+def test_server_control_is_the_mean_after_rounds_of_the_lean_procedure():
+    st = _st("ServerControlIsMean")
+    it = Interpreter(st.file_decls)
+    orc = fam.affine_oracle([[1]], [1], [[Fr(1, 4)], [Fr(-1, 2)]])
+    per_round = fam.client_oracles([orc, orc, orc])
+    oracles = Fun(lambda r: per_round)
+    samples = fam.samples([[0, 2], [1, 2], [0, 1]])
+    for opt in ("SCAFFOLD.ControlOption.optionI", "SCAFFOLD.ControlOption.optionII"):
+        env = {"d": 1, "N": 3, "opt": opt, "S": 2, "K": 2, "ηl": Fr(1, 4), "ηg": Fr(1), "oracle": oracles,
+               "samples": samples, "x0": vec([2]), "c0": fam.fin_family([vec([0]), vec([1]), vec([Fr(1, 3)])]),
+               "r": 3}
+        lhs, rhs = it.eval(st.lhs, env), it.eval(st.rhs, env)
+        assert lhs == rhs and lhs != vec([0])
+
+
+def test_a_quantifier_over_points_is_not_enumerated():
+    st = _st("GradientStepNonexpansive")
+    it = Interpreter(st.file_decls)
+    env = {"d": 1, "h": fam.quadratic([[2]], [0]), "β": Fr(2), "η": Fr(1), "x": vec([1]), "y": vec([0])}
+    hconv = next(h for h in st.hypotheses if h.key == "hconv")
+    with pytest.raises(NotFinite):
+        it.holds(hconv.node, env)
