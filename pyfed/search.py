@@ -116,6 +116,13 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
             from .lean.statement_export import render_statement_counterexample
             with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(render_statement_counterexample(rec))
+        elif st.shape == "fedavg_run" and mutate is None:    # with --relax the file says it is no counterexample
+            from .engines.statement.fedavg_search import lean_record
+            from .lean.render import render_counterexample
+            lean = lean_record(st, v, lean_name=entry.name, relax=relax)
+            if lean is not None:
+                with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(render_counterexample(lean))
     summary = {"kind": "pyfed search summary", "statement": entry.display, "lean_declaration": entry.name,
                "file": f"lean/{entry.file}", "seed": seed, "budget": budget,
                "budget_unit": ("random draws of the search; its structured edge cases are tried in addition and each "

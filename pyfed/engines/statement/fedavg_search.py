@@ -35,7 +35,7 @@ from .fedavg_exact import decide_instance
 from .fedavg_families import F, huber_zeta_sq, instance_from_json, q
 
 __all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES",
-           "recheck_witness"]
+           "recheck_witness", "lean_record"]
 
 #: Steps c/L tried for a statement whose run names its step (largest admissible first).
 STEP_MULTIPLES = (Fraction(4), Fraction(2), Fraction(1), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8),
@@ -373,3 +373,23 @@ def recheck_witness(st, witness: dict):
         return out.verdict
     return Inconclusive(st.name, details={"recheck": out.status},
                         reason="the witness is not confirmed by a fresh exact decision")
+
+
+def lean_record(st, verdict, *, lean_name: str, relax=()) -> dict | None:
+    """The record :func:`pyfed.lean.render.render_counterexample` turns into a Lean file for a
+    violation ``verdict`` of the search (``lean_name`` qualified, ``FedAvg.X``): both sides as exact
+    ``"p/q"`` and the instance's scalars (M, tau, T, eta, L, sigma_sq, zeta_sq, dist_sq); None when a
+    side is not an exact rational (a certified ball) or the instance has no step."""
+    d = verdict.details or {}
+    lhs, rhs = to_exact(verdict.lhs), to_exact(verdict.rhs)
+    if not (isinstance(lhs, Fraction) and isinstance(rhs, Fraction)):
+        return None
+    inst_json = dict((verdict.witness or {}).get("instance") or {})
+    inst_json.pop("values", None)
+    ri = instance_from_json(inst_json)
+    scal = {"M": str(ri.M), "tau": str(ri.tau), "T": str(ri.T), "L": value_str(ri.L),
+            "sigma_sq": value_str(ri.sigma_sq), "zeta_sq": value_str(ri.zeta_sq), "dist_sq": value_str(ri.dist_sq)}
+    if ri.eta is not None:
+        scal["eta"] = value_str(ri.eta)
+    return {"lean_name": lean_name, "lhs": rational_str(lhs), "rhs": rational_str(rhs), "instance": scal,
+            "relax": list(relax), "data": inst_json, "note": d.get("description", "")}
