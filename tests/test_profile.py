@@ -14,7 +14,8 @@ import sympy
 
 from pyfed.cli import main
 from pyfed.errors import InputError
-from pyfed.engines.statement import candidate, constant_profile, outward_decimal, profile_size, search, structured_count
+from pyfed.engines.statement import (candidate, constant_profile, literals, outward_decimal, profile_size, search,
+                                    structured_count)
 from pyfed.statements import read_file, read_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
@@ -255,3 +256,60 @@ def test_a_threshold_too_large_for_sympy_is_not_determined_not_a_crash(monkeypat
     prof = constant_profile(st, seed=0, budget=0, only=[key])
     (c,) = prof["constants"]
     assert c["needed"] is None and "too large to compute" in c["note"]
+
+
+# ------------------------------------------------------------------ direction of each constant
+
+def _profile_of(rhs_extra, key_text):
+    """The profile entry of the numeral ``key_text`` added to the seed statement's right side."""
+    text = SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar", "convexRHS P S K T ηl ηg μ c0 xstar" + rhs_extra)
+    (st,) = read_text(text, "dir.lean")
+    lits = [lit for lit in literals(st) if lit.where == "rhs" and lit.description.startswith(f"the numeral {key_text} ")]
+    assert lits, [lit.description for lit in literals(st)]
+    prof = constant_profile(st, seed=0, budget=0, only=[lits[0].key])
+    assert prof["violated"] is None
+    (c,) = prof["constants"]
+    return c
+
+
+@pytest.mark.slow
+def test_a_numerator_constant_is_at_least():
+    c = _profile_of(" + 3 * ‖P.x0 - xstar‖ ^ 2", "3")
+    # a larger coefficient only adds: any value >= 0 keeps every instance (the seed holds without it)
+    assert c["direction"] == "at least" and c["not_needed"] and not c["violated_at_own_value"]
+
+
+@pytest.mark.slow
+def test_a_denominator_constant_is_not_claimed_violated():
+    c = _profile_of(" + P.β / 2 * ‖P.x0 - xstar‖ ^ 2", "2")
+    # rhs(c) = convexRHS + β D / c: safe for every c > 0 (and for c below a negative root)
+    assert not c["violated_at_own_value"]
+    assert c["direction"] == "at least" and Fraction(c["needed"]) == 0 and c["strict"]
+
+
+@pytest.mark.slow
+def test_a_subtracted_constant_is_at_most():
+    c = _profile_of(" - 1 / 1000 * ‖P.x0 - xstar‖ ^ 2", "1 / 1000")
+    assert c["direction"] == "at most" and not c["violated_at_own_value"]
+    assert Fraction(c["needed"]) > Fraction(1, 1000)       # the own value lies inside the safe range
+    assert "<=" in c["statement"] or "at most" in c["statement"] or "iff the constant is" in c["statement"]
+
+
+@pytest.mark.slow
+def test_a_real_exponent_constant_gets_an_exact_interval():
+    c = _profile_of(" + (2 : ℝ) ^ ((1 : ℝ) / 2) * ‖P.x0 - xstar‖ ^ 2", "2")
+    assert not c["violated_at_own_value"]
+    assert c["direction"] in ("at least", "any", "between", "at most")
+
+
+def test_the_numerals_left_out_are_listed_with_the_reason():
+    text = SEED.read_text()
+    (st,) = read_text(text, "s.lean")
+    from pyfed.engines.statement.constants import skipped_numerals
+    skipped = skipped_numerals(st)
+    # the step hypothesis 1 / (81 * P.β): its numerator 1 is the identity of ×, left out
+    assert any(s["numeral"] == "1" and "identity" in s["why"] for s in skipped)
+    # a 1 written as a coefficient is profiled
+    (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", "1 * convexRHS P S K T ηl ηg μ c0 xstar"),
+                      "s.lean")
+    assert any(lit.description.startswith("the numeral 1 ") for lit in literals(st))

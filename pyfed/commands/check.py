@@ -315,7 +315,8 @@ def render_profile(console, profile) -> None:
     for col in ("constant", "where", "needed on the decided instances", "pinned by", "decided"):
         t.add_column(col, overflow="fold")
     for c in profile["constants"]:
-        cmp = (">" if c["strict"] else ">=") if c["direction"] == "at least" else ("<" if c["strict"] else "<=")
+        cmp = (">" if c["strict"] else ">=") if c["direction"] in ("at least", "between") else \
+            ("<" if c["strict"] else "<=")
         if c.get("not_needed"):
             need = "not needed on these instances (any value >= 0 works)"
             if viol:    # the violations drawn do not depend on it: no value of it excludes them
@@ -324,6 +325,8 @@ def render_profile(console, profile) -> None:
             need = c["note"]
         else:
             need = f"{cmp} {c.get('needed_display') or c['needed_decimal']}"
+            if c["direction"] == "between":
+                need += f" and {'<' if c.get('needed_high_strict') else '<='} {c['needed_high_decimal']}"
             if c.get("violated_at_own_value") and not viol:
                 need += " (the statement's own value admits a violation)"
             if c.get("note"):       # e.g. not determined on some instances: the caveat stays with the number
@@ -333,6 +336,9 @@ def render_profile(console, profile) -> None:
         t.add_row(escape(c["constant"]), escape(where), escape(need),   # the user's text is not markup
                   escape(f"#{pin['index']}: {pin['description']}") if pin else "-", str(c["decided"]))
     print_table(console, t)
+    for sk in profile.get("skipped") or ():
+        print_line(console, f"  [dim]not varied: {escape(sk['numeral'])} at {escape(sk['location'])}: "
+                            f"{escape(sk['why'])}[/dim]")
     console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof. "
                   "Decimals are rounded toward the safe side; the JSON report has the exact values.[/dim]")
 

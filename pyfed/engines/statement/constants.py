@@ -13,7 +13,7 @@ import sympy
 
 from ...statements.evaluate import Undecided, decide_sign, evaluate, to_exact
 
-__all__ = ["Literal", "literals"]
+__all__ = ["Literal", "literals", "safe_set", "skipped_numerals"]
 
 
 @dataclass
@@ -53,6 +53,7 @@ class Literal:
         (violated for c on the unsafe side of t); for a hypothesis constant the boundary b of
         the hypothesis in c (admitted on one side) and whether the inequality holds."""
         c = sympy.Symbol("c")
+        strict = st.relation == "<"
         if self.where == "rhs":
             self._with(val, Fraction(0))
             r0 = to_exact(evaluate(st.rhs, val))
@@ -60,15 +61,20 @@ class Literal:
             r1 = to_exact(evaluate(st.rhs, val))
             self._reset(val)
             slope = r1 - r0
-            if isinstance(r0, Fraction) and isinstance(r1, Fraction) and r0 + self.value * slope == to_exact(rhs):
+            L = to_exact(lhs)
+            if isinstance(r0, Fraction) and isinstance(r1, Fraction) and isinstance(L, Fraction) and \
+                    r0 + self.value * slope == to_exact(rhs):
+                # linear in the constant: one root, the safe side given by the slope's sign
                 if slope == 0:
-                    return {"slope": "0"}
-                t = (to_exact(lhs) - r0) / slope
-                return {"threshold": t, "slope_sign": 1 if slope > 0 else -1}
+                    ok = r0 > L if strict else r0 >= L
+                    return {"safe": [(None, False, None, False)] if ok else [], "slope": "0"}
+                t = (L - r0) / slope
+                piece = (t, not strict, None, False) if slope > 0 else (None, False, t, not strict)
+                return {"safe": [piece]}
             self._with(val, c)
             expr = sympy.sympify(evaluate(st.rhs, val)) - sympy.sympify(lhs)
             self._reset(val)
-            return _solve_side(expr, c, self.value, "rhs")
+            return {"safe": safe_set(expr, c, strict)}
         h = st.hypothesis(self.hyp)
         self._with(val, c)
         try:
@@ -97,6 +103,71 @@ def _solve_side(expr, c, current, kind) -> dict:
     probe = r * 2 if decide_sign(r) != 0 else sympy.Integer(1)
     up = decide_sign(sympy.simplify(expr.subs(c, probe)))
     return {"threshold": to_exact(r), "positive_above": up > 0}
+
+
+def _lt(a, b) -> bool:
+    """a < b for exact numbers, None meaning -inf on the left and +inf on the right is handled
+    by the callers."""
+    return decide_sign(sympy.sympify(b) - sympy.sympify(a)) > 0 if not (isinstance(a, Fraction) and
+                                                                       isinstance(b, Fraction)) else a < b
+
+
+def safe_set(expr, c, strict: bool = False) -> list:
+    """The values of ``c`` where ``expr(c) >= 0`` (``> 0`` when ``strict``), exactly: a list of
+    intervals ``(lo, lo_closed, hi, hi_closed)`` (``None``: unbounded), from the real roots of the
+    numerator and the poles of the denominator of ``expr`` and the sign of ``expr`` between them
+    (decided exactly at a point of each gap). Raises :class:`Undecided` when the roots have no
+    closed form (a ``min`` or ``max`` of the constant)."""
+    expr = sympy.together(sympy.sympify(expr))
+    if not expr.has(c):
+        s = decide_sign(expr)
+        return [(None, False, None, False)] if (s > 0 or (s == 0 and not strict)) else []
+    num, den = sympy.fraction(expr)
+    try:
+        roots = [r for r in sympy.solve(sympy.Eq(num, 0), c) if r.is_real]
+        poles = [r for r in sympy.solve(sympy.Eq(den, 0), c) if r.is_real] if den.has(c) else []
+    except (NotImplementedError, TypeError, ValueError) as exc:   # e.g. min/max of the constant: no closed form
+        raise Undecided(f"no closed-form threshold for the constant in {_compact_expr(expr, c)}") from exc
+    crit = []
+    for r in roots + poles:
+        r = to_exact(r)
+        if not any(decide_sign(sympy.sympify(r) - sympy.sympify(x)) == 0 for x, _ in crit):
+            crit.append((r, any(decide_sign(sympy.sympify(r) - sympy.sympify(p)) == 0 for p in poles)))
+    import functools
+    crit.sort(key=functools.cmp_to_key(lambda a, b: -1 if _lt(a[0], b[0]) else (1 if _lt(b[0], a[0]) else 0)))
+
+    def sign_at(x):
+        return decide_sign(sympy.simplify(expr.subs(c, sympy.sympify(x))))
+
+    def gap_point(lo, hi):
+        if lo is None and hi is None:
+            return Fraction(0)
+        if lo is None:
+            return sympy.floor(sympy.sympify(hi)) - 1
+        if hi is None:
+            return sympy.ceiling(sympy.sympify(lo)) + 1
+        return (sympy.sympify(lo) + sympy.sympify(hi)) / 2
+
+    pieces = []        # (lo, lo_closed, hi, hi_closed, safe)
+    bounds = [None] + [x for x, _ in crit] + [None]
+    for k in range(len(bounds) - 1):
+        lo, hi = bounds[k], bounds[k + 1]
+        s = sign_at(gap_point(lo, hi))
+        pieces.append([lo, False, hi, False, s > 0 or (s == 0 and not strict)])
+        if k < len(crit):
+            x, is_pole = crit[k]
+            ok = False if is_pole else (not strict)
+            pieces.append([x, True, x, True, ok])
+    out = []
+    for lo, lc, hi, hc, ok in pieces:
+        if not ok:
+            continue
+        if out and out[-1][2] is not None and lo is not None and (out[-1][3] or lc) and \
+                decide_sign(sympy.sympify(out[-1][2]) - sympy.sympify(lo)) == 0:
+            out[-1] = (out[-1][0], out[-1][1], hi, hc)
+        else:
+            out.append((lo, lc, hi, hc))
+    return out
 
 
 def _compact_expr(expr, c, limit: int = 80) -> str:
@@ -155,24 +226,64 @@ def literals(st) -> list:
     return out
 
 
-def _numerals(node):
-    """Real-typed numerals other than 0 and 1, outside exponents and Real.rpow exponents; a
-    quotient of two numerals (``1 / 2``) is one constant."""
+def _factor_of_product(node, parent_of) -> bool:
+    """The numeral ``node`` is an operand of ``*`` (``1 * x``, ``x * 1``): a coefficient the user wrote."""
+    p = parent_of.get(id(node))
+    return p is not None and p.kind == "binop" and p.value == "*"
+
+
+def _parents(root) -> dict:
+    out = {}
+    for n in root.walk():
+        for a in n.args:
+            if hasattr(a, "kind"):
+                out[id(a)] = n
+    return out
+
+
+def _numerals(node, skipped=None):
+    """Real-typed numerals (real exponents included, natural-number exponents not); a quotient of two numerals
+    (``1 / 2``) is one constant. 0, and 1 anywhere but as a factor of a product (the identities
+    of + and ×, e.g. the 1 of ``1 + S / ηg ^ 2``), are left out and listed in ``skipped`` with
+    the reason; a 1 written as a coefficient (``1 * x``) is profiled."""
     skip = set()
+    parent_of = _parents(node)
     for n in node.walk():
-        if n.kind == "binop" and n.value in ("^", "^r"):
+        if n.kind == "binop" and n.value == "^":      # a natural-number exponent is not a real constant
             skip |= {id(x) for x in n.args[1].walk()}
-        if n.kind == "app" and n.head_name() == "Real.rpow" and len(n.args) == 3:
-            skip |= {id(x) for x in n.args[2].walk()}
     for n in node.walk():
         if id(n) in skip or n.ty != "real":
             continue
         if n.kind == "binop" and n.value == "/" and all(a.kind == "num" for a in n.args):
             skip |= {id(a) for a in n.args}
             v = n.args[0].value / n.args[1].value if n.args[1].value else None
-            if v is not None and v not in (0, 1):
+            if v is not None and (v not in (0, 1) or (v == 1 and _factor_of_product(n, parent_of))):
                 n.value_fraction = v
                 yield n
-        elif n.kind == "num" and n.value not in (0, 1):
-            n.value_fraction = n.value
-            yield n
+            elif v is not None and skipped is not None:
+                skipped.append((n, _why_skipped(v)))
+        elif n.kind == "num":
+            if n.value not in (0, 1) or (n.value == 1 and _factor_of_product(n, parent_of)):
+                n.value_fraction = n.value
+                yield n
+            elif skipped is not None:
+                skipped.append((n, _why_skipped(n.value)))
+
+
+def _why_skipped(v) -> str:
+    if v == 0:
+        return "0 (the identity of +: scaling it changes nothing)"
+    return "1 outside a product (the identity of ×, e.g. the 1 of 1 + S/ηg²: scaling it is not a change of constant)"
+
+
+def skipped_numerals(st) -> list:
+    """``[{"numeral", "location", "why"}]``: the numerals of the right side and the step hypotheses
+    that the profile leaves out, with the reason."""
+    found: list = []
+    for _ in _numerals(st.rhs, found):
+        pass
+    for h in st.hypotheses:
+        if h.step:
+            for _ in _numerals(h.node, found):
+                pass
+    return [{"numeral": n.text, "location": f"{st.location.path}:{n.line}:{n.col}", "why": why} for n, why in found]

@@ -816,9 +816,53 @@ def decide_hypothesis(h, env, interp) -> bool:
     try:
         return interp.holds(h.node, env)
     except NotFinite as exc:
-        return forall_on_quadratics(exc.node, env, interp)
+        try:
+            return forall_on_quadratics(exc.node, env, interp)
+        except (Structural, TypeError):
+            return class_property(exc.node, env, interp)
     except Structural as exc:
         return structural(exc.name, exc.node, env, interp)
+
+
+def class_property(node, env, interp) -> bool:
+    """A quantified hypothesis over points about a function that is not quadratic, decided from the
+    properties its family certifies (Huber: convex, smooth with the certified β): the three
+    first-order forms ``‖∇F x − ∇F y‖ ≤ L ‖x − y‖`` (holds when L ≥ the certified β),
+    ``F x + ⟪∇F x, y − x⟫ ≤ F y`` (convexity) and the same with ``+ μ / 2 * ‖y − x‖ ^ 2``
+    (μ at most the certified strong convexity). Anything else raises Structural."""
+    binders, body = node.value, node.args[0]
+    names = [b.name for b in binders]
+    if len(names) != 2 or not (body.kind == "binop" and body.value == "≤"):
+        raise Structural("a quantified hypothesis over points", node)
+    x, y = names
+    a, b = body.args
+    if a.kind == "norm" and b.kind == "binop" and b.value == "*" and b.args[1].kind == "norm":
+        inner = a.args[0]
+        if inner.kind == "binop" and inner.value == "-" and all(
+                t.kind == "app" and t.args[0].kind == "ident" and t.args[0].value == "gradient" for t in inner.args):
+            f = interp.eval(inner.args[0].args[1], env)
+            L = interp.eval(b.args[0], env)
+            beta = getattr(f, "props", {}).get("beta")
+            if beta is not None and compare(beta, L) >= 0:
+                return True
+            raise Structural("smoothness beyond the certified constant", node)
+    fterm = None
+    mu = Fraction(0)
+    left = a
+    if left.kind == "binop" and left.value == "+" and left.args[1].kind == "binop" and left.args[1].value == "*" \
+            and left.args[1].args[1].kind == "binop" and left.args[1].args[1].value == "^":
+        coef = left.args[1].args[0]           # μ / 2
+        mu = interp.eval(coef, env) * 2
+        left = left.args[0]
+    if left.kind == "binop" and left.value == "+" and left.args[0].kind == "app":
+        fterm = left.args[0].args[0] if left.args[0].kind == "app" else None
+    if fterm is not None and b.kind == "app" and b.args[0].text == fterm.text:
+        f = interp.eval(fterm, env)
+        props = getattr(f, "props", {})
+        if props.get("convex") and compare(mu, props.get("mu", Fraction(0))) >= 0:
+            return True
+        raise Structural("convexity not certified", node)
+    raise Structural("a quantified hypothesis over points", node)
 
 
 def structural(name, node, env, interp) -> bool:

@@ -130,10 +130,10 @@ def _candidates(st, pl, seed, index, interp):
             out.append((worst, f"{drawn.description}, points where the inequality is worst (exact)"))
     seqs = [n for n in pl.order if _is_sequence(pl.types[n])]
     if seqs:
-        for env, how in list(out):
-            lp = _lp_worst(st, pl, env, seqs, interp)
-            if lp is not None:
-                out.append((lp, f"{how}, worst sequences of a linear program"))
+        env, how = out[0]
+        lp = _lp_worst(st, pl, env, seqs, interp)
+        if lp is not None:
+            out.append((lp, f"{how}, worst sequences of a linear program"))
     return out
 
 
@@ -149,18 +149,26 @@ def _failing(st, env, interp) -> list:
 
 
 def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 6):
+    seqs = {n for n in pl.order if _is_sequence(pl.types[n])}
+    return _repair_steps(st, pl, env, reals, seed, index, interp, rounds, seqs)
+
+
+def _repair_steps(st, pl, env, reals, seed, index, interp, rounds, seqs):
     """Move real parameters, one at a time, to the boundary of the failing hypotheses that mention
     them (exact roots of a comparison; for a quantified hypothesis over points, the boundary found
     by exact bisection), so that the instance satisfies every hypothesis *tightly*; None when it
     cannot be repaired this way. The names the hypotheses define are recomputed after each move."""
     seen = set()
     for _ in range(rounds):
-        failing = _failing(st, env, interp)
+        failing = [h for h in _failing(st, env, interp)
+                   if not (seqs and any(n.kind == "ident" and n.value in seqs for n in h.node.walk()))]
         if not failing:
             return env
         before = {h.key for h in failing}
         step = None
         for h in failing:
+            if seqs and any(n.kind == "ident" and n.value in seqs for n in h.node.walk()):
+                continue        # the sequences' own hypotheses: the linear program meets them
             for name in reals:
                 if name in seen or not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
                     continue            # each parameter moves once: the later repairs must not undo it
@@ -184,7 +192,8 @@ def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 6):
         if step is None:
             return None
         env = step
-    return env if not _failing(st, env, interp) else None
+    return env if not [h for h in _failing(st, env, interp)
+                       if not (seqs and any(n.kind == "ident" and n.value in seqs for n in h.node.walk()))] else None
 
 
 def _boundaries(st, pl, env, name, h, interp) -> list:
@@ -202,14 +211,14 @@ def _boundaries(st, pl, env, name, h, interp) -> list:
     hints = [v for v in spectral_hints(env) if ok(v)]
     if hints:
         return hints
-    grid = [Fraction(2) ** k for k in range(-8, 9)]
+    grid = [Fraction(2) ** k for k in range(-6, 7)]
     grid = sorted(set(grid + [-g for g in grid] + [Fraction(0)]))
     vals = [(g, ok(g)) for g in grid]
     out = []
     for (a, oa), (b, ob) in zip(vals, vals[1:]):
         if oa != ob:
             lo, hi = (a, b) if oa else (b, a)          # lo admissible
-            for _ in range(40):
+            for _ in range(24):
                 mid = (lo + hi) / 2
                 if ok(mid):
                     lo = mid
@@ -491,16 +500,18 @@ def _sy(v):
 
 
 def _coefficients(expr, symbols):
+    """(coefficients of ``symbols``, constant) of a linear expression; _NotLinear otherwise."""
     expr = sympy.expand(sympy.sympify(expr))
-    coefs = []
-    for s in symbols:
-        cf = expr.coeff(s)
-        if cf.free_symbols:
+    index = {s: k for k, s in enumerate(symbols)}
+    coefs = [sympy.Integer(0)] * len(symbols)
+    const = sympy.Integer(0)
+    for term, cf in expr.as_coefficients_dict().items():
+        if term == 1:
+            const += cf
+        elif term in index:
+            coefs[index[term]] += cf
+        else:
             raise _NotLinear()
-        coefs.append(cf)
-    const = expr.subs({s: 0 for s in symbols})
-    if const.free_symbols:
-        raise _NotLinear()
     return coefs, const
 
 

@@ -19,7 +19,7 @@ from ...statements.evaluate import EvaluationError, Undecided, compare, decide_s
 from .exact import sides_exact
 from .hypotheses import evaluate_hypotheses
 from .instance import instance_from_json, instance_to_json
-from .constants import literals
+from .constants import literals, skipped_numerals
 from .adversarial import Record, _map, _s
 from .candidates import structured_count
 
@@ -90,7 +90,7 @@ def constant_profile(st, *, seed: int = 0, budget: int = 24, progress=None, pool
 
     base = decided(parts[0])
     out = {"statement": st.name, "source": st.source, "seed": seed, "budget": budget, "instances": len(base),
-           "candidates": len(tasks), "violated": None, "constants": []}
+           "candidates": len(tasks), "violated": None, "constants": [], "skipped": skipped_numerals(st)}
     viol = [r for r in base if r.status == "violated"]
     if viol:
         out["violated"] = {"index": viol[0].index, "description": viol[0].description, "lhs": _s(viol[0].lhs),
@@ -206,27 +206,129 @@ def _entry(lit, n, needed, strict, pin, direction, note, *, not_needed=False):
     return e
 
 
+def _contains(piece, x) -> bool:
+    lo, lc, hi, hc = piece
+    if lo is not None:
+        s = decide_sign(sympy.sympify(x) - sympy.sympify(lo))
+        if s < 0 or (s == 0 and not lc):
+            return False
+    if hi is not None:
+        s = decide_sign(sympy.sympify(hi) - sympy.sympify(x))
+        if s < 0 or (s == 0 and not hc):
+            return False
+    return True
+
+
+def _cmp_num(a, b) -> int:
+    return decide_sign(sympy.sympify(a) - sympy.sympify(b))
+
+
+def _intersect(A, B) -> list:
+    """Intersection of two unions of intervals (see :func:`pyfed.engines.statement.constants.safe_set`)."""
+    out = []
+    for (alo, alc, ahi, ahc) in A:
+        for (blo, blc, bhi, bhc) in B:
+            if alo is None:
+                lo, lc = blo, blc
+            elif blo is None:
+                lo, lc = alo, alc
+            else:
+                s = _cmp_num(alo, blo)
+                lo, lc = (alo, alc) if s > 0 else ((blo, blc) if s < 0 else (alo, alc and blc))
+            if ahi is None:
+                hi, hc = bhi, bhc
+            elif bhi is None:
+                hi, hc = ahi, ahc
+            else:
+                s = _cmp_num(ahi, bhi)
+                hi, hc = (ahi, ahc) if s < 0 else ((bhi, bhc) if s > 0 else (ahi, ahc and bhc))
+            if lo is not None and hi is not None:
+                s = _cmp_num(lo, hi)
+                if s > 0 or (s == 0 and not (lc and hc)):
+                    continue
+            out.append((lo, lc, hi, hc))
+    return out
+
+
 def _profile_rhs(lit, records):
-    best, pin, strict, direction = None, None, False, "at least"
+    """The values of a right-side constant at which no decided instance is violated: on each
+    instance an exact union of intervals (roots and poles of ``rhs(c) − lhs``, see
+    :func:`~pyfed.engines.statement.constants.safe_set`), intersected over the instances. The
+    statement's own value lies in the result unless an instance violates the statement there;
+    the report gives the interval around it (``at least``, ``at most``, ``between`` or ``any``)
+    with the instances that pin its ends, or, for a statement violated at its own value, the
+    nearest values that would exclude the violations drawn."""
+    own = lit.value
+    per = []
     for r in records:
         d = r.extra.get(lit.key) or {}
-        if "threshold" not in d:
-            continue
-        t = d["threshold"]
-        if d.get("slope_sign", 1) > 0 or d.get("positive_above", True):
-            if best is None or decide_sign(t - best) > 0:
-                best, pin = t, r
-        else:
-            direction = "at most"
-            if best is None or decide_sign(best - t) > 0:
-                best, pin = t, r
-    note = "" if best is not None else "no decided instance depends on it"
-    not_needed = best is not None and direction == "at least" and decide_sign(best) <= 0
+        if "safe" in d:
+            per.append((r, d["safe"]))
     failed = _failed(lit, records)
+    if not per:
+        return _entry(lit, len(records), None, False, None, "at least", failed or "no decided instance depends on it")
+    bad = [r for r, S in per if not any(_contains(p, own) for p in S)]
+    if not bad:
+        lo = hi = None
+        lc = hc = False
+        pin_lo = pin_hi = None
+        for r, S in per:
+            piece = next(p for p in S if _contains(p, own))
+            if piece[0] is not None and (lo is None or _cmp_num(piece[0], lo) > 0):
+                lo, lc, pin_lo = piece[0], piece[1], r
+            if piece[2] is not None and (hi is None or _cmp_num(piece[2], hi) < 0):
+                hi, hc, pin_hi = piece[2], piece[3], r
+        violated_own = False
+    else:
+        common = [(None, False, None, False)]
+        for _, S in per:
+            common = _intersect(common, S)
+        above = [p for p in common if p[0] is not None and _cmp_num(p[0], own) >= 0]
+        below = [p for p in common if p[2] is not None and _cmp_num(p[2], own) <= 0]
+        lo = hi = None
+        lc = hc = False
+        pin_lo = pin_hi = bad[0]
+        up = min(above, key=lambda p: _float(p[0])) if above else None
+        down = max(below, key=lambda p: _float(p[2])) if below else None
+        if up is not None and (down is None or abs(_float(up[0]) - float(own)) <= abs(float(own) - _float(down[2]))):
+            lo, lc = up[0], up[1]
+        elif down is not None:
+            hi, hc = down[2], down[3]
+        violated_own = True
+    if lo is not None and hi is not None:
+        direction = "between"
+    elif hi is not None:
+        direction = "at most"
+    elif lo is not None:
+        direction = "at least"
+    else:
+        direction = "any"
+    needed = lo if direction in ("at least", "between") else hi
+    strict = (not lc) if direction in ("at least", "between") else (not hc)
+    pin = pin_lo if direction in ("at least", "between") else pin_hi
+    not_needed = direction == "any" or (direction == "at least" and decide_sign(sympy.sympify(lo)) <= 0)
+    note = ""
+    if violated_own and needed is None:
+        note = "no value of it excludes the violations drawn"
     if failed:      # a threshold that could not be computed is not evidence that the constant is free
         not_needed = False
-        note = failed if best is None else f"{failed}; the value shown is from the others"
-    return _entry(lit, len(records), best, strict, pin, direction, note, not_needed=not_needed)
+        note = failed if needed is None else f"{failed}; the value shown is from the others"
+    e = _entry(lit, len(records), needed, strict, pin, "at least" if direction in ("between", "any") else direction,
+               note, not_needed=not_needed and not violated_own)
+    e["direction"] = direction
+    e["violated_at_own_value"] = bool(violated_own)
+    if direction == "between":
+        e["needed_high"] = _fmt(hi)
+        e["needed_high_decimal"] = outward_decimal(hi, up=False)
+        e["needed_high_strict"] = not hc
+        e["pinned_high_by"] = {"index": pin_hi.index, "description": pin_hi.description}
+        e["statement"] = (f"{lit.description}: no violation on {len(records)} exactly decided instances iff the "
+                          f"constant is {'>' if strict else '>='} {e['needed_display']} and "
+                          f"{'<' if not hc else '<='} {_display(hi, own, up=False)}; the statement has {_fmt(own)}")
+    if direction == "any" and not failed:
+        e["statement"] = (f"{lit.description}: no decided instance constrains it ({len(records)} exactly decided "
+                          "instances hold for every value)")
+    return e
 
 
 def _failed(lit, records) -> str:
