@@ -48,8 +48,9 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
               progress=None, fedavg: bool = True) -> list[Verdict]:
     """Run the default suite; returns the list of verdicts: the theorem instances, then one
     PEP worst-case row for the convex theorem (every function of the class, sigma = 0, S = N),
-    then (``fedavg=True``) the FedAvg statements of the Field Guide on an exact quadratic and a
-    real-data instance (:func:`pyfed.check_fedavg.run_fedavg_check`; their verdicts carry the
+    then (``fedavg=True``) the FedAvg statements of the Field Guide, read from
+    ``lean/Pyfed/FedAvg/Theorems.lean``, on an exact quadratic and a real-data instance
+    (:func:`pyfed.engines.statement.fedavg_engines.default_fedavg_rows`; their verdicts carry the
     qualified names ``FedAvg.*``).
 
     The statements are read from ``lean/Pyfed/Scaffold/Theorems.lean`` by :mod:`pyfed.statements`
@@ -69,9 +70,9 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
         progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")
     out.append(pep_row(statement_of(CONVEX)))
     if fedavg:
-        from .check_fedavg import run_fedavg_check
+        from .engines.statement.fedavg_engines import default_fedavg_rows
 
-        out.extend(run_fedavg_check(quick=quick, seed=seed, replicates=reps, progress=progress))
+        out.extend(default_fedavg_rows(quick=quick, seed=seed, replicates=reps, progress=progress))
     return out
 
 
@@ -166,5 +167,5 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         from .lean.statement_export import counterexample_record, write_statement_counterexample
         prepare_output_dir("--out", out)
         rec = counterexample_record(st, res.verdict, seed=seed, budget=ctx.budget)
-        rep.exports.extend(write_statement_counterexample(rec, out))
+        rep.exports.extend(write_statement_counterexample(rec, out, statement=st, verdict=res.verdict))
     return rep

@@ -29,10 +29,12 @@ from . import __version__
 from .errors import InputError
 
 __all__ = ["search_to_dir", "summary_path", "statement_options", "load_record", "recheck", "run_all", "file_stem",
-           "statement_verdicts_json", "prepare_out", "default_statement_budget", "LEMMA_RECORD_SCHEMA"]
+           "statement_verdicts_json", "prepare_out", "default_statement_budget", "SEARCH_RECORD_SCHEMA"]
 
 #: Schema of a counterexample record of a run-free statement.
-LEMMA_RECORD_SCHEMA = "pyfed.lemma-counterexample/1"
+#: Schema of a FedAvg search record (SCAFFOLD-run and run-free records are
+#: :func:`pyfed.lean.statement_export.counterexample_record`'s).
+SEARCH_RECORD_SCHEMA = "pyfed.search-record/1"
 
 
 def _slug(s: str) -> str:
@@ -112,10 +114,14 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(_dumps(rec))
         paths.append(path)
-        if st.shape == "scaffold_run" and mutate is None and not relax:
-            from .lean.statement_export import render_statement_counterexample
-            with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(render_statement_counterexample(rec))
+        # a Lean file restates the statement that is refuted: not for a mutated statement (it is
+        # not the Lean one); with --relax only where the file says it is no counterexample (FedAvg)
+        if mutate is None and (not relax or st.shape == "fedavg_run"):
+            from .lean.statement_export import counterexample_lean
+            lean = counterexample_lean(st, v, rec, relax=relax)
+            if lean is not None:
+                with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(lean)
     summary = {"kind": "pyfed search summary", "statement": entry.display, "lean_declaration": entry.name,
                "file": f"lean/{entry.file}", "seed": seed, "budget": budget,
                "budget_unit": ("random draws of the search; its structured edge cases are tried in addition and each "
@@ -154,17 +160,17 @@ def _conjunct_summary(st, res) -> dict:
 
 
 def _record(st, v, *, seed, budget, relax, mutate, index) -> dict:
-    """The counterexample record: the exported witness of a run statement
-    (:func:`pyfed.lean.statement_export.counterexample_record`), or for a run-free statement the
+    """The counterexample record: the exported witness of a SCAFFOLD-run or run-free statement
+    (:func:`pyfed.lean.statement_export.counterexample_record`), or for a FedAvg run the
     instance's exact values with both sides."""
-    if st.shape == "scaffold_run":
+    if st.shape in ("scaffold_run", "lemma"):
         from .lean.statement_export import counterexample_record
         rec = counterexample_record(st, v, seed=seed, budget=budget)
     else:
         from .lean.statement_export import file_sha256
         w = v.witness or {}
         d = v.details or {}
-        rec = {"schema": LEMMA_RECORD_SCHEMA, "statement": st.name, "qualified_name": st.qualified_name,
+        rec = {"schema": SEARCH_RECORD_SCHEMA, "statement": st.name, "qualified_name": st.qualified_name,
                "family": st.family, "source": st.source, "file": st.location.path,
                "file_sha256": file_sha256(st.location.path), "statement_text": st.text,
                "instance": w.get("instance"), "lhs": d.get("lhs_exact"), "rhs": d.get("rhs_exact"),
@@ -193,8 +199,7 @@ def recheck(path: str):
     decided record (run-free statements)."""
     from pyfed.checkers.registry import statements_of
 
-    from .engines.statement import recheck as recheck_run
-    from .engines.statement.lemma_search import recheck_lemma
+    from .engines.statement.engines import recheck_statement
 
     rec = load_record(path)
     parts = str(rec["statement"]).split(".")
@@ -202,9 +207,7 @@ def recheck(path: str):
         parts.pop()
     sts = statements_of(".".join(parts), mutate=rec.get("mutate"), relax=tuple(rec.get("relax") or ()))
     st = next((s for s in sts if s.name == rec["statement"]), sts[0])
-    if st.shape == "scaffold_run":
-        return recheck_run(st, rec)
-    return recheck_lemma(st, rec)
+    return recheck_statement(st, rec)
 
 
 def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:

@@ -1,5 +1,6 @@
-"""Exact FedAvg shadow statistics (pyfed.engines.exact.fedavg) against brute force and sympy,
-and the exact decisions of the four FedAvg statements (pyfed.engines.exact.fedavg_verdict)."""
+"""Exact FedAvg shadow statistics (pyfed.engines.exact.fedavg) against brute force and sympy, and
+the exact minimisation of a quadratic form in the round start (pyfed.engines.exact.fedavg_margin).
+The decisions of statements are tested in tests/test_engines_fedavg.py."""
 
 import itertools
 from fractions import Fraction as Fr
@@ -9,12 +10,9 @@ import pytest
 import sympy
 
 from pyfed.engines.exact.fedavg import fedavg_round_forms, fedavg_shadow_moments, form_value
-from pyfed.engines.exact.fedavg_verdict import (decide_bounded_client_drift, decide_convex_fedavg,
-                                                decide_per_round_progress, decide_tuned_convex_fedavg,
-                                                psd_margin)
+from pyfed.engines.exact.fedavg_margin import fedavg_setup, psd_margin
 from pyfed.errors import InputError
 from pyfed.problems.quadratic import QuadraticProblem
-from pyfed.verdicts import Holds, Inconclusive, Violated
 
 
 def _quad(A, b):
@@ -173,60 +171,8 @@ def test_psd_margin_minimum_and_witnesses():
     assert kind == "unbounded" and 2 * y[0] + y[1] ** 2 + 1 < 0
 
 
-def test_conditional_lemmas_hold_at_every_start_and_margin_is_the_theory_value():
-    P = _quad([[Fr(2), Fr(1, 2)], [Fr(1, 2), Fr(1)]], [[Fr(1), Fr(0)], [Fr(-1), Fr(2)], [Fr(1, 2), Fr(1, 3)]])
-    L = Fr(5, 2)   # >= lambda_max
-    for decide in (decide_per_round_progress, decide_bounded_client_drift):
-        v = decide(P, Fr(1, 2), tau=3, eta=1 / (4 * L), L=L, x0=[1, -2])
-        assert isinstance(v, Holds) and v.exact
-        assert Fr(v.details["min_margin"]) >= 0
-        assert "every round start" in v.details["checked"]
-        assert Fr(v.details["margin_at_x0"]) >= Fr(v.details["min_margin"])
-        assert Fr(v.details["margin_at_noiseless_round_starts"]) >= Fr(v.details["min_margin"])
-        assert v.details["noiseless_round_starts"] == 1
-
-
-def test_conditional_violation_has_an_exact_witness_start():
-    P = _quad([[Fr(1)]], [[Fr(0)]])
-    # Lemma 1 without its noise term: from the optimum the noise makes A_t > 0 while rhs < 0
-    v = decide_per_round_progress(P, 1, tau=2, eta=Fr(1, 4), x0=[0], rhs_sigma_sq=0)
-    assert isinstance(v, Violated) and v.exact and v.lhs > v.rhs
-    y = [Fr(c) for c in v.details["witness_start"]]
-    w = decide_per_round_progress(P, 1, tau=2, eta=Fr(1, 4), x0=y, rhs_sigma_sq=0)
-    assert isinstance(w, Violated)
-    # beyond the step-size hypothesis: inconclusive, saying the inequality fails there
-    v = decide_per_round_progress(P, 0, tau=2, eta=Fr(4), L=1, x0=[1])
-    assert isinstance(v, Inconclusive) and v.details["inequality"] == "violated"
-
-
-def test_theorem1_exact_and_tuned_ball():
-    P = _quad([[Fr(1)]], [[Fr(1, 2)], [Fr(-1, 2)]])
-    v = decide_convex_fedavg(P, Fr(1, 2), tau=2, T=3, eta=Fr(1, 4), x0=[1])
-    assert isinstance(v, Holds) and isinstance(v.lhs, Fr) and isinstance(v.rhs, Fr)
-    m = fedavg_shadow_moments(P, Fr(1, 2), tau=2, T=3, eta=Fr(1, 4), x0=[1])
-    assert v.lhs == m.avg_loss
-    t = decide_tuned_convex_fedavg(P, 2, tau=2, T=3, x0=[1])
-    assert isinstance(t, Holds) and t.exact and "ball" in t.details["arithmetic"]
-    assert t.details["step_choice"]
-
-
 def test_different_hessians_are_rejected_with_the_reason():
     P = QuadraticProblem(np.array([[[Fr(2)]], [[Fr(1)]]], dtype=object), np.array([[Fr(1)], [Fr(-1)]], dtype=object))
     with pytest.raises(InputError) as e:
-        decide_convex_fedavg(P, 0, tau=1, T=1, eta=Fr(1, 8), x0=[0])
+        fedavg_setup(P, 0, tau=1, T=1, eta=Fr(1, 8), x0=[0])
     assert e.value.argument == "A" and "no finite" in e.value.reason
-
-
-def test_float_step_for_conditional_lemmas_is_a_named_error():
-    P = _quad([[Fr(1)]], [[Fr(0)]])
-    with pytest.raises(InputError) as e:
-        decide_per_round_progress(P, 0, tau=1, eta=0.25, x0=[0])
-    assert e.value.argument == "arithmetic"
-
-
-def test_float_data_use_certified_balls_for_x_star_and_the_sides():
-    P = QuadraticProblem(np.array([[[1.5]], [[1.5]]]), np.array([[0.1], [0.3]]))
-    v = decide_convex_fedavg(P, 0.5, tau=2, T=3, eta=0.1, x0=[1.0])
-    assert isinstance(v, Holds) and "ball" in v.details["arithmetic"] and "lhs_ball" in v.details
-    t = decide_tuned_convex_fedavg(P, 0.5, tau=2, T=3, x0=[1.0])
-    assert isinstance(t, Holds) and "ball" in t.details["arithmetic"]

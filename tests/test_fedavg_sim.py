@@ -1,5 +1,5 @@
-"""Certified heterogeneity constants, the shadow-statistics simulator and the FedAvg Monte Carlo
-verdicts (against the exact engine)."""
+"""Certified heterogeneity constants and the shadow-statistics simulator (against the exact
+engine). The FedAvg Monte Carlo verdicts of statements are tested in tests/test_engines_fedavg.py."""
 
 from fractions import Fraction as Fr
 
@@ -9,16 +9,13 @@ import pytest
 from pyfed.algorithms import fedavg
 from pyfed.algorithms.fedavg_shadow import fedavg_shadow
 from pyfed.engines.exact.fedavg import fedavg_shadow_moments
-from pyfed.engines.montecarlo_fedavg import (decide_drift_from_starts, decide_progress_from_starts,
-                                             estimate_avg_loss, progress_coefficients)
+from pyfed.engines.montecarlo import Estimate
 from pyfed.errors import InputError
 from pyfed.oracles import GaussianOracle
 from pyfed.problems.heterogeneity import (finite_sum_heterogeneity, heterogeneity, quadratic_heterogeneity,
                                           shared_hessian_quadratic)
 from pyfed.problems.logistic import LogisticProblem
 from pyfed.problems.quadratic import QuadraticProblem
-from pyfed.theory import fedavg as th
-from pyfed.verdicts import Holds
 
 
 def _shared(b, A=((1, 0), (0, 2))):
@@ -95,29 +92,9 @@ def test_monte_carlo_agrees_with_exact_moments():
     m = fedavg_shadow_moments(P, sigma, tau=tau, T=T, eta=eta, x0=x0)
     tr = fedavg_shadow(P, GaussianOracle(P, float(sigma)), tau=tau, T=T, eta=float(eta), x0=[1.0, -1.0], R=4000,
                        rng=5)
-    est = estimate_avg_loss(tr, float(P.f_star), confidence=0.9999)
+    est = Estimate.from_samples(tr.avg_loss(float(P.f_star)), 0.9999)
     assert est.lower <= float(m.avg_loss) <= est.upper
     drift_mc = tr.drift.mean(axis=0)
     exact = np.array([[[float(v) for v in row] for row in t] for t in m.drift])
     se = tr.drift.std(axis=0) / np.sqrt(4000) + 1e-15
     assert np.all(np.abs(drift_mc - exact) <= 5 * se)
-
-
-def test_monte_carlo_lemmas_from_round_starts():
-    P = shared_hessian_quadratic(3, 2, np.random.default_rng(4), heterogeneity=Fr(1, 2))
-    o = GaussianOracle(P, 0.5)
-    L = P.beta
-    eta = 1 / (4 * L)
-    starts = np.array([[1.0, -1.0], [0.0, 0.0]])
-    z2 = quadratic_heterogeneity(P).zeta_sq
-    v = decide_drift_from_starts(P, o, starts, tau=3, eta=eta, sigma_sq=Fr(1, 4), zeta_sq=z2, R=200, rng=1)
-    assert isinstance(v, Holds) and v.details["starts"] == 2
-    assert v.rhs == th.drift_rhs(3, eta, sigma_sq=Fr(1, 4), zeta_sq=z2)
-    v = decide_progress_from_starts(P, o, starts, tau=3, eta=eta, L=L, sigma_sq=Fr(1, 4), x_star=P.x_star,
-                                    f_star=P.f_star, R=200, rng=1)
-    assert isinstance(v, Holds)
-    co = progress_coefficients(M=3, tau=3, eta=eta, L=L, sigma_sq=Fr(1, 4))
-    assert co["c_start"] == 1 / (2 * eta * 3) and co["c_end"] == -co["c_start"] and co["c0"] == eta / 4 / 3
-    with pytest.raises(InputError) as e:
-        decide_drift_from_starts(P, o, np.zeros((0, 2)), tau=3, eta=eta, sigma_sq=0, zeta_sq=0, R=10, rng=1)
-    assert e.value.argument == "starts"

@@ -16,7 +16,8 @@ from pyfed import __version__
 from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
 from pyfed.errors import InputError
-from pyfed.search import (LEMMA_RECORD_SCHEMA, file_stem, load_record, recheck, run_all, search_to_dir,
+from pyfed.engines.statement import WITNESS_SCHEMA
+from pyfed.search import (file_stem, load_record, recheck, run_all, search_to_dir,
                           statement_options, statement_verdicts_json)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,10 +31,10 @@ def test_lemma_export_contents_and_exact_readback(tmp_path):
     paths = search_to_dir("SumSquares", seed=5, budget=3, out=str(tmp_path), mutate="factor_m_minus_1")
     assert paths == [str(tmp_path / "SumSquares-s5-b3-mutate-factor_m_minus_1-000.json")]
     rec = load_record(paths[0])
-    assert rec["schema"] == LEMMA_RECORD_SCHEMA and rec["statement"] == "SumSquares"
+    assert rec["schema"] == WITNESS_SCHEMA and rec["statement"] == "SumSquares" and rec["shape"] == "lemma"
     assert rec["seed"] == 5 and rec["budget"] == 3 and rec["pyfed_version"] == __version__
     assert rec["mutate"] == "factor_m_minus_1" and rec["family"] == "vector lemma"
-    lhs, rhs, margin = (Fraction(rec[k]) for k in ("lhs", "rhs", "margin"))
+    lhs, rhs, margin = (Fraction(rec[k]["exact"]) for k in ("lhs", "rhs", "margin"))
     assert margin == rhs - lhs < 0
     # the instance is exact JSON: every number a "p/q" string, read back and re-decided exactly
     assert "float" not in json.dumps(rec["instance"])

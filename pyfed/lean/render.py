@@ -398,7 +398,7 @@ def _fedavg_scalars(inst: dict) -> dict:
 
 def fedavg_instances(seed: int = 0) -> list:
     """:data:`FEDAVG_DEFAULT_INSTANCES` and the exact quadratic instance of ``pyfed check``
-    (:func:`pyfed.check_fedavg.fedavg_suite`, full size) as dicts of exact scalars."""
+    (:func:`pyfed.suites.fedavg.fedavg_suite`, full size) as dicts of exact scalars."""
     from ..suites.fedavg import fedavg_suite
 
     out = [dict(_fedavg_scalars(i), name=i["name"]) for i in FEDAVG_DEFAULT_INSTANCES]

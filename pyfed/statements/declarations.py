@@ -101,12 +101,12 @@ class LeanNameError(LeanSyntaxError):
         self.args = (self.message,)
 
 
-def _model_hint(name: str) -> str:
-    return (f"the model's definitions live in namespace {model.NAMESPACE}: add `open {model.NAMESPACE}` "
-            f"or write {model.NAMESPACE}.{name}")
+def _model_hint(name: str, vocab=model) -> str:
+    ns = vocab.NAMESPACE
+    return f"the model's definitions live in namespace {ns}: add `open {ns}` or write {ns}.{name}"
 
 
-def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, path: str = "<text>"):
+def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, path: str = "<text>", vocab=None):
     """Resolve ``written`` as Lean 4 does: ``("model", name)`` for a definition of the model
     (namespace SCAFFOLD), ``("def", key)`` for a def of the file (``key`` into ``decls.defs``),
     or None for a name that is neither (a binder, a Mathlib name: the caller decides).
@@ -116,16 +116,21 @@ def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, p
     together with the opened namespaces, where two different hits are ambiguous. ``_root_.x``
     skips the namespaces. Raises :class:`LeanNameError` (at ``node``'s position) for a model
     name that is not in scope (no ``open SCAFFOLD``, not qualified) and for an ambiguous name.
+
+    ``vocab``: the model's vocabulary, any object with ``NAMESPACE`` and ``MODEL_NAMES`` (default
+    :mod:`pyfed.statements.model`, the SCAFFOLD model; :mod:`pyfed.statements.fedavg_model` for
+    FedAvg). A name resolved under one vocabulary is remembered on ``node`` for that vocabulary only.
     """
+    vocab = model if vocab is None else vocab
     done = getattr(node, "resolved", None)
-    if done is not None:                 # already resolved (and rewritten): the same answer
-        return None if done[0] == "other" else done
+    if done is not None and getattr(node, "resolved_in", model.NAMESPACE) == vocab.NAMESPACE:
+        return None if done[0] == "other" else done   # already resolved (and rewritten): the same answer
 
     def lookup(full):
         if full in decls.def_keys:
             return ("def", decls.def_keys[full])
-        pre = model.NAMESPACE + "."
-        if full.startswith(pre) and full[len(pre):] in model.MODEL_NAMES:
+        pre = vocab.NAMESPACE + "."
+        if full.startswith(pre) and full[len(pre):] in vocab.MODEL_NAMES:
             return ("model", full[len(pre):])
         return None
 
@@ -137,7 +142,7 @@ def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, p
         for k in range(len(parts), 0, -1):
             hit = lookup(".".join(parts[:k]) + "." + w)
             if hit is not None:
-                return _mark(node, hit)
+                return _mark(node, hit, vocab)
     hits: dict = {}
     for full in [w] + ([] if root_only else [o + "." + w for o in ctx.opens]):
         hit = lookup(full)
@@ -148,17 +153,18 @@ def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, p
                             + ", ".join(f"`{h}`" for h in hits) + " (Lean rejects it: qualify the name)",
                             line=line, col=col, path=path, construct=f"ambiguous identifier `{written}`")
     if hits:
-        return _mark(node, next(iter(hits.values())))
-    if w in model.MODEL_NAMES:
-        raise LeanNameError(f"unknown identifier `{written}` ({_model_hint(w)})", line=line, col=col, path=path,
-                            construct=f"unknown identifier `{written}`")
-    _mark(node, ("other", written))
+        return _mark(node, next(iter(hits.values())), vocab)
+    if w in vocab.MODEL_NAMES:
+        raise LeanNameError(f"unknown identifier `{written}` ({_model_hint(w, vocab)})", line=line, col=col,
+                            path=path, construct=f"unknown identifier `{written}`")
+    _mark(node, ("other", written), vocab)
     return None
 
 
-def _mark(node, hit):
+def _mark(node, hit, vocab=model):
     if node is not None:
         node.resolved = hit
+        node.resolved_in = vocab.NAMESPACE
     return hit
 
 

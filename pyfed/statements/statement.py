@@ -145,6 +145,9 @@ class Statement:
     family : str
         The statement family in words, for reports (``"SCAFFOLD run"``, ``"FedAvg run"``,
         ``"Local SGD step"``, ``"function-class lemma"``, ``"vector lemma"`` …).
+    spec : object
+        What a shape's builder read beyond the fields above (None for a SCAFFOLD run; a FedAvg
+        run: :class:`pyfed.statements.fedavg_run.FedAvgSpec`, the elaborated terms).
     """
 
     name: str
@@ -163,6 +166,7 @@ class Statement:
     text: str = field(default="", repr=False)
     shape: str = "scaffold_run"
     family: str = "SCAFFOLD run"
+    spec: object = field(default=None, repr=False)
 
     # ---- lookups
     @property

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from .access import NotLinear, linear_form
 from .candidates import candidate
+from .fedavg_engines import FedAvgBuiltin, FedAvgSearch, applicable_fedavg_engines
 from .pep import NoPEP, pep_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
@@ -176,8 +177,9 @@ class LemmaSearch:
         return [res.verdict]
 
 
-#: Every engine, in the order ``pyfed check`` runs them.
-ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch()]
+#: Every engine, in the order ``pyfed check`` runs them (each says whether it applies).
+ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch(), FedAvgBuiltin(),
+           FedAvgSearch()]
 
 
 def engines_for(st) -> tuple:
@@ -196,6 +198,8 @@ def applicable_engines(st) -> dict:
     """Which evidence ``st`` can get and why not: ``{kind: (applies, reason)}`` for ``exact``,
     ``montecarlo``, ``pep`` and ``search`` (the left side's linearity is checked on the search's
     first structured instance; the PEP by :func:`pyfed.engines.statement.pep.pep_plan`)."""
+    if getattr(st, "shape", "") == "fedavg_run":
+        return applicable_fedavg_engines(st)
     if _run_shape(st) is not None:
         why = _run_shape(st)
         return {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}
@@ -227,9 +231,14 @@ def _search_lemma(st, *, seed, budget, progress=None, pool=None):
     return search_lemma(st, seed=seed, budget=budget, progress=progress)
 
 
+def _search_fedavg(st, *, seed, budget, progress=None, pool=None):
+    from .fedavg_search import search
+    return search(st, seed=seed, budget=budget, progress=progress)
+
+
 #: The adversarial search of each statement shape: ``fn(st, seed=, budget=, progress=, pool=)``
 #: returning an object with ``records`` and ``verdict``.
-SEARCHERS = {"scaffold_run": _search_run, "lemma": _search_lemma}
+SEARCHERS = {"scaffold_run": _search_run, "lemma": _search_lemma, "fedavg_run": _search_fedavg}
 
 
 def search_statement(st, *, seed: int = 0, budget: int = 24, progress=None, pool=None):
@@ -255,7 +264,12 @@ def _recheck_lemma(st, witness):
 #: The exact re-decision of a witness of each statement shape: ``fn(st, witness)`` with
 #: ``witness["instance"]`` the instance's exact JSON; returns an object with ``status``, ``lhs``,
 #: ``rhs`` (and ``reason`` when undecided).
-RECHECKERS = {"scaffold_run": _recheck_run, "lemma": _recheck_lemma}
+def _recheck_fedavg(st, witness):
+    from .fedavg_search import recheck_witness
+    return recheck_witness(st, witness)
+
+
+RECHECKERS = {"scaffold_run": _recheck_run, "lemma": _recheck_lemma, "fedavg_run": _recheck_fedavg}
 
 
 def recheck_statement(st, witness: dict):

@@ -1,0 +1,163 @@
+"""The engines of statements about a FedAvg run (``shape == "fedavg_run"``), in the one call
+shape of :mod:`pyfed.engines.statement.engines` (``applies(statement) -> reason | None``,
+``decide(statement, context) -> list[Verdict]``):
+
+* :class:`FedAvgBuiltin` -- the built-in instances of :mod:`pyfed.suites.fedavg`: the rational
+  quadratic one decided exactly (:mod:`.fedavg_exact`: conditional statements at every round
+  start by an exact PSD test, expectations from exact moments), the real-data one by Monte Carlo
+  (:mod:`.fedavg_montecarlo`); :func:`run_builtin` is one such row (the default report's);
+* :class:`FedAvgSearch` -- the adversarial search (:mod:`.fedavg_search`).
+
+Engines never print; what they find beyond the verdicts goes to ``context.record``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ...verdicts import Verdict
+from .fedavg_access import Scalars, bind
+from .fedavg_exact import decide_instance
+from .fedavg_montecarlo import decide_montecarlo
+
+__all__ = ["FedAvgBuiltin", "FedAvgSearch", "run_builtin", "fit_step", "applicable_fedavg_engines",
+           "default_fedavg_rows"]
+
+#: How many times a built-in instance's step may be halved to satisfy a tighter step hypothesis.
+STEP_HALVINGS = 12
+
+
+def _shape(st) -> str | None:
+    return None if getattr(st, "shape", "") == "fedavg_run" else \
+        f"the statement is a {getattr(st, 'family', 'statement')}, not about a FedAvg run"
+
+
+def fit_step(st, ri):
+    """``(instance, note)``: ``ri`` itself when the statement's hypotheses hold on it; when only
+    hypotheses on the step fail and the statement's run names its step, the instance with its
+    step halved exactly until they hold (at most :data:`STEP_HALVINGS` times; ``note`` says so);
+    else ``ri`` (the verdict then names the failing hypotheses)."""
+    sp = st.spec
+    et = sp.run_args["eta"]
+    if et.op != "var" or ri.eta is None:
+        return ri, None
+    S = Scalars("exact" if ri.exact else "float")
+    b = bind(st, ri, S)
+    if b.why is not None or not b.failing:
+        return ri, None
+    eta_hyps = {h.key for h, fh in zip(st.hypotheses, sp.hypotheses) if fh.lhs.mentions([et.value])
+                or fh.rhs.mentions([et.value])}
+    if not set(b.failing) <= eta_hyps:
+        return ri, None
+    from dataclasses import replace
+    eta = ri.eta
+    for j in range(1, STEP_HALVINGS + 1):
+        eta = eta / 2 if isinstance(eta, Fraction) else eta / 2.0
+        cand = replace(ri, eta=eta)
+        if not bind(st, cand, S).failing:
+            texts = [h.text for h in st.hypotheses if h.key in b.failing]
+            return cand, f"η halved {j} time(s) to {eta} to satisfy {', '.join(f'`{t}`' for t in texts)}"
+    return ri, None
+
+
+def run_builtin(st, inst, *, replicates: int = 256, seed: int = 0, confidence: float = 0.999, name=None) -> Verdict:
+    """Decide ``st`` on one built-in instance of :mod:`pyfed.suites.fedavg` (a ``FedAvgInstance``):
+    exactly for the rational quadratic instance, by Monte Carlo otherwise. The verdict's statement
+    is ``name`` (default ``st.name``); its details carry the instance, its parameters, the seed,
+    how ζ and D² were obtained and the method."""
+    from ...suites.fedavg import to_run_instance
+
+    name = name or st.name
+    ri, note = fit_step(st, to_run_instance(inst))
+    details = {"instance": inst.name, "description": inst.description + (f" ({note})" if note else ""),
+               "parameters": inst.parameters(name if name.startswith("FedAvg.") else f"FedAvg.{name}"),
+               "seed": seed, "zeta_derivation": inst.heterogeneity.derivation, "dist_sq_derivation": inst.dist_note}
+    if note:
+        details["step_fitted"] = note
+        details["parameters"]["eta"] = str(ri.eta)
+    if ri.family == "simulated":
+        v = decide_montecarlo(st, ri, replicates=replicates, seed=seed, confidence=confidence, name=name)
+    else:
+        v = decide_instance(st, ri, name=name).verdict
+        v.details["method"] = "exact-moments"
+    engine_hyps = v.details.get("hypotheses")
+    v.details.update(details)
+    if engine_hyps is not None:
+        v.details["hypotheses"] = engine_hyps
+    return v
+
+
+class FedAvgBuiltin:
+    """The default report's FedAvg instances (:mod:`pyfed.suites.fedavg`) on a statement about a
+    FedAvg run: exact on the rational quadratic instance, Monte Carlo on real data."""
+
+    name = "built-in instances"
+
+    def applies(self, st):
+        return _shape(st)
+
+    def decide(self, st, ctx):
+        from ...suites.fedavg import fedavg_suite
+
+        out = []
+        for inst in fedavg_suite(quick=ctx.quick, seed=ctx.seed):
+            ctx.tell(f"{st.name}: {inst.name}")
+            out.append(run_builtin(st, inst, replicates=ctx.replicates, seed=ctx.seed))
+        ctx.record["skipped"] = ctx.record.get("skipped", [])
+        ctx.record["tried"] = ctx.record.get("tried", 0) + len(out)
+        return out
+
+
+class FedAvgSearch:
+    """Structured edge cases and random instances of :mod:`.fedavg_families` drawn inside the
+    statement's hypotheses, each decided exactly (:func:`pyfed.engines.statement.fedavg_search.search`)."""
+
+    name = "adversarial search"
+
+    def applies(self, st):
+        return _shape(st)
+
+    def decide(self, st, ctx):
+        from .fedavg_search import search
+
+        ctx.tell(f"{st.name}: adversarial search")
+        res = search(st, seed=ctx.seed, budget=ctx.budget)
+        ctx.record["search"] = res
+        ctx.record["tried"] = ctx.record.get("tried", 0) + int((res.verdict.details or {}).get("candidates", 0))
+        return [res.verdict]
+
+
+def applicable_fedavg_engines(st) -> dict:
+    """``{kind: (applies, reason)}`` of a FedAvg statement (the shape of
+    :func:`pyfed.engines.statement.applicable_engines`)."""
+    sp = st.spec
+    cond = sp.kind == "conditional"
+    return {"exact": (True, "rational quadratic clients sharing one Hessian: " + (
+                "the margin as a quadratic form in the round start, positive semidefinite by exact elimination"
+                if cond else "exact moments of the run") + "; deterministic non-quadratic clients exactly"),
+            "montecarlo": (True, "real-data instance, simulated runs" + (" from several round starts" if cond else "")),
+            "pep": (False, "no PEP formulation of a FedAvg run statement"),
+            "search": (True, "shared-Hessian quadratics and non-quadratic families inside the hypotheses, "
+                             "decided exactly")}
+
+
+
+def default_fedavg_rows(*, quick: bool = False, seed: int = 0, replicates: int = 256, progress=None) -> list:
+    """The default report's FedAvg rows: every theorem of ``lean/Pyfed/FedAvg/Theorems.lean``, read
+    by the statement reader, on every instance of :func:`pyfed.suites.fedavg.fedavg_suite` (grouped
+    by statement: the exact quadratic row, then the real-data Monte Carlo row); verdicts named
+    ``FedAvg.<theorem>``."""
+    from ...statements.fedavg_run import our_fedavg_statements
+    from ...suites.fedavg import fedavg_suite
+
+    suite = fedavg_suite(quick=quick, seed=seed)
+    out = []
+    for st in our_fedavg_statements():
+        name = st.qualified_name
+        for inst in suite:
+            if progress:
+                progress(f"{name} on {inst.name}")
+            v = run_builtin(st, inst, replicates=replicates, seed=seed, name=name)
+            v.details["source"] = st.source
+            out.append(v)
+    return out
