@@ -3,6 +3,4 @@ import PyfedTest.Generated.CheckInstances
 import PyfedTest.Generated.ExactValues
 import PyfedTest.Generated.FedAvgInstances
 import PyfedTest.Generated.Hypotheses
-import PyfedTest.PublishedFedAvg
-import PyfedTest.PublishedScaffold
 import PyfedTest.Seed000

@@ -24,7 +24,7 @@ from pyfed.verdicts import Evidence
 
 ROOT = Path(__file__).resolve().parent.parent
 THEOREMS = ROOT / "lean" / "Pyfed" / "FedAvg" / "Theorems.lean"
-PUBLISHED = ROOT / "lean" / "PyfedTest" / "PublishedFedAvg.lean"
+PUBLISHED = ROOT / "lean" / "PyfedPublished" / "FedAvg.lean"
 EXAMPLE = ROOT / "examples" / "statements" / "fedavg_drift_small_constant.lean"
 BASELINE = Path(__file__).resolve().parent / "data" / "default_fedavg_28be5d8.json"
 NAMES = ["PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence", "TunedConvexFedAvgConvergence"]

@@ -93,3 +93,14 @@ def test_names_in_comments_are_ignored():
     text = (LEAN / rel).read_text(encoding="utf-8")
     broken = text + "\n-- Real.exp in a comment\n/- MeasureTheory.volume in a block -/\n"
     assert inventory.api_mismatch(LEAN, sources={rel: broken}) == {"modules": [], "names": []}
+
+
+def test_the_review_notes_count_every_generated_fact():
+    """lean/MATHLIB_API.md states how many generated `example`/`#guard` facts were re-evaluated;
+    the number is the one in lean/PyfedTest/Generated today."""
+    import re
+    gen = sorted((LEAN / "PyfedTest" / "Generated").glob("*.lean"))
+    facts = sum(len(re.findall(r"(?m)^(?:example|#guard)\b", p.read_text(encoding="utf-8"))) for p in gen)
+    notes = (LEAN / "MATHLIB_API.md").read_text(encoding="utf-8")
+    (stated,) = re.findall(r"all (\d+) hold", notes)
+    assert int(stated) == facts

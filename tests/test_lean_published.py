@@ -212,28 +212,53 @@ def _statements(text):
             for m in re.finditer(r"theorem (\w+) :(.*?):= by sorry", text, re.S)}
 
 
-@pytest.mark.parametrize("rel,marker,library,names", [
-    ("PyfedTest/PublishedScaffold.lean", "published SCAFFOLD statements", "Pyfed/Scaffold/Theorems.lean",
-     {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence",
-      "GradientGrowth", "PerturbedStrongConvexity"}),
-    ("PyfedTest/PublishedFedAvg.lean", "published FedAvg statements", "Pyfed/FedAvg/Theorems.lean",
-     {"PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence", "TunedConvexFedAvgConvergence"}),
+#: The published statement text, stored (statements only): what the copies and our library are
+#: compared with, so a change on our side cannot agree with itself.
+STORED = Path(__file__).resolve().parent / "data" / "published_statements.lean"
+SCAFFOLD_NAMES = {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence",
+                  "GradientGrowth", "PerturbedStrongConvexity"}
+FEDAVG_NAMES = {"PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence", "TunedConvexFedAvgConvergence"}
+
+
+def _stored():
+    return _statements(STORED.read_text(encoding="utf-8"))
+
+
+def test_the_stored_published_text_has_the_nine_statements():
+    stored = _stored()
+    assert set(stored) == SCAFFOLD_NAMES | FEDAVG_NAMES
+    # the published BoundedClientDrift writes its constant function with ↦
+    assert "≤ᵐ[μ] fun _ ↦ driftRHS P τ η" in stored["BoundedClientDrift"]
+
+
+@pytest.mark.parametrize("rel,model,library,names", [
+    ("PyfedPublished/Scaffold.lean", "Pyfed.Scaffold.Model", "Pyfed/Scaffold/Theorems.lean", SCAFFOLD_NAMES),
+    ("PyfedPublished/FedAvg.lean", "Pyfed.FedAvg.Model", "Pyfed/FedAvg/Theorems.lean", FEDAVG_NAMES),
 ])
-def test_restated_published_statements_equal_the_library(rel, marker, library, names):
-    restated = _statements(_block(rel, marker))
-    assert set(restated) == names
+def test_published_copies_and_our_library_state_the_published_text(rel, model, library, names):
+    stored = _stored()
+    copy = _statements(_text(rel))
     lib = _statements(_text(library))
+    assert set(copy) == names
     for name in names:
-        assert restated[name] == lib[name], name
+        assert copy[name] == stored[name], name
+        assert lib[name] == stored[name], name
+    # only the import differs from the published files: the model module alone, nothing of ours
     text = _text(rel)
-    assert re.findall(r"(?m)^import .*$", text) == ["import Pyfed"]
+    assert re.findall(r"(?m)^import .*$", text) == [f"import {model}"]
     assert "open MeasureTheory" in text and "universe u" in text
+    ns = {"Pyfed.Scaffold.Model": "SCAFFOLD", "Pyfed.FedAvg.Model": "FedAvg"}[model]
+    code = inventory.strip_comments(text)
+    assert re.findall(r"(?m)^(?:open|namespace|end|universe)\b.*$", code) == [
+        "open MeasureTheory", "universe u", f"namespace {ns}", f"end {ns}"]     # as published: no wrapper
 
 
-def test_restated_statements_are_in_the_test_library():
-    for module in ("PyfedTest.PublishedScaffold", "PyfedTest.PublishedFedAvg"):
-        assert module in render.STATIC_TEST_MODULES
-        assert f"import {module}" in (LEAN / "PyfedTest.lean").read_text(encoding="utf-8")
+def test_published_copies_are_a_default_lake_target():
+    lakefile = (ROOT / "lakefile.lean").read_text(encoding="utf-8")
+    assert "@[default_target]\nlean_lib PyfedPublished" in lakefile
+    root = (LEAN / "PyfedPublished.lean").read_text(encoding="utf-8")
+    assert re.findall(r"(?m)^import .*$", root) == ["import PyfedPublished.Scaffold", "import PyfedPublished.FedAvg"]
+    assert all(not m.startswith("PyfedTest.Published") for m in render.STATIC_TEST_MODULES)
 
 
 def test_finite_round_convergence_is_the_conjunction_of_the_two():
@@ -285,8 +310,6 @@ def _wrapper_problems(text, model):
 
 
 @pytest.mark.parametrize("rel,model,marker", [
-    ("PyfedTest/PublishedScaffold.lean", "SCAFFOLD", "published SCAFFOLD statements"),
-    ("PyfedTest/PublishedFedAvg.lean", "FedAvg", "published FedAvg statements"),
     ("PyfedTest/Seed000.lean", "SCAFFOLD", "seed 000 formal statement"),
 ])
 def test_restatements_resolve_names_as_the_published_files(rel, model, marker):
@@ -296,10 +319,10 @@ def test_restatements_resolve_names_as_the_published_files(rel, model, marker):
 
 
 def test_an_open_wrapper_is_rejected():
-    rel = "PyfedTest/PublishedScaffold.lean"
-    broken = _text(rel).replace("namespace SCAFFOLD.PyfedTestPublished\n",
-                                "namespace PyfedTest.PublishedScaffold\n\nopen SCAFFOLD\n")
-    broken = broken.replace("end SCAFFOLD.PyfedTestPublished", "end PyfedTest.PublishedScaffold")
+    rel = "PyfedTest/Seed000.lean"
+    wrapper = re.search(r"(?m)^namespace (SCAFFOLD\.\S+)", inventory.strip_comments(_text(rel))).group(1)
+    broken = _text(rel).replace(f"namespace {wrapper}\n", "namespace PyfedTest.PublishedScaffold\n\nopen SCAFFOLD\n")
+    broken = broken.replace(f"end {wrapper}", "end PyfedTest.PublishedScaffold")
     assert broken != _text(rel)
     assert _wrapper_problems(broken, "SCAFFOLD") == [
         "wrapper namespace PyfedTest.PublishedScaffold is not nested in SCAFFOLD", "`open SCAFFOLD`"]

@@ -13,7 +13,7 @@ from pyfed.statements import ReaderError, read_file, read_text
 
 ROOT = Path(__file__).resolve().parent.parent
 THEOREMS = ROOT / "lean" / "Pyfed" / "FedAvg" / "Theorems.lean"
-PUBLISHED = ROOT / "lean" / "PyfedTest" / "PublishedFedAvg.lean"
+PUBLISHED = ROOT / "lean" / "PyfedPublished" / "FedAvg.lean"
 
 BINDERS = ("∀ (d M : ℕ) (P : Problem d M) (Ω : Type) [MeasurableSpace Ω] [StandardBorelSpace Ω] (μ : Measure Ω) "
            "[IsProbabilityMeasure μ] (τ T : ℕ) (η : ℝ), 0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["theorem_declarations", "mathlib_usage", "api_list_names", "api_mismatch", "api_module_files",
+__all__ = ["theorem_declarations", "is_restatement", "RESTATING_LIBRARIES", "mathlib_usage", "api_list_names", "api_mismatch", "api_module_files",
            "strip_comments", "lean_files", "MATHLIB_BARE", "MATHLIB_NAMESPACES"]
 
 #: Namespaces whose qualified names are Mathlib's (or core names re-exported by Mathlib).
@@ -112,16 +112,28 @@ def _namespaced_theorems(code: str) -> list:
     return out
 
 
+#: Libraries under ``lean/`` that restate statements of pyfed's own names on purpose: the test
+#: library and the published statements against the model.
+RESTATING_LIBRARIES = ("PyfedTest", "PyfedPublished")
+
+
+def is_restatement(rel) -> bool:
+    """Whether ``rel`` (relative to ``lean/``) belongs to one of :data:`RESTATING_LIBRARIES`."""
+    parts = Path(rel).parts
+    return parts[0] in RESTATING_LIBRARIES or (len(parts) == 1 and parts[0].removesuffix(".lean") in RESTATING_LIBRARIES)
+
+
 def theorem_declarations(lean_dir, sources: dict | None = None) -> dict:
-    """``{qualified name: file}`` of the ``theorem``s under ``lean_dir`` outside the test library
-    ``PyfedTest/`` (which restates published statements on purpose), namespaces resolved
+    """``{qualified name: file}`` of the ``theorem``s of pyfed's library ``Pyfed/`` under
+    ``lean_dir`` (the test library ``PyfedTest/`` and the published statements ``PyfedPublished/``
+    restate statements of the same names on purpose), namespaces resolved
     (``FedAvg.PerRoundProgress``). ``sources`` (``{relative path: text}``) overrides or adds files.
     A qualified name declared twice raises ValueError."""
     lean_dir = Path(lean_dir)
     files = set(lean_files(lean_dir)) | set(sources or {})
     out = {}
     for rel in sorted(files):
-        if Path(rel).parts[:1] == ("PyfedTest",) or rel == "PyfedTest.lean":
+        if is_restatement(rel):
             continue
         for qualified, _ in _namespaced_theorems(strip_comments(_read(lean_dir, rel, sources))):
             if qualified in out:

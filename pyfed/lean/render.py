@@ -546,9 +546,8 @@ DEFAULT_FILES = {"ExactValues.lean": render_exact_values, "Hypotheses.lean": ren
 
 
 #: Hand-written modules of the test library, imported by the root next to the generated ones:
-#: seed 000's statement verbatim, and the published SCAFFOLD and FedAvg statements, each stated
-#: against pyfed's model with only the import changed.
-STATIC_TEST_MODULES = ("PyfedTest.Seed000", "PyfedTest.PublishedScaffold", "PyfedTest.PublishedFedAvg")
+#: seed 000's statement verbatim (the published statements are the library ``PyfedPublished``).
+STATIC_TEST_MODULES = ("PyfedTest.Seed000",)
 
 
 def _modules_in(gen_dir: Path, extra=()) -> list:

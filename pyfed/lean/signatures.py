@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .inventory import lean_files, strip_comments
+from .inventory import is_restatement, lean_files, strip_comments
 
 __all__ = ["Declaration", "declarations", "interface_mismatch", "explicit_binder_count",
            "telescope_arity"]
@@ -281,15 +281,15 @@ def _file_declarations(code: str, rel: str) -> list:
 def declarations(lean_dir, sources: dict | None = None, include_tests: bool = False) -> dict:
     """``{qualified name: Declaration}`` of the Lean files under ``lean_dir`` (comments stripped).
 
-    ``include_tests``: also read the test library ``PyfedTest/`` (off by default: it restates
-    published statements on purpose). ``sources`` (``{relative path: text}``) overrides or adds
+    ``include_tests``: also read the test library ``PyfedTest/`` and the published statements
+    ``PyfedPublished/`` (off by default: they restate statements on purpose). ``sources`` (``{relative path: text}``) overrides or adds
     files. A qualified name declared twice raises ValueError.
     """
     lean_dir = Path(lean_dir)
     files = set(lean_files(lean_dir)) | set(sources or {})
     out = {}
     for rel in sorted(files):
-        if not include_tests and (Path(rel).parts[:1] == ("PyfedTest",) or rel == "PyfedTest.lean"):
+        if not include_tests and is_restatement(rel):
             continue
         text = sources[rel] if sources and rel in sources else (lean_dir / rel).read_text(encoding="utf-8")
         for d in _file_declarations(strip_comments(text), rel):

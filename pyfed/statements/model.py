@@ -23,7 +23,7 @@ __all__ = ["ModelFunction", "FUNCTIONS", "PREDICATES", "FIELDS", "STATISTICS", "
 NAMESPACE = "SCAFFOLD"
 
 #: Imports that bring the model into scope (ours, and the published model file).
-MODEL_IMPORTS = ("Pyfed", "Definitions.Def_SCAFFOLD_Model")
+MODEL_IMPORTS = ("Pyfed", "Definitions.Def_SCAFFOLD_Model", "Definitions.Def_FedAvg_Model")
 
 
 @dataclass(frozen=True)

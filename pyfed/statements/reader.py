@@ -45,7 +45,9 @@ def _check_imports(decls: Declarations):
     if not ok:
         where = decls.imports and "the file's imports: " + ", ".join(decls.imports) or "no import"
         raise ReaderError([LeanSyntaxError("file without the model's import", where, line=1, col=1, path=decls.path,
-                                           supported="import Pyfed (or import Definitions.Def_SCAFFOLD_Model)")],
+                                           supported="import Pyfed, one of its modules (Pyfed.Scaffold.Model, Pyfed.FedAvg.Model, …) "
+                                                     "or the published Definitions.Def_SCAFFOLD_Model / "
+                                                     "Definitions.Def_FedAvg_Model")],
                           decls.path)
 
 

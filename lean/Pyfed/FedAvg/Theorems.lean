@@ -41,7 +41,7 @@ theorem BoundedClientDrift :
     (τ T : ℕ) (η : ℝ),
     0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
     ∀ (R : Run P μ τ T η) (t : ℕ), t < T → ∀ k, k ≤ τ → ∀ i,
-      μ[clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ => driftRHS P τ η := by sorry
+      μ[clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ ↦ driftRHS P τ η := by sorry
 
 /-- Theorem 1, equation (15) (constant step): for `τ, T ≥ 1` and `0 < η ≤ 1/(4L)`,
 `E[A] ≤ D²/(2ητT) + ησ²/M + 4τη²Lσ² + 18τ²η²Lζ²`. -/

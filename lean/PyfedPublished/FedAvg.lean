@@ -1,25 +1,19 @@
-import Pyfed
+import Pyfed.FedAvg.Model
 
 /-!
 The four FedAvg statements of the published formalization (`prove2me/formalpedia`,
-`envs/c5ea003/Theorems/Thm_FedAvg_*.lean`), as statements only (the same terms with the same
-binders; no proofs, no prose), stated against pyfed's model: the published files import
-`Definitions.Def_FedAvg_Model`, here `Pyfed` is imported instead and nothing else changes. They
-are wrapped in the namespace `FedAvg.PyfedTestPublished`, so the restated `namespace FedAvg` block
-opens `FedAvg.PyfedTestPublished.FedAvg` and every model name resolves through the enclosing
-namespace `FedAvg` exactly as in the published files (no `open`, which would also accept a
-root-level declaration of the same name). `lake test` building this file is the check that every
-published FedAvg statement elaborates against pyfed's model; `tests/test_lean_published.py`
-checks that each statement between the markers equals the statement of the same name in
+`envs/c5ea003/Theorems/Thm_FedAvg_*.lean`) with their import replaced by pyfed's model module
+alone: the statements, `open MeasureTheory`, `universe u` and the `namespace FedAvg` block are as
+published (the four files' common lines stated once). `lake build` (default target
+`PyfedPublished`) building this file is the check that each published FedAvg statement
+elaborates against pyfed's model; `tests/test_lean_published.py` compares each statement with the
+stored copy of the published text (`tests/data/published_statements.lean`) and with
 `lean/Pyfed/FedAvg/Theorems.lean`.
 -/
-
-namespace FedAvg.PyfedTestPublished
 
 open MeasureTheory
 universe u
 
--- BEGIN published FedAvg statements
 namespace FedAvg
 
 theorem PerRoundProgress :
@@ -36,7 +30,7 @@ theorem BoundedClientDrift :
     (τ T : ℕ) (η : ℝ),
     0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
     ∀ (R : Run P μ τ T η) (t : ℕ), t < T → ∀ k, k ≤ τ → ∀ i,
-      μ[clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ => driftRHS P τ η := by sorry
+      μ[clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ ↦ driftRHS P τ η := by sorry
 
 theorem ConvexFedAvgConvergence :
   ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
@@ -53,6 +47,3 @@ theorem TunedConvexFedAvgConvergence :
       (∫ ω, avgLoss R ω ∂μ) ≤ optimizedRHS P τ T := by sorry
 
 end FedAvg
--- END published FedAvg statements
-
-end FedAvg.PyfedTestPublished

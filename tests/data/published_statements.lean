@@ -1,26 +1,6 @@
-import Pyfed
+-- The published statements (prove2me/formalpedia, envs/c5ea003/Theorems/Thm_SCAFFOLD_*.lean and
+-- Thm_FedAvg_*.lean), statement text only, for tests/test_lean_published.py.
 
-/-!
-The five SCAFFOLD statements of the published formalization (`prove2me/formalpedia`,
-`envs/c5ea003/Theorems/Thm_SCAFFOLD_*.lean`), as statements only (the same terms with the same
-binders; no proofs, no prose), stated against pyfed's model: the published files import
-`Definitions.Def_SCAFFOLD_Model`, here `Pyfed` is imported instead and nothing else changes.
-They are wrapped in the namespace `SCAFFOLD.PyfedTestPublished`, so the restated
-`namespace SCAFFOLD` block opens `SCAFFOLD.PyfedTestPublished.SCAFFOLD`: the declarations stay apart
-from the library's own, and every model name resolves through the enclosing namespace `SCAFFOLD`
-exactly as in the published file (which is elaborated inside `namespace SCAFFOLD`), not through an
-`open`, which would also accept a root-level declaration of the same name.
-`lake test` building this file is the check that every published SCAFFOLD statement elaborates
-against pyfed's model; `tests/test_lean_published.py` checks that each statement between the markers
-equals the statement of the same name in `lean/Pyfed/Scaffold/Theorems.lean`.
--/
-
-namespace SCAFFOLD.PyfedTestPublished
-
-open MeasureTheory
-universe u
-
--- BEGIN published SCAFFOLD statements
 namespace SCAFFOLD
 
 theorem ConvexFiniteRoundConvergence :
@@ -77,6 +57,37 @@ theorem PerturbedStrongConvexity :
         inner ℝ (gradient (P.f i) x) (z - y) := by sorry
 
 end SCAFFOLD
--- END published SCAFFOLD statements
 
-end SCAFFOLD.PyfedTestPublished
+namespace FedAvg
+
+theorem PerRoundProgress :
+  ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ]
+    (τ T : ℕ) (η : ℝ),
+    0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
+    ∀ (R : Run P μ τ T η) (t : ℕ), t < T →
+      μ[roundLoss R t | R.history (t * τ)] ≤ᵐ[μ] progressRHS R t := by sorry
+
+theorem BoundedClientDrift :
+  ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ]
+    (τ T : ℕ) (η : ℝ),
+    0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
+    ∀ (R : Run P μ τ T η) (t : ℕ), t < T → ∀ k, k ≤ τ → ∀ i,
+      μ[clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ ↦ driftRHS P τ η := by sorry
+
+theorem ConvexFedAvgConvergence :
+  ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ]
+    (τ T : ℕ) (η : ℝ),
+    0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
+    ∀ R : Run P μ τ T η, (∫ ω, avgLoss R ω ∂μ) ≤ convergenceRHS P τ T η := by sorry
+
+theorem TunedConvexFedAvgConvergence :
+  ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ] (τ T : ℕ),
+    0 < τ → 0 < T → 0 < distance P → 0 < P.σ → 0 < P.ζ →
+    ∀ R : Run P μ τ T (optimizedStep P τ T),
+      (∫ ω, avgLoss R ω ∂μ) ≤ optimizedRHS P τ T := by sorry
+
+end FedAvg
