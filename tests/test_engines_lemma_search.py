@@ -1,0 +1,115 @@
+"""The run-free search (:mod:`pyfed.engines.statement.lemma_search`) on statement variants a user
+would write, one set per family: for each, false variants (a constant too small, a term dropped,
+a hypothesis loosened) are violated with a witness that re-checks exactly, and true variants
+(the right side enlarged, a hypothesis tightened) are never violated. Each variant is an edit of
+the Lean text of pyfed's own statement, read by the same reader."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from pyfed.checkers.registry import get
+from pyfed.checkers.mutations import theorem_span
+from pyfed.engines.statement.engines import recheck_statement, search_statement
+from pyfed.statements import read_text
+
+
+def _variant(name: str, edits) -> object:
+    """The statement ``name`` of pyfed's Lean files with ``edits`` ([(old, new)], each old text
+    occurring in the theorem) applied to its text, renamed ``<name>Variant``."""
+    e = get(name)
+    text = e.text()
+    a, b = theorem_span(text, e.bare)
+    span = text[a:b]
+    for old, new in edits:
+        assert old in span, (name, old)
+        span = span.replace(old, new)
+    span = span.replace(f"theorem {e.bare}", f"theorem {e.bare}Variant", 1)
+    (st,) = read_text(text[:a] + span + text[b:], f"{e.bare}_variant.lean", theorem=f"{e.bare}Variant")
+    return st
+
+
+def _violated(st, budget=8):
+    v = search_statement(st, seed=0, budget=budget).verdict
+    assert v.status == "violated", (st.name, v.status, getattr(v, "reason", ""))
+    assert v.certified and v.witness
+    again = recheck_statement(st, v.witness)
+    assert again.status == "violated"
+    # exact sides: rationals, or algebraic numbers (a norm is a square root), compared exactly
+    lhs, rhs = sympy.sympify(v.details["lhs_exact"]), sympy.sympify(v.details["rhs_exact"])
+    assert bool(lhs > rhs) if st.relation == "≤" else bool(lhs >= rhs)
+    return v
+
+
+def _never_violated(st, budget=8):
+    v = search_statement(st, seed=0, budget=budget).verdict
+    assert v.status == "inconclusive", (st.name, v.details.get("description"))
+    assert v.details["decided"] > 0            # decided instances, not a search that drew nothing
+    return v
+
+
+VECTOR = [   # (statement, edits, false?)
+    ("YoungInner", [("a * ‖u‖ ^ 2", "a / 2 * ‖u‖ ^ 2")], True),                  # a constant too small
+    ("YoungInner", [(" + a⁻¹ * ‖v‖ ^ 2", "")], True),                              # a term dropped
+    ("YoungInner", [("a * ‖u‖ ^ 2", "2 * a * ‖u‖ ^ 2")], False),                   # right side enlarged
+    ("YoungInner", [("(ha : 0 < a)", "(ha : 1 ≤ a)")], False),                    # hypothesis tightened
+    ("RelaxedTriangle", [("(1 + a⁻¹) * ‖v‖ ^ 2", "‖v‖ ^ 2")], True),
+    ("SumSquares", [("(m : ℝ) * ∑ j", "((m : ℝ) - 1) * ∑ j")], True),
+    ("SumSquares", [("(hm : 1 ≤ m)", "(hm : 2 ≤ m)")], False),
+]
+
+FUNCTION_CLASS = [
+    ("GradientGrowth", [("2 * P.β *", "(3 / 2) * P.β *")], True),                  # 2β → (3/2)β
+    ("GradientGrowth", [("Convexity P 0 → ", "")], True),                          # convexity dropped
+    ("GradientGrowth", [("2 * P.β *", "4 * P.β *")], False),
+    ("GradientStepNonexpansive", [("(hη : η ≤ 2 / β)", "(hη : η ≤ 3 / β)")], True),   # step bound loosened
+    ("GradientStepNonexpansive", [("(hη : η ≤ 2 / β)", "(hη : η ≤ 1 / β)")], False),  # tightened
+]
+
+SEQUENCE = [
+    ("UniformAveraging", [(" + c * η ^ 2", "")], True),                            # the c term dropped
+    ("UniformAveraging", [("dist 0 / (a * η * (R : ℝ))", "dist 0 / (2 * a * η * (R : ℝ))")], True),
+    ("UniformAveraging", [("(b * η + c * η ^ 2) / a", "(2 * b * η + c * η ^ 2) / a")], False),
+    ("UniformAveraging", [("(hb : 0 ≤ b)", "(hb : 1 ≤ b)")], False),
+]
+
+
+def _ids(cases):
+    return [f"{n}-{'false' if f else 'true'}-{i}" for i, (n, _, f) in enumerate(cases)]
+
+
+@pytest.mark.parametrize("name,edits,false", VECTOR, ids=_ids(VECTOR))
+def test_vector_lemma_variants(name, edits, false):
+    st = _variant(name, edits)
+    assert st.family == "vector lemma"
+    (_violated if false else _never_violated)(st)
+
+
+@pytest.mark.parametrize("name,edits,false", FUNCTION_CLASS, ids=_ids(FUNCTION_CLASS))
+def test_function_class_lemma_variants(name, edits, false):
+    st = _variant(name, edits)
+    assert st.family == "function-class lemma"
+    (_violated if false else _never_violated)(st)
+
+
+@pytest.mark.parametrize("name,edits,false", SEQUENCE, ids=_ids(SEQUENCE))
+def test_sequence_lemma_variants(name, edits, false):
+    st = _variant(name, edits)
+    assert st.family == "sequence lemma"
+    (_violated if false else _never_violated)(st)
+
+
+LOCAL_SGD = [
+    ("LocalSGDOneStep", [("η ^ 2 * ∫ ω, ‖workerMean (fun k => g k ω) -\n          workerMean (fun k => gradient (objective fs) (x k ω))‖ ^ 2 ∂ν -",
+                          "0 -")], True),                                            # the noise term dropped
+    ("LocalSGDOneStep", [("(1 - μ * η) *", "(1 - 2 * μ * η) *")], True),             # contraction too strong
+    ("LocalSGDOneStep", [("2 * η * L / (workers : ℝ) *", "4 * η * L / (workers : ℝ) *")], False),
+    ("LocalSGDOneStep", [("(hη : η ≤ 1 / (4 * L))", "(hη : η ≤ 1 / (8 * L))")], False),
+]
+
+
+@pytest.mark.parametrize("name,edits,false", LOCAL_SGD, ids=_ids(LOCAL_SGD))
+def test_local_sgd_variants(name, edits, false):
+    st = _variant(name, edits)
+    (_violated if false else _never_violated)(st, budget=4)
