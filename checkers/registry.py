@@ -4,7 +4,7 @@ The catalogue is read from the Lean files themselves (:data:`pyfed.lean.paths.ST
 a theorem added to ``lean/Pyfed`` is in it without any Python, and it is checked by the same
 reader and engines as a user's statement. Each entry knows its file and its list of mutations
 (data, in :mod:`pyfed.checkers.scaffold`, :mod:`pyfed.checkers.lemmas`,
-:mod:`pyfed.checkers.fedavg`). ``get(name)`` accepts a bare name (``YoungInner``) or a qualified
+:mod:`pyfed.checkers.fedavg`, :mod:`pyfed.checkers.exact`). ``get(name)`` accepts a bare name (``YoungInner``) or a qualified
 one (``SCAFFOLD.YoungInner``, ``FedAvg.PerRoundProgress``); bare names are unique across
 namespaces.
 
@@ -61,7 +61,7 @@ class Entry:
 
 def _load_lists():
     """Import the modules that fill :data:`pyfed.checkers.mutations.MUTATIONS`."""
-    from . import lemmas, scaffold  # noqa: F401  (they fill MUTATIONS)
+    from . import exact, lemmas, scaffold  # noqa: F401  (they fill MUTATIONS)
     try:
         from . import fedavg  # noqa: F401  (it fills MUTATIONS)
     except ImportError:       # the FedAvg lists are optional in a reduced installation

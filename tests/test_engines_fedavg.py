@@ -259,8 +259,8 @@ def test_cli_decides_every_fedavg_theorem(path, tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["check", str(path), "--quick", "--no-profile", "--budget", "1", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
-    assert [r["name"] for r in rep["read"]] == NAMES
-    assert all(r["shape"] == "fedavg_run" for r in rep["read"])
+    assert [s["read"]["name"] for s in rep["statements"]] == NAMES
+    assert all(s["read"]["shape"] == "fedavg_run" for s in rep["statements"])
     assert all(v["status"] != "violated" for v in rep["verdicts"])
     assert sum(v["status"] == "holds" for v in rep["verdicts"]) == 8     # the two built-in rows of each
 

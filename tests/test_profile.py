@@ -210,13 +210,13 @@ def test_profile_json_caps_giant_exact_thresholds():
     big = "3" * 5000 + "/7"
     assert fraction_from_text(big) == Fraction((10 ** 5000 - 1) // 3, 7)     # 5000 threes over 7
     assert fraction_from_text("-12/8") == Fraction(-3, 2) and fraction_from_text("5") == 5
-    st = SimpleNamespace(describe=lambda: {"name": "T"}, source="f.lean:1")
+    st = SimpleNamespace(describe=lambda: {"name": "T"}, source="f.lean:1", name="T", family="SCAFFOLD run")
     rep = SimpleNamespace(statement=st, verdicts=[], pep_note=None, engines={}, exports=[], vacuous=None,
                           no_instance=False,
                           profile={"constants": [{"threshold": big, "small": "1/2",
                                                   "exact": Fraction(10 ** 4500 + 1, 3)}]})
-    doc = json.loads(statement_report_json([rep], seed=0, quick=True, replicates=1, path="f.lean"))
-    c = doc["read"][0]["profile"]["constants"][0]
+    doc = json.loads(statement_report_json([rep], seed=0, quick=True, replicates=1, files=["f.lean"]))
+    c = doc["statements"][0]["profile"]["constants"][0]
     assert c["small"] == "1/2"
     assert isinstance(c["threshold"], dict) and len(json.dumps(c["threshold"])) < 400
     assert isinstance(c["exact"], dict)   # a giant Fraction object is capped too, not a crash

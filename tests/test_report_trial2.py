@@ -122,9 +122,9 @@ def test_vacuous_statement_prints_only_its_note(tmp_path, capsys):
         assert leftover not in out.replace("0 inconclusive", "")
     assert "0 holds (0 certified, 0 numerical), 0 violated, 0 inconclusive; 1 vacuous (hypotheses never hold)" in out
     doc = json.loads(rep.read_text(encoding="utf-8"))
-    (read,) = doc["read"]
-    assert doc["verdicts"] == [] and read["vacuous"] is True and read["profile"] is None
-    assert read["pep"] == "no PEP row: the statement is vacuous"
+    (entry,) = doc["statements"]
+    assert doc["verdicts"] == [] and entry["verdicts"] == [] and entry["vacuous"] is True and entry["profile"] is None
+    assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "inconclusive"
 
 
 def test_check_statement_of_a_vacuous_statement_runs_nothing():

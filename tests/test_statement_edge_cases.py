@@ -295,7 +295,7 @@ def test_vacuous_statement_note_and_json(tmp_path, capsys):
     assert ("Vacuous: vacuous: no value of ηl satisfies `0 < ηl` and `ηl ≤ 0`, so the hypotheses can never hold"
             in " ".join(out.split()))
     assert "1 vacuous (hypotheses never hold)" in out
-    (read,) = json.loads(rep.read_text(encoding="utf-8"))["read"]
+    (read,) = json.loads(rep.read_text(encoding="utf-8"))["statements"]
     assert read["vacuous"] is True and read["vacuous_reason"] == "no value of ηl satisfies `0 < ηl` and `ηl ≤ 0`"
 
 
