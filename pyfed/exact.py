@@ -17,6 +17,10 @@ Two modes, chosen from the inputs and never mixed:
 
 Python floats are deliberately treated as inexact: ``0.1`` means "about one tenth" to a
 user, so a formula fed ``0.1`` reports an mpmath result, not the rational 3602879701896397/2**55.
+
+Why one module: the two modes, their conversions, the certified digits printed from them and the
+report's number forms are one contract (a number enters in one mode and is printed with only digits
+that mode certifies); keeping them together keeps every caller on the same rules.
 """
 
 from __future__ import annotations

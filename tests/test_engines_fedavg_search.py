@@ -15,7 +15,7 @@ from pyfed.engines.statement.fedavg_exact import recheck
 from pyfed.engines.statement.fedavg_families import instance_from_json
 from pyfed.engines.statement.fedavg_search import candidate, search, structured_count
 from pyfed.statements import read_file
-from pyfed.statements.fedavg_run import fedavg_theorems_path
+from pyfed.statements import fedavg_theorems_path
 from pyfed.verdicts import Evidence
 
 CASES = [(name, m) for name, ms in FEDAVG_MUTATIONS.items() for m in ms]

@@ -26,6 +26,11 @@ expected exact value and the observed float, the equation it contradicts (seed 0
 known wrong formula evaluated exactly, which one (the hint).
 
 Engines never print: :func:`conform` returns a :class:`ConformanceReport`.
+
+Why one module: the federated and the Local SGD ladders share the per-round context (_Ctx), the
+comparison of floats with exact values and the diagnosis of known mistakes (the hints read the same
+deviation records); each step of a conformance run is a private helper of conform, none is useful
+alone.
 """
 
 from __future__ import annotations

@@ -45,6 +45,10 @@ Design (every choice is recorded in the result):
 
 Errors: :class:`pyfed.errors.InputError` naming the configuration field (or the command-line
 flag given in ``names``) before any simulation.
+
+Why one module: the experiment's configuration, its runner (early stopping and pruning of the step-
+size grid), the table and the paper's findings are one design read top to bottom; the simulators and
+problems it uses live elsewhere.
 """
 
 from __future__ import annotations

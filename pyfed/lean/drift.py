@@ -34,6 +34,10 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
 
 Public API: :func:`parse_definitions`, :func:`check_drift` (returns a list of
 :class:`Mismatch`; empty means no drift), :func:`assert_no_drift`.
+
+Why one module: the Lean parser of arithmetic bodies, the comparison points and the two checks
+(SCAFFOLD and FedAvg definitions) share the parsed definitions and the mismatch records; each half
+is small and neither is used without the other.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ Every number is an exact rational literal ``(p/q : ℚ)`` (naturals as plain dig
 `pyfed search` — do not edit``). Rendering is deterministic: the same inputs give
 the same bytes. Templates use the delimiters ``<% %>`` (blocks), ``<< >>`` (values) and
 ``<# #>`` (comments), which never clash with Lean's braces.
+
+Why one module: every generated file of the test library is rendered from the same instance values
+and contexts, and the root, the writer and the staleness check iterate over the same table of
+renderers.
 """
 
 from __future__ import annotations

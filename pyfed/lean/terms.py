@@ -24,6 +24,9 @@ literals, exact rationals). Columns are 1-based, lines 1-based.
 
 Public API: :func:`tokenize`, :func:`parse_term`, :class:`Node`, :class:`Token`,
 :class:`LeanSyntaxError`, :func:`strip_comments`.
+
+Why one module: a tokenizer and a recursive-descent parser of one grammar; the parser's methods call
+each other by precedence level, and every node and error carries the tokenizer's positions.
 """
 
 from __future__ import annotations

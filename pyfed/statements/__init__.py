@@ -10,7 +10,7 @@ from .reader import ReaderError, read_file, read_text
 from .statement import HypothesisSpec, Location, Parameter, Statement, UserDef
 
 __all__ = ["read_file", "read_text", "ReaderError", "Statement", "HypothesisSpec", "Parameter", "Location",
-           "UserDef", "our_statements", "theorems_path"]
+           "UserDef", "our_statements", "theorems_path", "our_fedavg_statements", "fedavg_theorems_path"]
 
 
 def theorems_path(lean_dir=None):
@@ -45,3 +45,23 @@ def our_statements(lean_dir=None) -> dict:
         for st in statements_from(name, namespace, cmd, variables, decls, clean, rel):
             out[st.name] = st
     return out
+
+
+def fedavg_theorems_path(lean_dir=None):
+    """Path of ``Pyfed/FedAvg/Theorems.lean`` under ``lean_dir`` (default: pyfed's own Lean sources,
+    :func:`pyfed.lean.paths.source_lean_dir`)."""
+    from pathlib import Path
+    if lean_dir is None:
+        from ..lean.paths import source_lean_dir
+        lean_dir = source_lean_dir()
+    return Path(lean_dir) / "Pyfed" / "FedAvg" / "Theorems.lean"
+
+
+def our_fedavg_statements(lean_dir=None) -> list:
+    """The statements of pyfed's ``lean/Pyfed/FedAvg/Theorems.lean`` in file order, read by the
+    reader (what the default report checks is what that file states); their ``source`` is
+    ``lean/Pyfed/FedAvg/Theorems.lean:line``."""
+    from .reader import read_text
+
+    path = fedavg_theorems_path(lean_dir)
+    return read_text(path.read_text(encoding="utf-8"), "lean/Pyfed/FedAvg/Theorems.lean")

@@ -23,6 +23,10 @@ is 0. Values of different arithmetics (Fraction/int, exact sympy, mpmath, arb) m
 :func:`evaluate` returns a value; :func:`decide` decides a comparison exactly (Fractions;
 certified balls with escalating precision for irrational values, and an exact sympy test when
 the two sides are equal).
+
+Why one module: evaluation is one recursive function over the term kinds, and the three arithmetics
+(exact, ball, float) are unified at each operation by the same helpers (unify, arith, compare), so
+the arithmetic rules sit beside the evaluator that applies them.
 """
 
 from __future__ import annotations

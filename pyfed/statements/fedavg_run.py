@@ -38,8 +38,7 @@ from .fedavg_terms import Entry, FedAvgElaborator, Term, binder_kind, read_def
 from .scaffold_run import push_lets
 from .statement import HypothesisSpec, Location, Parameter, Statement
 
-__all__ = ["statements_from", "FedAvgSpec", "FedAvgHypothesis", "read_fedavg_defs", "our_fedavg_statements",
-           "fedavg_theorems_path"]
+__all__ = ["statements_from", "FedAvgSpec", "FedAvgHypothesis", "read_fedavg_defs"]
 
 _COMPARE = {"≤", "<", "=", "≠", "≥", ">"}
 _FLIP = {"≥": "≤", ">": "<"}
@@ -511,22 +510,3 @@ def _strip(t: Term) -> Term:
     while t.op == "cast":
         t = t.args[0]
     return t
-
-
-def fedavg_theorems_path(lean_dir=None):
-    """Path of ``Pyfed/FedAvg/Theorems.lean`` under ``lean_dir`` (default: pyfed's own Lean sources,
-    :func:`pyfed.lean.paths.source_lean_dir`)."""
-    from pathlib import Path
-    if lean_dir is None:
-        from ..lean.paths import source_lean_dir
-        lean_dir = source_lean_dir()
-    return Path(lean_dir) / "Pyfed" / "FedAvg" / "Theorems.lean"
-
-
-def our_fedavg_statements(lean_dir=None) -> list:
-    """The statements of pyfed's ``lean/Pyfed/FedAvg/Theorems.lean`` in file order, read by the
-    reader (what the default report checks is what that file states); their ``source`` is
-    ``lean/Pyfed/FedAvg/Theorems.lean:line``."""
-    from .reader import read_text
-    path = fedavg_theorems_path(lean_dir)
-    return read_text(path.read_text(encoding="utf-8"), "lean/Pyfed/FedAvg/Theorems.lean")

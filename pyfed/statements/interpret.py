@@ -23,6 +23,10 @@ including definitions by cases (``localPath``, ``scaffold``) and structure value
 enumerated: ``∀ t < T``, ``∀ i : Fin n``, ``∀ B ∈ s``; ``≤ᵐ[ν]`` is checked at every outcome of
 positive probability). A proposition that quantifies over an infinite type (``∀ x : Space d``)
 raises :class:`NotFinite`: the engines decide those from the instance's construction.
+
+Why one module: the Interpreter is one recursive evaluator over the elaborated term kinds (its
+methods call each other per kind), and the value kinds (Vec, Fun, FiniteSpace, Filtration, Record)
+are what it builds and consumes.
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ model definition inferred by unification (``objective {d N}`` from its ``Fin N â
 argument; through lambdas: ``uniformSampleMean S (fun B => sampleAverage S v B)``). The
 interpreter (:mod:`pyfed.statements.interpret`) then evaluates the typed terms on instances.
 Anything outside the subset is a :class:`~pyfed.lean.terms.LeanSyntaxError` at file:line:col.
+
+Why one module: the Elaboration is one type checker over the term kinds (its methods call each other
+per kind, unifying metavariables shared across a statement), and the statement builder is its only
+caller.
 """
 
 from __future__ import annotations

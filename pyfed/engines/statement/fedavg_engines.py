@@ -147,7 +147,7 @@ def default_fedavg_rows(*, quick: bool = False, seed: int = 0, replicates: int =
     by the statement reader, on every instance of :func:`pyfed.suites.fedavg.fedavg_suite` (grouped
     by statement: the exact quadratic row, then the real-data Monte Carlo row); verdicts named
     ``FedAvg.<theorem>``."""
-    from ...statements.fedavg_run import our_fedavg_statements
+    from ...statements import our_fedavg_statements
     from ...suites.fedavg import fedavg_suite
 
     suite = fedavg_suite(quick=quick, seed=seed)

@@ -1,39 +1,37 @@
 """Instances of run-free statements, drawn inside the statement's own hypotheses.
 
-:func:`plan` reads a lemma statement once: the order in which its bound names are drawn, the
-family each one is drawn from (by its type: scalars, vectors, finite families, sequences,
-smooth convex functions, problems, finite probability spaces, oracles, client samples, the
-model's inductives) and the names that the hypotheses *define*: a hypothesis ``∀ j < m, E j ≤ᵐ[ν]
-v (j + 1)`` makes ``v (j + 1)`` equal to ``E j`` plus a nonnegative slack, ``X =ᵐ[ν] E`` makes
-``X`` equal to ``E``, ``condExp m ν (g k) =ᵐ[ν] E`` makes ``g k`` equal to ``E`` plus a noise of
-conditional mean zero, ``B ∈ s`` draws ``B`` from ``s``. :func:`draw` builds instance ``index``
-of ``(seed, index)`` (a pure function of them: ``numpy.random.default_rng([seed, index])``), the
-first ones structured (small dimensions, the pool's first values, aligned vectors), and
-:func:`tighten` moves a real parameter to the boundary of what the hypotheses admit (decided
-exactly), where inequalities are tight.
+:func:`draw` builds instance ``index`` of ``(seed, index)`` following the statement's
+:class:`~pyfed.engines.statement.lemma_plan.Plan` (a pure function of them:
+``numpy.random.default_rng([seed, index])``), the first :data:`STRUCTURED` ones structured (small
+dimensions, the pool's first values, aligned vectors), each name from its family: scalars,
+rational vectors, finite families, sequences, quadratic and Huber functions (with their certified
+smoothness and convexity), problems, finite probability spaces with filtrations, random
+variables and processes, affine oracles, client samples, the model's inductives; the names the
+hypotheses define are built from them (:mod:`.lemma_plan`). The hypotheses are decided by
+:mod:`.lemma_hypotheses`; instances go to and from exact JSON (:func:`to_spec_env`,
+:func:`from_spec_env`).
 
-Hypotheses are decided by :func:`decide_hypothesis`: exactly by the interpreter when they are
-finite; a quantifier over ``Space d`` is decided exactly on quadratic data (both sides are
-polynomials of degree ≤ 2 in the points, norms compared through their squares: a positive
-semidefiniteness test in exact rationals); the structural propositions (``HasGradientAt``,
-``Convexity P μ``, ``IsMinimizer P x⋆``, ``ConvexOn``) from the functions' construction.
+Why one module: the dispatcher (_value) and the family builders call each other (a function family
+draws its vectors, a process its random variables, a defined name its parts, all through _value), so
+splitting them would put an import circle between the dispatcher and the families.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import sympy
 
-from ...lean.terms import Node
-from ...statements.evaluate import EvaluationError, Undecided, compare
+from ...statements.evaluate import EvaluationError, Undecided
 from ...statements.interpret import (FiniteSpace, Filtration, Fun, Interpreter, NotFinite, Sigma, Structural, Vec,
                                      condexp)
 from ...statements.lemma import resolved
+from .lemma_hypotheses import decide_hypothesis, tighten
+from .lemma_plan import Plan, _kind, _strip_foralls, plan
 
-__all__ = ["Plan", "plan", "draw", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn"]
+__all__ = ["Plan", "plan", "draw", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn", "to_spec_env",
+           "from_spec_env"]
 
 #: Structured candidates tried before the random ones.
 STRUCTURED = 12
@@ -41,177 +39,6 @@ STRUCTURED = 12
 #: Scalar pool, in the order structured candidates use it.
 POOL = [Fraction(1), Fraction(1, 2), Fraction(2), Fraction(1, 4), Fraction(4), Fraction(3), Fraction(1, 10),
         Fraction(0), Fraction(-1), Fraction(1, 1000), Fraction(10), Fraction(-1, 2)]
-
-
-def _kind(t) -> str:
-    t = resolved(t)
-    return getattr(t, "kind", "unknown")
-
-
-@dataclass
-class Plan:
-    """How to draw a statement's instances: ``order`` (parameter names), ``types`` (name -> Ty),
-    ``dims`` (the ℕ names used as dimensions or sizes), ``defined`` (name -> list of
-    (hypothesis node, mode)), ``horizon`` names (ℕ names bounding sequence indices)."""
-
-    order: list
-    types: dict
-    dims: set
-    defined: dict = field(default_factory=dict)
-    members: dict = field(default_factory=dict)
-    cards: dict = field(default_factory=dict)
-    minimizers: dict = field(default_factory=dict)
-    convexity: dict = field(default_factory=dict)
-
-
-def plan(st) -> Plan:
-    types = {p.name: resolved(p.lty) for p in st.parameters}
-    dims = set()
-    for t in types.values():
-        for sub in _subtypes(t):
-            if sub.kind in ("vec", "fin") and isinstance(sub.args[0], Node) and sub.args[0].kind == "ident":
-                dims.add(sub.args[0].value)
-            if sub.kind == "problem":
-                for a in sub.args[1:]:
-                    if isinstance(a, Node) and a.kind == "ident":
-                        dims.add(a.value)
-    defined: dict = {}
-    members: dict = {}
-    cards: dict = {}
-    minimizers: dict = {}
-    convexity: dict = {}
-    names = set(types)
-    for h in st.hypotheses:
-        node = h.node
-        mz = _minimizer_of(node, names)
-        if mz is not None:
-            minimizers[mz[0]] = mz[1]
-            continue
-        cv = _convexity_of(node, names)
-        if cv is not None:
-            convexity[cv[0]] = cv[1]
-        body, _ = _strip_foralls(node)
-        if body.kind == "binop" and body.value == "∈" and body.args[0].kind == "ident" and body.args[0].value in names:
-            members[body.args[0].value] = body.args[1]
-            continue
-        if body.kind == "binop" and body.value in ("=",) and body.args[0].kind == "proj" \
-                and body.args[0].value == "card":
-            inner = body.args[0].args[0]
-            if inner.kind == "app" and inner.args[0].kind == "ident" and inner.args[0].value in names:
-                cards[inner.args[0].value] = body.args[1]
-                continue
-        target = _defining_target(body, names)
-        if target is not None and _kind(types[target[0]]) == "fun" and not _is_sequence_type(types[target[0]]):
-            # processes and families are defined by their hypotheses; scalars are drawn and the
-            # hypotheses decided, sequences are left to the linear program
-            name, mode = target
-            defined.setdefault(name, []).append((h, mode))
-    order = sorted(types, key=lambda n: (8 if n in minimizers else
-                                         _rank(types[n], n in dims, n in defined or n in members),
-                                         [p.name for p in st.parameters].index(n)))
-    return Plan(order, types, dims, defined, members, cards, minimizers, convexity)
-
-
-def _minimizer_of(node, names):
-    """``(x, ("problem", P))`` for ``IsMinimizer P x``; ``(x, ("objective", F))`` for
-    ``∀ y, objective F x ≤ objective F y``: the point is defined as the minimiser."""
-    if node.kind == "app" and getattr(node, "ref", (None,))[0] == "structural" and \
-            node.ref[1].rsplit(".", 1)[-1] == "IsMinimizer" and len(node.args) == 3 and \
-            node.args[2].kind == "ident" and node.args[2].value in names:
-        return node.args[2].value, ("problem", node.args[1])
-    if node.kind == "forall" and len(node.value) == 1:
-        y = node.value[0].name
-        body = node.args[0]
-        if body.kind == "binop" and body.value in ("≤",):
-            a, b = body.args
-            if a.kind == "app" and b.kind == "app" and len(a.args) == 3 and len(b.args) == 3 and \
-                    a.args[0].kind == "ident" and a.args[0].value.rsplit(".", 1)[-1] == "objective" and \
-                    b.args[2].kind == "ident" and b.args[2].value == y and a.args[2].kind == "ident" and \
-                    a.args[2].value in names and a.args[1].text == b.args[1].text:
-                return a.args[2].value, ("objective", a.args[1])
-    return None
-
-
-def _convexity_of(node, names):
-    """``(μ, P)`` for ``Convexity P μ`` with ``μ`` a bound real: its tight value is the clients'
-    smallest strong convexity."""
-    if node.kind == "app" and getattr(node, "ref", (None,))[0] == "structural" and \
-            node.ref[1].rsplit(".", 1)[-1] == "Convexity" and len(node.args) == 3 and \
-            node.args[2].kind == "ident" and node.args[2].value in names:
-        return node.args[2].value, node.args[1]
-    return None
-
-
-def _is_sequence_type(t) -> bool:
-    t = resolved(t)
-    return getattr(t, "kind", "") == "fun" and _kind(t.args[0]) == "nat" and _kind(t.args[1]) == "real"
-
-
-def _subtypes(t):
-    t = resolved(t)
-    if t is None or not hasattr(t, "args"):
-        return
-    yield t
-    for a in t.args:
-        if hasattr(a, "kind") and hasattr(a, "args") and not isinstance(a, Node):
-            yield from _subtypes(a)
-
-
-def _rank(t, is_dim, is_defined) -> int:
-    k = getattr(t, "kind", "")
-    if is_dim:
-        return 0
-    if is_defined:
-        return 9
-    order = {"nat": 1, "type": 2, "measure": 3, "filtration": 4, "real": 5, "problem": 6, "enum": 6, "vec": 7,
-             "fin": 7, "finset": 7}
-    if k == "fun":
-        return 8
-    return order.get(k, 8)
-
-
-def _strip_foralls(node):
-    guards = []
-    while True:
-        if node.kind == "forall":
-            node = node.args[0]
-        elif node.kind == "binop" and node.value == "→":
-            guards.append(node.args[0])
-            node = node.args[1]
-        else:
-            return node, guards
-
-
-def _head_binder(node, names):
-    """The bound name at the head of an application ``v (j + 1)`` / ``v (j + 1) ω`` / ``g k``."""
-    n = node
-    while n.kind == "app":
-        n = n.args[0]
-    if n.kind == "ident" and n.value in names:
-        return n.value
-    return None
-
-
-def _defining_target(body, names):
-    """``(name, mode)`` when the comparison ``body`` defines a bound name (see the module docstring)."""
-    if body.kind != "binop":
-        return None
-    op = body.value
-    a, b = body.args[0], body.args[1]
-    if op in ("≤ᵐ", "≤", "=ᵐ"):
-        hb = _head_binder(b, names)
-        if hb is not None and op != "=ᵐ" and not any(n.kind == "ident" and n.value == hb for n in a.walk()) \
-                and any(n.kind == "ident" and n.value in names for n in a.walk()):
-            return hb, "upper"          # E ≤ v … with E built from the other names: v := E + slack
-        ha = _head_binder(a, names) if a.kind in ("app", "ident") else None
-        if op == "=ᵐ" and ha is not None and not any(n.kind == "ident" and n.value == ha for n in b.walk()):
-            return ha, "equal"
-        if op == "=ᵐ" and a.kind == "app" and a.args[0].kind == "ident" and \
-                a.args[0].value.removeprefix("MeasureTheory.") == "condExp" and len(a.args) >= 4:
-            hx = _head_binder(a.args[3], names)
-            if hx is not None:
-                return hx, "condexp"
-    return None
 
 
 # --------------------------------------------------------------------------- drawing
@@ -810,221 +637,6 @@ def _zero_rv(t, env, interp, space):
 
 
 # --------------------------------------------------------------------------- hypotheses
-
-def decide_hypothesis(h, env, interp) -> bool:
-    """The hypothesis ``h`` on the instance ``env``: exactly (see the module docstring). Raises
-    :class:`~pyfed.statements.interpret.Structural` when the instance cannot certify it."""
-    try:
-        return interp.holds(h.node, env)
-    except NotFinite as exc:
-        try:
-            return forall_on_quadratics(exc.node, env, interp)
-        except (Structural, TypeError):
-            return class_property(exc.node, env, interp)
-    except Structural as exc:
-        return structural(exc.name, exc.node, env, interp)
-
-
-def class_property(node, env, interp) -> bool:
-    """A quantified hypothesis over points about a function that is not quadratic, decided from the
-    properties its family certifies (Huber: convex, smooth with the certified β): the three
-    first-order forms ``‖∇F x − ∇F y‖ ≤ L ‖x − y‖`` (holds when L ≥ the certified β),
-    ``F x + ⟪∇F x, y − x⟫ ≤ F y`` (convexity) and the same with ``+ μ / 2 * ‖y − x‖ ^ 2``
-    (μ at most the certified strong convexity). Anything else raises Structural."""
-    binders, body = node.value, node.args[0]
-    names = [b.name for b in binders]
-    if len(names) != 2 or not (body.kind == "binop" and body.value == "≤"):
-        raise Structural("a quantified hypothesis over points", node)
-    x, y = names
-    a, b = body.args
-    if a.kind == "norm" and b.kind == "binop" and b.value == "*" and b.args[1].kind == "norm":
-        inner = a.args[0]
-        if inner.kind == "binop" and inner.value == "-" and all(
-                t.kind == "app" and t.args[0].kind == "ident" and t.args[0].value == "gradient" for t in inner.args):
-            f = interp.eval(inner.args[0].args[1], env)
-            L = interp.eval(b.args[0], env)
-            beta = getattr(f, "props", {}).get("beta")
-            if beta is not None and compare(beta, L) >= 0:
-                return True
-            raise Structural("smoothness beyond the certified constant", node)
-    fterm = None
-    mu = Fraction(0)
-    left = a
-    if left.kind == "binop" and left.value == "+" and left.args[1].kind == "binop" and left.args[1].value == "*" \
-            and left.args[1].args[1].kind == "binop" and left.args[1].args[1].value == "^":
-        coef = left.args[1].args[0]           # μ / 2
-        mu = interp.eval(coef, env) * 2
-        left = left.args[0]
-    if left.kind == "binop" and left.value == "+" and left.args[0].kind == "app":
-        fterm = left.args[0].args[0] if left.args[0].kind == "app" else None
-    if fterm is not None and b.kind == "app" and b.args[0].text == fterm.text:
-        f = interp.eval(fterm, env)
-        props = getattr(f, "props", {})
-        if props.get("convex") and compare(mu, props.get("mu", Fraction(0))) >= 0:
-            return True
-        raise Structural("convexity not certified", node)
-    raise Structural("a quantified hypothesis over points", node)
-
-
-def structural(name, node, env, interp) -> bool:
-    """A structural proposition from the functions' construction."""
-    base = name.removeprefix("MeasureTheory.").removeprefix("ProbabilityTheory.").rsplit(".", 1)[-1]
-    args = node.args[1:] if node.kind == "app" else []
-    if base == "HasGradientAt":
-        f = interp.eval(args[0], env)
-        return isinstance(f, Fun) and (f.grad is not None or getattr(f, "partial", None) is not None)
-    if base in ("Convexity",):
-        P = interp.eval(args[0], env)
-        mu = interp.eval(args[1], env)
-        if compare(0, mu) < 0:
-            return False
-        return all(_quadratic_psd(c.quadratic[0], shift=mu) for c in P.clients if hasattr(c, "quadratic")) and \
-            all(hasattr(c, "quadratic") or (c.props.get("convex") and compare(mu, c.props.get("mu", 0)) >= 0)
-                for c in P.clients)
-    if base == "IsMinimizer":
-        P = interp.eval(args[0], env)
-        x = interp.eval(args[1], env)
-        grads = [c.grad(x) for c in P.clients]
-        total = grads[0]
-        for g in grads[1:]:
-            total = total + g
-        if any(v != 0 for v in total):
-            return False
-        n = len(P.clients)
-        mean = [[sum(c.quadratic[0][i][j] for c in P.clients) / n for j in range(len(x))] for i in range(len(x))]
-        return _quadratic_psd(mean)
-    if base == "ConvexOn":
-        f = interp.eval(args[-1], env)
-        if hasattr(f, "quadratic"):
-            return _quadratic_psd(f.quadratic[0])
-        return bool(f.props.get("convex"))
-    if base == "iCondIndepFun":
-        return True      # independence across clients of the drawn noises: they are drawn independently
-    raise Structural(name, node)
-
-
-def _quadratic_psd(A, shift=0) -> bool:
-    from ...problems.quadratic import is_psd_exact
-    d = len(A)
-    return is_psd_exact([[A[i][j] - (shift if i == j else 0) for j in range(d)] for i in range(d)])
-
-
-def forall_on_quadratics(node, env, interp) -> bool:
-    """``∀ x y : Space d, LHS ≤ RHS`` decided exactly when every function involved is quadratic:
-    the points become symbols, both sides polynomials of degree ≤ 2 (a side ``‖u‖`` or ``c * ‖u‖``
-    with c ≥ 0 is compared through its square), and the margin is nonnegative everywhere iff its
-    homogenised quadratic form is positive semidefinite (exact rationals)."""
-    binders, body = node.value, node.args[0]
-    syms = {}
-    local = dict(env)
-    for b in binders:
-        t = resolved(getattr(b, "lty", None))
-        if _kind(t) != "vec":
-            raise Structural("∀ over a type that is not Space d", node)
-        d = interp.dim(t.args[0], env, node)
-        xs = [sympy.Symbol(f"{b.name}_{i}") for i in range(d)]
-        syms[b.name] = xs
-        local[b.name] = Vec(xs)
-    while body.kind == "binop" and body.value == "→":
-        body = body.args[1]
-    if body.kind == "forall":
-        inner = forall_on_quadratics(body, local, interp)
-        return inner
-    head = body.args[0] if body.kind == "app" else None
-    if head is not None and getattr(body, "ref", (None,))[0] == "structural":
-        return structural(body.ref[1], body, local, interp)
-    if not (body.kind == "binop" and body.value in ("≤", "<", "≥", ">")):
-        raise Structural("∀ over points of a proposition that is not an inequality", node)
-    a, b = body.args[0], body.args[1]
-    if body.value in ("≥", ">"):
-        a, b = b, a
-    sa, sb = _side_squared(a, local, interp), _side_squared(b, local, interp)
-    if sa is None or sb is None:
-        return False
-    (ea, sq_a), (eb, sq_b) = sa, sb
-    if sq_a != sq_b:
-        if sq_a and not sq_b:          # ‖u‖ ≤ E: need E ≥ 0 everywhere and ‖u‖² ≤ E²
-            if not _nonneg_everywhere(eb, [s for v in syms.values() for s in v]):
-                return False
-            eb = sympy.expand(eb ** 2)
-        else:
-            return False
-    margin = sympy.expand(sympy.sympify(eb) - sympy.sympify(ea))
-    return _nonneg_everywhere(margin, [s for v in syms.values() for s in v])
-
-
-def _side_squared(node, env, interp):
-    """(expression, squared?): a norm side ``‖u‖`` or ``c * ‖u‖`` (c ≥ 0 a number) as its square."""
-    if node.kind == "norm":
-        inner = interp.eval(node.args[0], env)
-        return sympy.expand(sum((x * x for x in inner), sympy.Integer(0))), True
-    if node.kind == "binop" and node.value == "*" and node.args[1].kind == "norm":
-        c = interp.eval(node.args[0], env)
-        if compare(0, c) < 0:
-            return None
-        inner = interp.eval(node.args[1].args[0], env)
-        return sympy.expand(sympy.Rational(c) ** 2 * sum((x * x for x in inner), sympy.Integer(0))), True
-    return sympy.expand(sympy.sympify(_sym(interp.eval(node, env)))), False
-
-
-def _sym(v):
-    if isinstance(v, Fraction):
-        return sympy.Rational(v.numerator, v.denominator)
-    return v
-
-
-def _nonneg_everywhere(expr, symbols) -> bool:
-    """An exact test that a polynomial of degree ≤ 2 in ``symbols`` is ≥ 0 for all real values."""
-    expr = sympy.expand(expr)
-    poly = sympy.Poly(expr, *symbols) if symbols else None
-    if poly is None:
-        return bool(sympy.sympify(expr) >= 0)
-    if poly.total_degree() > 2:
-        raise Structural("a quantified inequality of degree > 2", None)
-    n = len(symbols)
-    M = sympy.zeros(n + 1, n + 1)
-    for monom, coef in poly.terms():
-        idx = [i for i, e in enumerate(monom) for _ in range(e)]
-        if len(idx) == 2:
-            i, j = idx
-            if i == j:
-                M[i, i] += coef
-            else:
-                M[i, j] += coef / 2
-                M[j, i] += coef / 2
-        elif len(idx) == 1:
-            M[idx[0], n] += coef / 2
-            M[n, idx[0]] += coef / 2
-        else:
-            M[n, n] += coef
-    from ...problems.quadratic import is_psd_exact
-    return is_psd_exact([[Fraction(int(sympy.Rational(M[i, j]).p), int(sympy.Rational(M[i, j]).q))
-                          for j in range(n + 1)] for i in range(n + 1)])
-
-
-def tighten(st, pl, env, name, interp, hyps) -> list:
-    """Candidate values of the real parameter ``name`` at the boundary of what the hypotheses that
-    mention it admit, the others fixed: the roots of each comparison hypothesis in ``name``
-    (solved exactly when the hypothesis is polynomial in it)."""
-    x = sympy.Symbol("tighten_x")
-    out = []
-    for h in hyps:
-        if not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
-            continue
-        body = h.node
-        if not (body.kind == "binop" and body.value in ("≤", "<", "≥", ">", "=")):
-            continue
-        try:
-            local = {**env, name: x}
-            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
-            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
-            roots = sympy.solve(sympy.Eq(a, b), x)
-        except Exception:      # not polynomial in the parameter: no boundary candidate
-            continue
-        for r in roots:
-            if r.is_Rational:
-                out.append(Fraction(int(r.p), int(r.q)))
-    return out
 
 
 def to_spec_env(env) -> dict:

@@ -25,8 +25,9 @@ from ...exact import as_float, rational_str
 from ...statements.evaluate import EvaluationError, Undecided, arith, compare, decide_sign, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
-from .lemma_instances import (STRUCTURED, _enumerate, _strip_foralls, decide_hypothesis, draw, from_spec_env, plan,
-                              spectral_hints, tighten, to_spec_env)
+from .lemma_hypotheses import decide_hypothesis, tighten
+from .lemma_instances import STRUCTURED, _enumerate, draw, from_spec_env, spectral_hints, to_spec_env
+from .lemma_plan import _strip_foralls, plan
 
 __all__ = ["LemmaRecord", "LemmaSearchResult", "search_lemma", "decide_lemma_instance", "recheck_lemma",
            "LEMMA_WITNESS_SCHEMA"]

@@ -1,0 +1,123 @@
+"""The shape of the package: imports between pyfed's modules (``checkers/`` installed as
+``pyfed.checkers`` included) form no circle, whether an import sits at the top of a module or
+inside a function; and a module longer than :data:`MAX_LINES` says in its docstring why it is one
+module (a paragraph starting ``Why one module:``)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_LINES = 600
+
+
+def _modules() -> dict:
+    """``{module name: path}`` of every Python file of the installed package."""
+    out = {}
+    for base, prefix in ((ROOT / "pyfed", "pyfed"), (ROOT / "checkers", "pyfed.checkers")):
+        for p in sorted(base.rglob("*.py")):
+            rel = p.relative_to(base).with_suffix("")
+            parts = [prefix] + list(rel.parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = p
+    return out
+
+
+def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str:
+    if level == 0:
+        return name or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def import_graph() -> dict:
+    """``{module: {imported pyfed modules}}`` over every import statement, wherever it sits."""
+    mods = _modules()
+    graph = {m: set() for m in mods}
+    for m, path in mods.items():
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(m, is_pkg, node.level, node.module)
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+            for t in targets:
+                while t and t not in mods:          # `import pyfed.x.y` names the module pyfed.x.y
+                    t = t.rpartition(".")[0]
+                if t and t != m:
+                    graph[m].add(t)
+    return graph
+
+
+def circles(graph: dict) -> list:
+    """The strongly connected components with more than one module (Tarjan), sorted."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    import sys
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def _package_of(m: str) -> str:
+    return m if (ROOT / "pyfed").joinpath(*m.split(".")[1:]).is_dir() else m.rpartition(".")[0]
+
+
+def test_no_import_circle_among_modules():
+    found = circles(import_graph())
+    assert found == [], "import circles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_a_circle_is_detected():
+    g = {"pyfed.a": {"pyfed.b"}, "pyfed.b": {"pyfed.c"}, "pyfed.c": {"pyfed.a"}, "pyfed.d": {"pyfed.a"}}
+    assert circles(g) == [["pyfed.a", "pyfed.b", "pyfed.c"]]
+
+
+def test_relative_imports_resolve_like_python():
+    assert _resolve("pyfed.engines.statement.engines", False, 1, "builtin") == "pyfed.engines.statement.builtin"
+    assert _resolve("pyfed.engines.statement", True, 1, "engines") == "pyfed.engines.statement.engines"
+    assert _resolve("pyfed.engines.statement.engines", False, 3, "suites") == "pyfed.suites"
+    g = import_graph()
+    assert "pyfed.engines.statement.builtin" in g["pyfed.engines.statement.engines"]
+    assert "pyfed.lean.terms" in g["pyfed.statements.declarations"]
+
+
+def test_long_modules_say_why_they_are_one_module():
+    missing = []
+    for m, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") + 1 > MAX_LINES:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "Why one module:" not in doc:
+                missing.append(f"{m} ({text.count(chr(10)) + 1} lines)")
+    assert missing == [], "modules over 600 lines without a 'Why one module:' paragraph: " + ", ".join(missing)
