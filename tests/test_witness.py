@@ -366,3 +366,18 @@ def test_a_lemma_counterexample_exports_replays_and_records_its_instance(tmp_pat
     rec["instance"]["a"] = "4"           # at a = 4 with these vectors the inequality holds again
     jpath.write_text(json.dumps(rec), encoding="utf-8")
     assert main(["check", "--replay", str(jpath)]) == 0
+
+
+def test_a_search_record_of_an_edited_statement_replays_with_its_edit(tmp_path, capsys):
+    """pyfed search --mutate writes a counterexample record; --replay re-reads pyfed's statement
+    with the same Lean-text edit, re-confirms the violation exactly and exits 0 (the edit's
+    violation is the point of the search, as for `pyfed search --mutate` itself)."""
+    from pyfed.cli import main
+    out = tmp_path / "s"
+    assert main(["search", "YoungInner", "--mutate", "u_constant_halved", "--budget", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    (rec,) = [p for p in out.glob("*.json") if not p.name.endswith("summary.json")]
+    assert main(["check", "--replay", str(rec)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "mutation u_constant_halved" in text and "verdict: violated" in text
+    assert "both sides equal the recorded ones exactly" in text

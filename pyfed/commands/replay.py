@@ -1,14 +1,19 @@
 """``pyfed check --replay FILE.json [PATH.lean]``: re-decide a recorded counterexample exactly.
 
 Reads a counterexample record (schema ``pyfed.counterexample/1``, written by ``pyfed check
-PATH.lean --out DIR``; see :func:`pyfed.lean.statement_export.counterexample_record`), re-reads
-the statement from the recorded source file (or from ``PATH.lean`` when given), checks that the
-file is the one the record was made from (its SHA-256; ``--force`` accepts a changed file), and
-re-decides the recorded instance with the exact-moment engine in exact arithmetic
-(:func:`pyfed.engines.statement.decide_exact`). Prints the verdict with both sides and the
-margin in full (every digit), and whether they equal the recorded ones.
+PATH.lean --out DIR`` or ``pyfed search NAME --out DIR``; see
+:func:`pyfed.lean.statement_export.counterexample_record`), re-reads the statement from the
+recorded source file (or from ``PATH.lean`` when given; with the record's ``--mutate`` edit and
+``--relax``-ed hypotheses applied to the Lean text, for a search record of one of pyfed's own
+statements), checks that the file is the one the record was made from (its SHA-256; ``--force``
+accepts a changed file), and re-decides the recorded instance exactly: the exact-moment engine
+for a SCAFFOLD run (:func:`pyfed.engines.statement.decide_exact`), the statement's own terms for
+a run-free statement, by shape (:func:`pyfed.engines.statement.engines.recheck_statement`).
+Prints the verdict with both sides and the margin in full (every digit), and whether they equal
+the recorded ones.
 
-Exit status: 1 when the violation is re-confirmed, 0 when the statement holds on the instance
+Exit status: 1 when the violation is re-confirmed (0 for a record of an edited statement: the
+violation is what ``pyfed search --mutate`` / ``--relax`` looks for), 0 when the statement holds on the instance
 (or the theorem claims nothing there: a hypothesis fails, reported), 2 for a record that cannot
 be read (one line naming the file and the field), a missing statement file, or a file whose hash
 differs (without ``--force``).
@@ -96,6 +101,12 @@ def replay(file, lean_path=None, *, force: bool = False):
     rec = load_record(file)
     notes = []
     path = lean_path or _recorded_path(rec)
+    if not lean_path and path and not Path(path).is_file() and rec.get("lean_declaration"):
+        # a record of one of pyfed's own statements: its file in pyfed's Lean sources
+        from ..checkers.registry import catalogue
+        entry = next((e for e in catalogue() if e.name == rec["lean_declaration"] and path.endswith(e.file)), None)
+        if entry is not None:
+            path = entry.path
     if not path:
         raise _bad(file, "file.path", "missing (no recorded statement file: give PATH.lean)")
     if not Path(path).is_file():
@@ -112,10 +123,20 @@ def replay(file, lean_path=None, *, force: bool = False):
         notes.append(f"{path} differs from the recorded file (SHA-256); re-decided with --force")
     name = rec["statement"]
     base = name.split(".")[0]              # conjunct statements are named `Theorem.1`, `Theorem.2`
+    edited = bool(rec.get("mutate") or rec.get("relax"))
     try:
-        sts = [s for s in read_file(path, theorem=base) if s.name == name]
+        if edited and not lean_path:       # a search record of one of pyfed's statements, edited
+            from ..checkers.registry import statements_of
+            sts = [s for s in statements_of(rec.get("lean_declaration") or base, mutate=rec.get("mutate"),
+                                            relax=tuple(rec.get("relax") or ())) if s.name == name]
+            notes.append("statement re-read with the record's "
+                         + " and ".join(x for x in (f"mutation {rec['mutate']}" if rec.get("mutate") else "",
+                                                    f"relaxed {', '.join(rec['relax'])}" if rec.get("relax") else "")
+                                        if x))
+        else:
+            sts = [s for s in read_file(path, theorem=base) if s.name == name]
     except InputError as exc:
-        if exc.argument != "--theorem":      # ReaderError: the file's own file:line:col message
+        if exc.argument not in ("--theorem", "lean_name"):   # ReaderError: the file's own file:line:col
             raise
         sts = []
     if not sts:
@@ -205,4 +226,9 @@ def run(args) -> int:
     reason = getattr(v, "reason", "")
     if reason:
         console.print(f"  [yellow]{escape(str(reason))}[/yellow]")
+    if rec.get("mutate") or rec.get("relax"):
+        # a deliberately edited statement (pyfed search --mutate / --relax): its violation is the
+        # point of the search, not a verdict on the Lean statement
+        console.print("  (the record is of an edited statement: exit 0, as `pyfed search` with --mutate or --relax)")
+        return 0
     return 1 if status == "violated" else 0
