@@ -33,7 +33,8 @@ def evidence(v) -> str:
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):
-        return f"search: {d.get('decided', 0)} instances decided exactly"
+        n = d.get("decided", 0)
+        return f"search: {n} instance{'' if n == 1 else 's'} decided exactly"
     arith = str(d.get("arithmetic", ""))
     if "ball" in arith:
         return "exact moments, certified ball" + every
