@@ -42,8 +42,8 @@ T rounds, d dimension, b minibatch size, n data rows):
 
 * performance estimation (:func:`pep_sweep`; ``pyfed worst-case``): one SDP over P = N K T
   gradient evaluations costs PEP_SECONDS P^3.6 seconds and PEP_BYTES P^3.5 bytes;
-* searches (:func:`checker_search`, :func:`statement_file`): a statement checker's random draw costs
-  :data:`DRAW_SECONDS` of its own (a table per checker) and :data:`DRAW_BYTES` of records; a
+* searches (:func:`statement_search`, :func:`statement_file`): a random draw of a statement's
+  search costs :data:`DRAW_SECONDS` of its own (a table per statement) and :data:`DRAW_BYTES` of records; a
   candidate of a Lean file's search or constant profile :data:`CANDIDATE_SECONDS`;
 * the heterogeneity experiment (:func:`experiment`): every candidate step size simulated for
   min(cap, TYPICAL_ROUNDS) rounds (a candidate is stopped early once it reaches the target or can
@@ -73,7 +73,7 @@ from .errors import InputError
 
 __all__ = ["Limits", "Cost", "Run", "add_limit_arguments", "limits_from_args", "default_limits",
            "available_memory", "parse_memory", "parse_seconds", "format_bytes", "format_seconds",
-           "refuse_if_over", "blame", "simulation", "default_suite", "statement_checkers", "checker_search",
+           "refuse_if_over", "blame", "simulation", "default_suite", "statement_searches", "statement_search",
            "statement_file", "exact_sweep", "pep_sweep", "experiment", "MAX_NUMERAL_DIGITS", "MAX_EXPONENT",
            "check_numeral", "check_power", "HugeNumber"]
 
@@ -426,8 +426,8 @@ def default_suite_runs(R: int, quick: bool) -> list:
 
 
 def default_suite(R: int, quick: bool, what: str | None = None) -> Cost:
-    """Cost of the default suite of ``pyfed check`` with R Monte Carlo replicates (the statement
-    checkers excluded): its Monte Carlo runs (one after the other) and the R-independent rest."""
+    """Cost of the default suite of ``pyfed check`` with R Monte Carlo replicates (the statements'
+    searches excluded): its Monte Carlo runs (one after the other) and the R-independent rest."""
     runs = [simulation(r) for r in default_suite_runs(R, quick)]
     fixed = Cost(BASE_BYTES, SUITE_FIXED_SECONDS[bool(quick)])
     return total(runs + [fixed], what if what is not None else f"Monte Carlo instances with R = {R} replicates")
@@ -437,20 +437,20 @@ def _draw_seconds(name: str) -> float:
     return DRAW_SECONDS.get(str(name).split(".")[-1], DEFAULT_DRAW_SECONDS)
 
 
-def checker_search(name: str, budget: int, what: str | None = None) -> Cost:
-    """Cost of ``budget`` random draws of the statement checker ``name`` (``pyfed search``)."""
+def statement_search(name: str, budget: int, what: str | None = None) -> Cost:
+    """Cost of ``budget`` random draws of the search of statement ``name`` (``pyfed search``)."""
     B = _real(budget)
     return Cost(BASE_BYTES + DRAW_BYTES * B, _draw_seconds(name) * B,
                 what if what is not None else f"{budget} random draws of {name}")
 
 
-def statement_checkers(names, budget: int | None, quick: bool) -> Cost:
-    """Cost of the statement checkers of ``pyfed check`` (every name of ``names``, each with
+def statement_searches(names, budget: int | None, quick: bool) -> Cost:
+    """Cost of the statement searches of ``pyfed check`` (every name of ``names``, each with
     ``budget`` draws, or its own default when ``budget`` is None: no cost then)."""
     if budget is None:
         return Cost(BASE_BYTES, 0.0)
-    return total([checker_search(n, budget, what="") for n in names],
-                 f"{len(list(names))} statement checkers with {budget} random draws each")
+    return total([statement_search(n, budget, what="") for n in names],
+                 f"{len(list(names))} statement searches with {budget} random draws each")
 
 
 def statement_file(candidates: int, R: int, statements: int, quick: bool) -> Cost:

@@ -129,7 +129,7 @@ def test_simulation_cost_follows_its_formula():
 def test_integers_beyond_the_float_range_are_huge_not_an_error():
     c = resources.exact_sweep(4, 10**400, 2, 10, 21)
     assert c.memory >= 1e30 and c.seconds >= 1e30 and math.isfinite(c.memory)
-    assert resources.checker_search("YoungInner", 10**400).memory >= 1e15
+    assert resources.statement_search("YoungInner", 10**400).memory >= 1e15
     assert math.isfinite(resources.pep_sweep(10**400, {"multiples": (1,), "mus": (0,), "Ks": (3,), "Ts": (4,)}).seconds)
 
 

@@ -132,15 +132,17 @@ def run(args) -> int:
 
 def suite_cost(replicates: int, budget, quick: bool, skip_statements: bool):
     """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check`` on the
-    default suite: its Monte Carlo instances with ``replicates`` replicates, then the statement
-    checkers with ``budget`` random draws each (their own budgets when None)."""
+    default suite: its Monte Carlo instances with ``replicates`` replicates, then the searches of
+    pyfed's statements with ``budget`` random draws each (the default budget when None)."""
     from .. import resources
+    from ..search import default_statement_budget
 
     def estimate(**kw):
         cost = resources.default_suite(kw["--replicates"], quick)
         if not skip_statements:
             from ..checkers.registry import names
-            cost = cost + resources.statement_checkers(names(), kw["--budget"], quick)
+            b = kw["--budget"] if kw["--budget"] is not None else default_statement_budget(quick)
+            cost = cost + resources.statement_searches(names(), b, quick)
         return cost
 
     values = {"--replicates": replicates, "--budget": budget}

@@ -117,8 +117,8 @@ def render_statement_verdicts(console, results) -> None:
     from rich.table import Table
 
     style = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
-    t = Table(title="pyfed check: statement checkers (namespace SCAFFOLD unless qualified): adversarial search "
-                    "per statement")
+    t = Table(title="pyfed check: the statements of lean/Pyfed (namespace SCAFFOLD unless qualified): adversarial "
+                    "search per statement")
     t.add_column("statement", no_wrap=True)
     for col in ("search result", "verdict", "tightest lhs", "rhs", "lhs/rhs", "candidates decided", "drawn"):
         t.add_column(col, no_wrap=True)

@@ -122,7 +122,7 @@ def run(args) -> int:
     check_workers(args.workers, args.scheduler)
     budget = default_statement_budget() if args.budget is None else args.budget
     from .. import resources
-    resources.refuse_if_over(resources.checker_search(entry.name, budget), resources.limits_from_args(args),
+    resources.refuse_if_over(resources.statement_search(entry.name, budget), resources.limits_from_args(args),
                              "--budget")
     console = make_console()
     with make_progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
