@@ -381,3 +381,23 @@ def test_a_search_record_of_an_edited_statement_replays_with_its_edit(tmp_path, 
     text = " ".join(capsys.readouterr().out.split())
     assert "mutation u_constant_halved" in text and "verdict: violated" in text
     assert "both sides equal the recorded ones exactly" in text
+
+
+def test_a_fedavg_counterexample_of_a_users_namespace_exports_and_replays(tmp_path, capsys):
+    """A FedAvg statement in the user's own namespace (FedAvg.Examples): `pyfed check --out`
+    writes its JSON record and a Lean file that opens the model's namespace only; the replay
+    re-confirms the violation exactly."""
+    from pyfed.cli import main
+    path = Path(__file__).resolve().parents[1] / "examples" / "statements" / "fedavg_drift_small_constant.lean"
+    out = tmp_path / "ce"
+    assert main(["check", str(path), "--quick", "--no-profile", "--out", str(out)]) == 1
+    capsys.readouterr()
+    (jpath,) = out.glob("*.json")
+    rec = json.loads(jpath.read_text(encoding="utf-8"))
+    assert rec["shape"] == "fedavg_run" and rec["lean_declaration"] == "FedAvg.Examples.DriftSmallConstant"
+    lean = jpath.with_suffix(".lean").read_text(encoding="utf-8")
+    assert "\nopen FedAvg\n" in lean and "open FedAvg.Examples" not in lean and "pyfed check" in lean
+    lhs, rhs = Fraction(rec["lhs"]["exact"]), Fraction(rec["rhs"]["exact"])
+    assert rhs < lhs and f"({rhs.numerator}/{rhs.denominator} : ℚ) < ({lhs.numerator}/{lhs.denominator} : ℚ)" in lean
+    assert main(["check", "--replay", str(jpath)]) == 1
+    assert "both sides equal the recorded ones exactly" in capsys.readouterr().out

@@ -311,7 +311,8 @@ def render_counterexample(record: dict) -> str:
         raise InputError("record", "must be a dict")
     lean_namespace, _, lean_name = str(record.get("lean_name", "")).rpartition(".")
     lean_namespace = lean_namespace or "SCAFFOLD"
-    if lean_namespace not in LEAN_NAMESPACES:
+    model_namespace = lean_namespace.split(".")[0]      # a user's statement may sit in FedAvg.Examples
+    if model_namespace not in LEAN_NAMESPACES:
         raise InputError("lean_name", f"{record.get('lean_name')!r}: namespace {lean_namespace!r} is not one of "
                                       f"{', '.join(LEAN_NAMESPACES)}")
     if not lean_name or sanitize(lean_name) != lean_name:
@@ -359,7 +360,7 @@ def render_counterexample(record: dict) -> str:
     data = record.get("data")
     data_text = _doc_safe(json.dumps(data, sort_keys=True, separators=(", ", ": "))) if data else ""
     return tpl.render(header=header, generated_by=generated_by, lhs_kind=lhs_kind, relax=relax,
-                      data_text=data_text, lean_namespace=lean_namespace,
+                      data_text=data_text, lean_namespace=lean_namespace, open_namespace=model_namespace,
                       namespace=f"PyfedTest.Generated.Counterexample_{ident}", ident=ident,
                       lean_name=lean_name, instance_text=_doc_safe(inst_text),
                       lhs=str(lhs), rhs=str(rhs), note=_doc_safe(record.get("note") or ""),

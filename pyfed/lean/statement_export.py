@@ -229,7 +229,11 @@ def counterexample_lean(st, verdict, record: dict, *, relax=()) -> str | None:
         from ..engines.statement.fedavg_search import lean_record
         from .render import render_counterexample
         lean = lean_record(st, verdict, lean_name=st.qualified_name, relax=relax)
-        return render_counterexample(lean) if lean is not None else None
+        if lean is None:
+            return None
+        if record.get("generated_by"):
+            lean["generated_by"] = record["generated_by"]
+        return render_counterexample(lean)
     return render_statement_counterexample(record)
 
 

@@ -108,7 +108,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_nonnegative
 from ...exact import all_exact
 from .arith import BallField, ExactField, fraction_of
 
@@ -576,3 +576,23 @@ def _build_block_model(F, problem, A, b, Sig, *, S, K, eta_l, eta_g, x0, c0, war
     return _BlockModel(d=d, N=N, n_g=n_g, n_e=n_e, has_c=has_c, x_idx=list(range(d)) + [hg],
                        Ug=Ug, Rg=Rg, U=U, Rc=Rc, Qg=Qg, Qgc=Qgc, Qc=Qc, Eg=Eg, Ec=Ec,
                        Pgg=Pgg, Pgc=Pgc, Pcc=Pcc, kappa=kappa, explicit_s=explicit_s)
+
+
+def _noise(problem, sigma, sigma_sq):
+    """Resolve the noise argument of the decide functions: ``(sigma_for_engine, noise_cov,
+    rhs_kwargs, value)``. With ``sigma_sq`` the engine gets the isotropic covariance
+    (sigma_sq/d) I directly (exact when sigma_sq is rational, e.g. 2 although sqrt 2 is not)."""
+    from ...theory import noise_variance
+
+    value, squared = noise_variance(sigma, sigma_sq)
+    if not squared:
+        return sigma, None, {"sigma": sigma}, sigma
+    check_nonnegative("sigma_sq", sigma_sq)
+    d = problem.d
+    f = fraction_of(sigma_sq)
+    var = f if f is not None else sigma_sq
+    cov = np.empty((d, d), dtype=object)
+    for i in range(d):
+        for j in range(d):
+            cov[i, j] = var / d if i == j else Fraction(0)
+    return 0, cov, {"sigma_sq": sigma_sq}, sigma_sq

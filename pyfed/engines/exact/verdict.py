@@ -15,7 +15,7 @@ import numpy as np
 from ...errors import InputError, check_nonnegative
 from ...exact import all_exact, decimal_str, number_json
 from .arith import BallField, ExactField, fraction_of, to_arb
-from .model import _check_quadratic, _controls, _is_rational, _minimiser, _problem_data, _vector
+from .model import _check_quadratic, _controls, _is_rational, _minimiser, _noise, _problem_data, _vector
 from .propagation import _sampled_round_moments, _validate_round_args
 
 # ----------------------------------------------------------------------------------------
@@ -260,26 +260,6 @@ def _witness(problem, **params):
         else:
             w[k] = str(v)
     return w
-
-
-def _noise(problem, sigma, sigma_sq):
-    """Resolve the noise argument of the decide functions: ``(sigma_for_engine, noise_cov,
-    rhs_kwargs, value)``. With ``sigma_sq`` the engine gets the isotropic covariance
-    (sigma_sq/d) I directly (exact when sigma_sq is rational, e.g. 2 although sqrt 2 is not)."""
-    from ...theory import noise_variance
-
-    value, squared = noise_variance(sigma, sigma_sq)
-    if not squared:
-        return sigma, None, {"sigma": sigma}, sigma
-    check_nonnegative("sigma_sq", sigma_sq)
-    d = problem.d
-    f = fraction_of(sigma_sq)
-    var = f if f is not None else sigma_sq
-    cov = np.empty((d, d), dtype=object)
-    for i in range(d):
-        for j in range(d):
-            cov[i, j] = var / d if i == j else Fraction(0)
-    return 0, cov, {"sigma_sq": sigma_sq}, sigma_sq
 
 
 def decide_convex(problem, sigma=None, *, S, K, T, eta_l, eta_g, c0=None, x0=None, mu=None,
