@@ -164,7 +164,7 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     rep.tried = int(rec.get("tried", 0))
     if out is not None and res is not None and res.verdict.status == "violated":
         from .errors import prepare_output_dir
-        from .lean.statement_export import counterexample_record, write_statement_counterexample
+        from .export import counterexample_record, write_statement_counterexample
         prepare_output_dir("--out", out)
         rec = counterexample_record(st, res.verdict, seed=seed, budget=ctx.budget)
         rep.exports.extend(write_statement_counterexample(rec, out, statement=st, verdict=res.verdict))

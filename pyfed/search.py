@@ -9,7 +9,7 @@ text from its mutation list; ``--relax KEY``: the hypothesis KEY removed from th
 the adversarial search of its shape (:func:`pyfed.engines.statement.engines.search_statement`).
 It writes, for each conjunct with a counterexample, ``DIR/<stem>-NNN.json`` (exact: every number
 a ``"p/q"`` string) and, for a statement about a SCAFFOLD run that is neither mutated nor relaxed,
-a Lean file restating the theorem and the instance (:mod:`pyfed.lean.statement_export`); and
+a Lean file restating the theorem and the instance (:mod:`pyfed.export`); and
 always ``DIR/<stem>-summary.json``: what was searched, even when nothing was found (statistics,
 the tightest instance with its exact sides). Keys are sorted and nothing time-dependent is
 written: the same seed and budget give byte-identical files.
@@ -33,7 +33,7 @@ __all__ = ["search_to_dir", "summary_path", "statement_options", "load_record", 
 
 #: Schema of a counterexample record of a run-free statement.
 #: Schema of a FedAvg search record (SCAFFOLD-run and run-free records are
-#: :func:`pyfed.lean.statement_export.counterexample_record`'s).
+#: :func:`pyfed.export.counterexample_record`'s).
 SEARCH_RECORD_SCHEMA = "pyfed.search-record/1"
 
 
@@ -117,7 +117,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         # a Lean file restates the statement that is refuted: not for a mutated statement (it is
         # not the Lean one); with --relax only where the file says it is no counterexample (FedAvg)
         if mutate is None and (not relax or st.shape == "fedavg_run"):
-            from .lean.statement_export import counterexample_lean
+            from .export import counterexample_lean
             lean = counterexample_lean(st, v, rec, relax=relax)
             if lean is not None:
                 with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
@@ -161,13 +161,13 @@ def _conjunct_summary(st, res) -> dict:
 
 def _record(st, v, *, seed, budget, relax, mutate, index) -> dict:
     """The counterexample record: the exported witness of a SCAFFOLD-run or run-free statement
-    (:func:`pyfed.lean.statement_export.counterexample_record`), or for a FedAvg run the
+    (:func:`pyfed.export.counterexample_record`), or for a FedAvg run the
     instance's exact values with both sides."""
     if st.shape in ("scaffold_run", "lemma"):
-        from .lean.statement_export import counterexample_record
+        from .export import counterexample_record
         rec = counterexample_record(st, v, seed=seed, budget=budget)
     else:
-        from .lean.statement_export import file_sha256
+        from .export import file_sha256
         w = v.witness or {}
         d = v.details or {}
         rec = {"schema": SEARCH_RECORD_SCHEMA, "statement": st.name, "qualified_name": st.qualified_name,

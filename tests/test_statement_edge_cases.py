@@ -202,7 +202,7 @@ def test_strict_inequality_with_equal_sides_says_strict_fails():
 
 def test_search_witness_of_a_strict_statement_is_not_worded_exceeds(tmp_path):
     from pyfed.engines.statement import search
-    from pyfed.lean.statement_export import counterexample_record, write_statement_counterexample
+    from pyfed.export import counterexample_record, write_statement_counterexample
     st = _read(STRICT)
     res = search(st, seed=0, budget=0, indices=[9])       # x0 = x*, c0 = grad f_i(x*), sigma = 0
     v = res.verdict

@@ -296,7 +296,7 @@ def test_montecarlo_linear_left_side_and_nonlinear_rejection():
 
 def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp_path, capsys):
     from pyfed.engines.statement import instance_from_json
-    from pyfed.lean.statement_export import parse_counterexample_lean
+    from pyfed.export import parse_counterexample_lean
     out, rep = tmp_path / "cx", tmp_path / "r.json"
     path = str(EXAMPLES / "convex_no_noise.lean")
     code = main(["check", path, "--quick", "--no-profile", "--budget", "2", "--seed", "0", "--out", str(out),

@@ -135,7 +135,7 @@ def test_side_json_of_irrational_value_has_certified_rational_bounds():
 @pytest.fixture(scope="module")
 def no_noise_record():
     from pyfed.engines.statement import search
-    from pyfed.lean.statement_export import counterexample_record
+    from pyfed.export import counterexample_record
     (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
     res = search(st, seed=0, budget=0)
     assert res.verdict.status == "violated"
@@ -306,14 +306,14 @@ def test_exported_lean_literals_are_the_json_instance_exactly(exported):
     assert lit["rhs"] - lit["lhs"] == Q(rec["margin"]["exact"]) < 0
     assert "example : rhs < lhs := by norm_num [lhs, rhs]" in text
     # pyfed's own reader of the file agrees
-    from pyfed.lean.statement_export import parse_counterexample_lean
+    from pyfed.export import parse_counterexample_lean
     back = parse_counterexample_lean(text)
     assert back["mu"] == lit["μ"] and back["xstar"] == lit["xstar"] and back["A"] == lit["A"]
 
 
 def test_lean_export_of_irrational_sides_and_of_a_strict_statement_uses_certified_bounds(no_noise_record):
     import sympy
-    from pyfed.lean.statement_export import render_statement_counterexample
+    from pyfed.export import render_statement_counterexample
     _, rec = no_noise_record
     rec = json.loads(json.dumps(rec))
     rec["relation"] = "<"

@@ -2,7 +2,7 @@
 
 Reads a counterexample record (schema ``pyfed.counterexample/1``, written by ``pyfed check
 PATH.lean --out DIR`` or ``pyfed search NAME --out DIR``; see
-:func:`pyfed.lean.statement_export.counterexample_record`), re-reads the statement from the
+:func:`pyfed.export.counterexample_record`), re-reads the statement from the
 recorded source file (or from ``PATH.lean`` when given; with the record's ``--mutate`` edit and
 ``--relax``-ed hypotheses applied to the Lean text, for a search record of one of pyfed's own
 statements), checks that the file is the one the record was made from (its SHA-256; ``--force``
@@ -95,7 +95,7 @@ def replay(file, lean_path=None, *, force: bool = False):
     Raises InputError for the exit-2 cases. ``notes``: warnings to print (a hash accepted with
     ``--force``)."""
     from ..engines.statement import decide_exact, fits, instance_from_json
-    from ..lean.statement_export import file_sha256
+    from ..export import file_sha256
     from ..statements import read_file
 
     rec = load_record(file)

@@ -21,7 +21,7 @@ from .fedavg_exact import decide_instance
 from .fedavg_montecarlo import decide_montecarlo
 
 __all__ = ["FedAvgBuiltin", "FedAvgSearch", "run_builtin", "fit_step", "applicable_fedavg_engines",
-           "default_fedavg_rows"]
+           "default_fedavg_rows", "to_run_instance"]
 
 #: How many times a built-in instance's step may be halved to satisfy a tighter step hypothesis.
 STEP_HALVINGS = 12
@@ -65,8 +65,6 @@ def run_builtin(st, inst, *, replicates: int = 256, seed: int = 0, confidence: f
     exactly for the rational quadratic instance, by Monte Carlo otherwise. The verdict's statement
     is ``name`` (default ``st.name``); its details carry the instance, its parameters, the seed,
     how ζ and D² were obtained and the method."""
-    from ...suites.fedavg import to_run_instance
-
     name = name or st.name
     ri, note = fit_step(st, to_run_instance(inst))
     details = {"instance": inst.name, "description": inst.description + (f" ({note})" if note else ""),
@@ -161,3 +159,38 @@ def default_fedavg_rows(*, quick: bool = False, seed: int = 0, replicates: int =
             v.details["source"] = st.source
             out.append(v)
     return out
+
+
+def to_run_instance(inst):
+    """A built-in instance of :mod:`pyfed.suites.fedavg` (a ``FedAvgInstance``) as the FedAvg
+    engines take it
+    (:class:`pyfed.engines.statement.fedavg_access.FedAvgRunInstance`): the problem's constants
+    and its hypotheses (the fields of the Lean ``FedAvg.Problem``: convexity, smoothness,
+    heterogeneity, noise) with their margins, decided exactly for the rational quadratic instance
+    (:func:`pyfed.engines.exact.fedavg_margin.fedavg_setup`) and stated as certified for the
+    real-data one."""
+    from ...theory.hypotheses import Hypothesis
+    from .fedavg_access import FedAvgRunInstance
+
+    p = inst.problem
+    extra = {"zeta_derivation": inst.heterogeneity.derivation, "dist_sq_derivation": inst.dist_note}
+    if inst.exact:
+        from ..exact.fedavg_margin import fedavg_setup
+
+        s = fedavg_setup(p, inst.sigma, tau=inst.tau, T=inst.T, eta=inst.eta, x0=inst.x0_exact, L=inst.L,
+                         zeta_sq=inst.heterogeneity.zeta_sq)
+        return FedAvgRunInstance(
+            name=inst.name, description=inst.description, family="quadratic", M=p.N, d=p.d, tau=inst.tau, T=inst.T,
+            eta=inst.eta, L=inst.L, sigma=Fraction(inst.sigma), sigma_sq=Fraction(inst.sigma) ** 2,
+            zeta_sq=inst.heterogeneity.zeta_sq, dist_sq=inst.dist_sq, x0=list(inst.x0_exact),
+            x_star=[Fraction(v) for v in p.x_star_exact], f_star=p.f_star, f_x0=p.value_exact(inst.x0_exact),
+            problem=p, oracle=inst.oracle, hypotheses=list(s.hypotheses), exact=True, extra=extra)
+    hyps = [Hypothesis("convexity", "every F_i convex (certified mu = lambda >= 0)", bool(p.mu >= 0), p.mu),
+            Hypothesis("smooth", "every F_i L-smooth (L = certified beta)", True, 0.0),
+            Hypothesis("heterogeneity", "||grad F_i - grad F|| <= zeta (certified upper bound)", True, None),
+            Hypothesis("noise", "E||g - grad F_i||^2 <= sigma^2 (certified minibatch sigma)", True, None)]
+    return FedAvgRunInstance(
+        name=inst.name, description=inst.description, family="simulated", M=p.N, d=p.d, tau=inst.tau, T=inst.T,
+        eta=inst.eta, L=inst.L, sigma=float(inst.sigma), sigma_sq=float(inst.sigma) ** 2,
+        zeta_sq=inst.heterogeneity.zeta_sq, dist_sq=inst.dist_sq, x0=list(inst.x0), x_star=list(inst.x_star),
+        f_star=inst.f_low, problem=p, oracle=inst.oracle, hypotheses=hyps, exact=False, extra=extra)

@@ -105,7 +105,7 @@ def _q(v) -> str:
 INSTANCE_SCHEMA = "pyfed.instance/1"
 
 
-#: Version tag of a counterexample record (:func:`pyfed.lean.statement_export.counterexample_record`).
+#: Version tag of a counterexample record (:func:`pyfed.export.counterexample_record`).
 WITNESS_SCHEMA = "pyfed.counterexample/1"
 
 

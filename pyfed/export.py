@@ -12,11 +12,11 @@ import json
 import os
 from fractions import Fraction
 
-from .. import __version__
-from ..errors import InputError
-from ..exact import fraction_from_text
-from . import terms
-from .templating import doc_safe as _doc_safe, environment, sanitize
+from . import __version__
+from .errors import InputError
+from .exact import fraction_from_text
+from .lean import terms
+from .lean.templating import doc_safe as _doc_safe, environment, sanitize
 
 __all__ = ["counterexample_record", "file_sha256", "render_statement_counterexample", "write_statement_counterexample",
            "counterexample_lean", "parse_counterexample_lean", "HEADER"]
@@ -56,7 +56,7 @@ def file_sha256(path) -> str | None:
 
 def _side(text):
     """A recorded exact side (``"p/q"`` or a sympy expression's text) as :func:`side_json`."""
-    from ..engines.statement import side_json
+    from .engines.statement import side_json
     if text is None:
         return {"exact": None}
     try:
@@ -88,7 +88,7 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
       :mod:`pyfed.engines.statement.candidates` rebuilds it), ``relax``, ``description``, ``replay``
       (the command that re-checks it).
     """
-    from ..engines.statement import WITNESS_SCHEMA
+    from .engines.statement import WITNESS_SCHEMA
     w = verdict.witness or {}
     d = verdict.details or {}
     loc = st.location
@@ -226,8 +226,8 @@ def counterexample_lean(st, verdict, record: dict, *, relax=()) -> str | None:
     :func:`pyfed.lean.render.render_counterexample` for a FedAvg run); None when the sides are
     not exact rationals and have no certified rational bounds to state."""
     if getattr(st, "shape", "scaffold_run") == "fedavg_run":
-        from ..engines.statement.fedavg_search import lean_record
-        from .render import render_counterexample
+        from .engines.statement.fedavg_search import lean_record
+        from .lean.render import render_counterexample
         lean = lean_record(st, verdict, lean_name=st.qualified_name, relax=relax)
         if lean is None:
             return None
