@@ -314,3 +314,34 @@ def test_the_numerals_left_out_are_listed_with_the_reason():
     (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", "1 * convexRHS P S K T ηl ηg μ c0 xstar"),
                       "s.lean")
     assert any(lit.description.startswith("the numeral 1 ") for lit in literals(st))
+
+
+def test_a_hypothesis_boundary_below_zero_has_its_admitted_side_found():
+    """g(c) = (1/2)^c - 4 (a step 4 times too large under `h ≤ (S/N)^c / …` with S/N = 1/2) is
+    decreasing with its root at c = -2: the hypothesis admits the instance for c ≤ -2 only, so any
+    value above -2 (the statement's 2/3 among them) excludes it."""
+    from pyfed.engines.statement.constants import _solve_side
+
+    c = sympy.Symbol("c")
+    out = _solve_side(sympy.Rational(1, 2) ** c - 4, c, Fraction(2, 3), "hyp")
+    assert out == {"threshold": Fraction(-2), "positive_above": False}
+    out = _solve_side(4 - sympy.Rational(1, 2) ** c, c, Fraction(2, 3), "hyp")
+    assert out == {"threshold": Fraction(-2), "positive_above": True}
+
+
+def test_a_hypothesis_no_instance_relaxed_says_it_was_not_explored():
+    """Boundaries all on the admitted side of the statement's own value (c ≤ b with b ≥ 15 for a
+    hypothesis `… ≤ S / (c N)` at c = 15) test nothing relaxed; one boundary below 15 does."""
+    from types import SimpleNamespace
+
+    from pyfed.engines.statement.profile import _explored_note
+
+    lit = SimpleNamespace(key="k", value=Fraction(15))
+
+    def rec(b, above=False):
+        return SimpleNamespace(extra={"k": {"threshold": Fraction(b), "positive_above": above, "holds": True}})
+
+    assert _explored_note(lit, [rec(27), rec(40)]).startswith("not explored")
+    assert _explored_note(lit, [rec(27), rec(6)]) == "no violation with this hypothesis relaxed (explored down to 6)"
+    assert _explored_note(lit, [rec(20, above=True)]) == \
+        "no violation with this hypothesis relaxed (explored up to 20)"
