@@ -232,3 +232,24 @@ def test_parameter_lines_print_six_digit_floats(no_noise):
     assert f"beta={float(beta):.6g}," in line and beta not in line
     eta_l = mc["details"]["parameters"]["eta_l"]
     assert "/" in eta_l and f"eta_l={eta_l}," in line     # exact rationals stay exact
+
+
+def test_a_search_that_drew_no_instance_shows_none_met_and_our_statements_their_source():
+    from rich.console import Console
+
+    from pyfed.commands.render import render_verdicts
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=200)
+    drew_none = Inconclusive("T.Odd", None, None, False, {"instance": "adversarial search", "decided": 0},
+                             reason="no instance could be drawn")
+    drew_some = Inconclusive("T.Odd", None, None, False, {"instance": "adversarial search", "decided": 3},
+                             reason="no counterexample")
+    ours = Inconclusive("ConvexFiniteRoundConvergence", None, None, False,
+                        {"instance": "x", "source": "lean/Pyfed/Scaffold/Theorems.lean:31"}, reason="r")
+    render_verdicts(console, [drew_none, drew_some, ours], "pyfed check")
+    text = buf.getvalue()
+    lines = text.splitlines()
+    assert any("none met" in ln for ln in lines) and any("all met" in ln for ln in lines)
+    title = " ".join(text.split())     # the title may wrap
+    assert "pyfed check: SCAFFOLD.ConvexFiniteRoundConvergence (lean/Pyfed/Scaffold/Theorems.lean:31)" in title

@@ -75,7 +75,8 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
         by_theorem.setdefault(v.statement, []).append(v)
     for theorem, vs in by_theorem.items():
         src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
-        name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
+        ours = not src or str(src).startswith("lean/Pyfed/Scaffold/")      # pyfed's SCAFFOLD statements
+        name = f"SCAFFOLD.{theorem}" if ours and "." not in theorem else theorem
         t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
         # column widths from print_table: every word whole, cells wrapped between words, rows stacked
         # as "field: value" lines when the columns cannot fit
@@ -85,7 +86,10 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             d = v.details
             hyps = d.get("hypotheses", [])
             bad = [h["statement"] for h in hyps if not h["holds"]]
-            hyp = "all met" if not bad else escape("FAIL: " + ", ".join(bad))
+            if bad:
+                hyp = escape("FAIL: " + ", ".join(bad))
+            else:   # a search that drew no instance met nothing
+                hyp = "none met" if not hyps and d.get("decided") == 0 else "all met"
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
             lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
