@@ -428,6 +428,14 @@ def format_number(value, digits: int = 6) -> str:
         return str(value)
 
 
+def short_exact(value, max_chars: int = 40) -> str:
+    """A side for a one-line message: the exact text ("p/q", or the closed form of an algebraic
+    number) when at most ``max_chars`` characters, else ``~`` and its 6 correctly rounded digits
+    (:func:`format_number`); the JSON report keeps every digit. Never a cut-off digit string."""
+    text = rational_str(value)
+    return text if len(text) <= max_chars else "~" + format_number(value)
+
+
 #: A decimal float literal ("5.49", ".5", "1e-06", "-3.5E+10"); a plain integer does not match.
 _FLOAT_TEXT = re.compile(r"[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)")
 

@@ -113,3 +113,17 @@ LOCAL_SGD = [
 def test_local_sgd_variants(name, edits, false):
     st = _variant(name, edits)
     (_violated if false else _never_violated)(st, budget=4)
+
+
+def test_a_witness_side_too_long_to_print_is_shown_by_its_rounded_value_never_cut():
+    """1/2 + 1/10^900 has 1801 characters as "p/q": the one-line witness shows ~0.5, the
+    details keep every digit."""
+    text = """import Pyfed
+open SCAFFOLD
+theorem YoungTiny {d : ℕ} (u v : Space d) (a : ℝ) (ha : 0 < a) :
+    2 * |inner ℝ u v| ≤ a * ‖u‖ ^ 2 / 10 ^ 900 + a⁻¹ * ‖v‖ ^ 2 := by sorry
+"""
+    (st,) = read_text(text, "tiny.lean")
+    v = _violated(st, budget=2)
+    assert len(v.details["rhs_exact"]) > 1000
+    assert "right side ~0.5" in v.details["witness_text"] and "0000000000" not in v.details["witness_text"]
