@@ -313,3 +313,15 @@ def test_generous_limits_let_a_run_through(monkeypatch):
     code, out, err = run_cli(["check", "--replicates", "1000000000", "--max-memory", "0", "--max-seconds", "0",
                               "--skip-statements"])
     assert code == 0 and "1 holds" in out and re.search(r"pyfed check", out)
+
+
+def test_blame_with_every_option_at_its_default_names_the_one_whose_halving_helps_most():
+    from pyfed.resources import Cost, blame
+
+    def estimate(**kw):      # seconds dominated by the budget, memory by the replicates
+        return Cost(100.0 * kw["--replicates"] + kw["--budget"], 1.0 * kw["--replicates"] + 50.0 * kw["--budget"])
+
+    defaults = {"--replicates": 256, "--budget": 24}
+    assert blame(estimate, dict(defaults), defaults) == {"memory": "--replicates", "seconds": "--budget"}
+    # an option given by the user away from its default is the one blamed when resetting it helps
+    assert blame(estimate, {"--replicates": 10 ** 6, "--budget": 24}, defaults)["seconds"] == "--replicates"
