@@ -108,8 +108,8 @@ def test_blame_names_the_option_whose_default_lowers_the_estimate_most():
     assert resources.blame(est, {**defaults, "--T": 10**6}, defaults)["seconds"] == "--T"
     # several options set: the one with the larger effect
     assert resources.blame(est, {**defaults, "--N": 8, "--T": 10**6}, defaults)["seconds"] == "--T"
-    # nothing beyond the defaults: the first option
-    assert resources.blame(est, dict(defaults), defaults) == {"memory": "--N", "seconds": "--N"}
+    # nothing beyond the defaults: the option whose halving helps most (d enters as d^3 and (N d)^2)
+    assert resources.blame(est, dict(defaults), defaults) == {"memory": "--d", "seconds": "--d"}
 
 
 def test_simulation_cost_follows_its_formula():
