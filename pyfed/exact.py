@@ -32,9 +32,10 @@ import re
 from fractions import Fraction
 from typing import Iterable
 
+import sys
+
 import mpmath
 import numpy as np
-import sympy
 from flint import arb, ctx, fmpq
 
 from .errors import InputError
@@ -43,6 +44,20 @@ from .errors import InputError
 DEFAULT_DPS = 50
 
 Scalar = Fraction | mpmath.mpf
+
+
+def _sympy():
+    """The sympy module, imported on first use (it costs most of pyfed's start-up time)."""
+    import sympy
+
+    return sympy
+
+
+def _is_sympy(value) -> bool:
+    """True for a sympy object; no sympy object exists before sympy is imported, so this never
+    imports it."""
+    mod = sys.modules.get("sympy")
+    return mod is not None and isinstance(value, mod.Basic)
 
 
 def to_fraction(value) -> Fraction | None:
@@ -62,7 +77,8 @@ def to_fraction(value) -> Fraction | None:
             return Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             return None
-    if isinstance(value, sympy.Basic):
+    if _is_sympy(value):
+        sympy = _sympy()
         if value.is_Rational:
             return Fraction(int(value.p), int(value.q))
         simplified = sympy.nsimplify(value, rational=False) if value.is_number else value
@@ -85,8 +101,8 @@ def to_mpf(value, dps: int = DEFAULT_DPS) -> mpmath.mpf:
         frac = to_fraction(value)
         if frac is not None:
             return mpmath.mpf(frac.numerator) / frac.denominator
-        if isinstance(value, sympy.Basic):
-            return mpmath.mpf(sympy.N(value, dps + 10))
+        if _is_sympy(value):
+            return mpmath.mpf(_sympy().N(value, dps + 10))
         if isinstance(value, (float, np.floating)):
             return mpmath.mpf(float(value))
         return mpmath.mpf(value)
@@ -105,11 +121,12 @@ def all_exact(values: Iterable) -> bool:
 
 def is_symbolic(value) -> bool:
     """True for a sympy expression with free symbols (used by the Lean drift check)."""
-    return isinstance(value, sympy.Basic) and bool(value.free_symbols)
+    return _is_sympy(value) and bool(value.free_symbols)
 
 
 def _to_sympy(value):
-    f = to_fraction(value) if not isinstance(value, sympy.Basic) else None
+    sympy = _sympy()
+    f = to_fraction(value) if not _is_sympy(value) else None
     if f is not None:
         return sympy.Rational(f.numerator, f.denominator)
     return sympy.sympify(value)
@@ -568,7 +585,7 @@ def fraction_of(value) -> Fraction | None:
         return Fraction(float(value))
     if isinstance(value, mpmath.mpf):
         return mpf_to_fraction(value) if mpmath.isfinite(value) else None
-    if isinstance(value, sympy.Float):
+    if _is_sympy(value) and value.is_Float:
         return fraction_of(mpmath.mpf(value._mpf_))
     return None
 
@@ -588,13 +605,14 @@ def to_arb(value) -> arb:
     f = fraction_of(value)
     if f is not None:
         return arb(_q(f))
-    if isinstance(value, sympy.Basic):
+    if _is_sympy(value):
         return _sympy_to_arb(value)
     if isinstance(value, str):
-        return _sympy_to_arb(sympy.sympify(value))
+        return _sympy_to_arb(_sympy().sympify(value))
     raise InputError("value", f"cannot enclose {value!r} in a certified ball")
 
 def _sympy_to_arb(e) -> arb:
+    sympy = _sympy()
     if e.is_Rational:
         return arb(fmpq(int(e.p), int(e.q)))
     if e.is_Float:
