@@ -36,7 +36,6 @@ import sys
 
 import mpmath
 import numpy as np
-from flint import arb, ctx, fmpq
 
 from .errors import InputError
 
@@ -51,6 +50,13 @@ def _sympy():
     import sympy
 
     return sympy
+
+
+def _is_flint(value, name: str) -> bool:
+    """True for a python-flint object of type ``name`` (``"arb"``, ``"fmpq"``); python-flint is
+    imported by the code that makes such objects, never by this test."""
+    mod = sys.modules.get("flint")
+    return mod is not None and isinstance(value, getattr(mod, name))
 
 
 def _is_sympy(value) -> bool:
@@ -163,7 +169,7 @@ def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DP
                 raise InputError(name, f"is {v} (NaN or infinite)")
     if exact == "symbolic" or any(is_symbolic(v) for v in values):
         return [_to_sympy(v) for v in values], "symbolic"
-    if exact == "ball" or any(isinstance(v, arb) for v in values):
+    if exact == "ball" or any(_is_flint(v, "arb") for v in values):
         return [to_arb(v) for v in values], "ball"
     if exact is None:
         exact = all_exact(values)
@@ -209,7 +215,7 @@ def as_float(value) -> float:
             return value.numerator / value.denominator
         except OverflowError:
             return math.inf if value > 0 else -math.inf
-    if isinstance(value, arb):
+    if _is_flint(value, "arb"):
         return float(value.mid()) if value.is_finite() else math.nan
     f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
     if f is not None:
@@ -325,7 +331,7 @@ def decimal_str(value, digits: int = 17) -> str:
     """Short decimal text of a number in which every digit is meaningful: exact rationals
     correctly rounded (:func:`exact_decimal`), balls to their certified digits
     (:func:`ball_decimal`), mpmath numbers and floats to ``min(digits, 15)`` digits."""
-    if isinstance(value, arb):
+    if _is_flint(value, "arb"):
         return ball_decimal(value, digits)
     f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
     if f is not None:
@@ -356,7 +362,7 @@ def number_json(value, max_chars: int | None = REPORT_EXACT_CHARS):
     """
     if value is None:
         return None
-    if isinstance(value, arb):
+    if _is_flint(value, "arb"):
         return {"decimal": ball_decimal(value, 17), "ball": value.str(radius=True),
                 "float": report_float(value.mid()) if value.mid().is_finite() else None}
     f = to_fraction(value) if not isinstance(value, (float, np.floating)) else None
@@ -433,7 +439,7 @@ def format_number(value, digits: int = 6) -> str:
     if value is None:
         return "-"
     try:
-        if isinstance(value, arb):
+        if _is_flint(value, "arb"):
             return ball_decimal(value, digits)
         f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
         if f is not None:
@@ -466,7 +472,7 @@ def format_parameter(value, digits: int = 6) -> str:
         return str(value)
     if isinstance(value, (float, np.floating, mpmath.mpf)):
         return format_number(value, digits)
-    f = to_fraction(value) if isinstance(value, (numbers.Rational, fmpq)) else None
+    f = to_fraction(value) if (isinstance(value, numbers.Rational) or _is_flint(value, "fmpq")) else None
     return str(f) if f is not None else str(value)
 
 
@@ -566,6 +572,8 @@ def compare(lhs, rhs) -> int:
 @contextlib.contextmanager
 def precision(bits: int):
     """Temporarily set python-flint's working precision (bits) for arb arithmetic."""
+    from flint import ctx
+
     old = ctx.prec
     ctx.prec = int(bits)
     try:
@@ -590,6 +598,8 @@ def fraction_of(value) -> Fraction | None:
     return None
 
 def _q(f: Fraction) -> fmpq:
+    from flint import fmpq
+
     return fmpq(f.numerator, f.denominator)
 
 def to_arb(value) -> arb:
@@ -600,7 +610,9 @@ def to_arb(value) -> arb:
     InputError
         The value is not a real number pyfed can enclose (e.g. a symbol, ``zoo``).
     """
-    if isinstance(value, arb):
+    from flint import arb
+
+    if _is_flint(value, "arb"):
         return value
     f = fraction_of(value)
     if f is not None:
@@ -612,6 +624,8 @@ def to_arb(value) -> arb:
     raise InputError("value", f"cannot enclose {value!r} in a certified ball")
 
 def _sympy_to_arb(e) -> arb:
+    from flint import arb, fmpq
+
     sympy = _sympy()
     if e.is_Rational:
         return arb(fmpq(int(e.p), int(e.q)))
