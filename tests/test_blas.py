@@ -32,7 +32,8 @@ def test_thread_limit_from_the_environment(monkeypatch):
 def test_small_matrices_run_with_one_thread_and_the_limit_is_restored(monkeypatch):
     monkeypatch.delenv("PYFED_BLAS_THREADS", raising=False)
     before = _blas_threads()
-    assert before   # numpy's BLAS is visible to threadpoolctl
+    if not before:   # pragma: no cover (a numpy whose BLAS threadpoolctl cannot see)
+        pytest.skip("no BLAS library visible to threadpoolctl")
     with small_matrix_threads(SMALL_DIMENSION):
         assert set(_blas_threads().values()) == {1}
     assert _blas_threads() == before
@@ -57,6 +58,8 @@ def test_kernel_decorator_limits_during_the_call_only(monkeypatch):
         d = 4
 
     before = _blas_threads()
+    if not before:   # pragma: no cover
+        pytest.skip("no BLAS library visible to threadpoolctl")
     assert kernel(P(), 1) == 2 and seen == [{1}] and kernel.__doc__ == "doc"
     assert _blas_threads() == before
 
