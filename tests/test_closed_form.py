@@ -157,3 +157,56 @@ def test_closed_form_deterministic_equals_steps(prob, starts):
         assert np.max(np.abs(a.x - b.x)) < 1e-12
         if a.c is not None:
             assert np.max(np.abs(a.c - b.c)) < 1e-12
+
+
+def _fair_loop():
+    """benchmarks/bench_scaffold.py's baseline (the per-client loop vectorised over replicates)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scaffold.py"
+    spec = importlib.util.spec_from_file_location("bench_scaffold", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.scaffold_fair_loop
+
+
+def test_benchmark_fair_loop_is_the_same_procedure(prob):
+    """sigma = 0 and the client subsets of the same seed: the benchmark's fair loop, the closed
+    form and the steps compute the same iterates (to rounding), at S < N."""
+    from pyfed.algorithms.common import split_streams
+    from pyfed.oracles import ExactOracle
+
+    kw = dict(S=S, K=K, T=T, eta_l=float(ETA_L), eta_g=float(ETA_G), R=5)
+    loop = _fair_loop()(prob.A, prob.b, 0.0, rng=split_streams(9), **kw)
+    for method in ("closed_form", "steps"):
+        tr = scaffold(prob, ExactOracle(prob), rng=9, method=method, **kw)
+        assert np.max(np.abs(tr.x - loop)) < 1e-12
+    assert np.ptp(loop[:, T], axis=0).max() > 1e-3   # the replicates' subsets differ: a real check of sampling
+
+
+def test_benchmark_fair_loop_closed_form_and_steps_have_the_same_law(prob):
+    """With noise: the moments of x^r (r = 1..T) of the benchmark's fair loop, of the closed form
+    and of the steps all agree with the exact-moment engine within 5 standard errors (x0 = 0,
+    c0 = 0), and KS two-sample tests do not separate the fair loop from either simulator path:
+    the benchmark compares the same work."""
+    kw = dict(S=S, K=K, T=T, eta_l=float(ETA_L), eta_g=float(ETA_G))
+    res = scaffold_moments(prob, SIGMA, option="II", S=S, K=K, T=T, eta_l=ETA_L, eta_g=ETA_G, x0=[0, 0])
+    assert res.exact
+    o = GaussianOracle(prob, float(SIGMA))
+    loop = _fair_loop()(prob.A, prob.b, float(SIGMA), R=20000, rng=np.random.default_rng(31), **kw)
+    runs = {"fair loop": loop}
+    for method, seed in (("closed_form", 32), ("steps", 33)):
+        runs[method] = scaffold(prob, o, R=20000, rng=seed, method=method, **kw).x
+
+    class _Tr:
+        def __init__(self, x):
+            self.x = x
+
+    for name, x in runs.items():
+        z = _moment_z_scores(prob, _Tr(x), res)
+        assert np.max(np.abs(z)) < 5, (name, z)
+    for method in ("closed_form", "steps"):
+        pvals = [stats.ks_2samp(loop[:, T, j], runs[method][:, T, j]).pvalue for j in range(D)]
+        pvals.append(stats.ks_2samp(prob.value(loop[:, T]), prob.value(runs[method][:, T])).pvalue)
+        assert min(pvals) > 1e-3, (method, pvals)
