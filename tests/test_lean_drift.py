@@ -161,3 +161,9 @@ def test_function_arity_is_checked():
         drift.parse_expression("Real.sqrt a b")
     with pytest.raises(ValueError, match="min takes 2"):
         drift.parse_expression("min a")
+
+
+def test_drift_reports_progress():
+    steps = []
+    drift.check_drift(points=2, progress=steps.append)
+    assert len(steps) > 10 and any("convexRHS" in s for s in steps)

@@ -17,6 +17,7 @@ from pyfed.errors import InputError
 from pyfed.engines.statement import (candidate, constant_profile, literals, outward_decimal, profile_size, search,
                                     structured_count)
 from pyfed.statements import read_file, read_text
+from pyfed.engines.statement import PERSIST_HALVINGS, instance_from_json, instance_to_json, recheck
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
 SEED = EXAMPLES / "seed_convex.lean"
@@ -314,3 +315,43 @@ def test_the_numerals_left_out_are_listed_with_the_reason():
     (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", "1 * convexRHS P S K T ηl ηg μ c0 xstar"),
                       "s.lean")
     assert any(lit.description.startswith("the numeral 1 ") for lit in literals(st))
+
+
+def test_step_constant_of_an_already_violated_statement_has_no_threshold(no_noise_profile):
+    st, prof = no_noise_profile
+    assert prof["violated"] is not None
+    (c,) = prof["constants"]
+    assert c["needed"] is None and c["needed_display"] is None and c["excludes_violation"] is False
+    assert c["violated_at_own_value"] is True
+    assert c["note"] == "no value excludes the violations drawn (they persist at smaller steps)"
+    assert c["excludes_violation_reason"] == ("the pinning violation (boundary 81) is still violated, and admitted "
+                                              "beyond that boundary, with eta_l halved 1 to 3 times")
+    assert "iff the constant is" not in c["statement"]
+    # the claim, by hand: the pinning instance with its step divided by 2^3 is still violated and
+    # satisfies the statement's own step hypothesis with 81 replaced by 8 * 81
+    inst = instance_from_json(c["pinned_by"]["instance"])
+    inst.eta_l = Fraction(inst.eta_l) / 2 ** PERSIST_HALVINGS
+    assert recheck(st, {"instance": instance_to_json(inst)}).status == "violated"
+    h = inst.K * Fraction(inst.eta_l) * Fraction(inst.eta_g)
+    assert h <= 1 / (8 * 81 * Fraction(inst.problem.beta))
+
+
+def test_real_step_threshold_is_kept():
+    """The seed statement: gradient descent diverges for h > 2/beta, a violation that vanishes at
+    half the step, so 81's threshold 1/2 stays (and says it excludes the violations)."""
+    (st,) = read_file(EXAMPLES / "seed_convex.lean")
+    key = next(lit.key for lit in literals(st) if lit.key.startswith("step_size:81"))
+    (c,) = constant_profile(st, seed=0, budget=1, only=[key])["constants"]
+    assert c["needed"] == "1/2" and c["excludes_violation"] is True and not c["violated_at_own_value"]
+    assert "iff the constant is > 1/2; the statement has 81" in c["statement"]
+
+
+def test_min_max_sqrt_profile_rows_are_short():
+    text = (EXAMPLES / "seed_convex.lean").read_text(encoding="utf-8")
+    rhs = ("max (min (convexRHS P S K T ηl ηg μ c0 xstar) (Real.sqrt 2 * P.σ ^ 2))\n"
+           "        (Real.sqrt (initialPotential P S (effectiveStep K ηl ηg) c0 xstar) / (T : ℝ))")
+    (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", rhs, 1), "minmax.lean")
+    key = next(lit.key for lit in literals(st) if lit.key.startswith("rhs:2@"))
+    (c,) = constant_profile(st, seed=0, budget=0, only=[key])["constants"]
+    assert c["note"].startswith("not determined on ") and "no closed-form threshold for the constant in ~" in c["note"]
+    assert len(c["note"]) < 200 and c["note"].endswith(")")

@@ -13,6 +13,8 @@ import pytest
 
 from cli_helpers import run_cli
 from pyfed.verdicts import Holds, Inconclusive, Violated
+from rich.console import Console
+from pyfed.commands.render import render_profile, render_verdicts
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"
@@ -232,3 +234,31 @@ def test_parameter_lines_print_six_digit_floats(no_noise):
     assert f"beta={float(beta):.6g}," in line and beta not in line
     eta_l = mc["details"]["parameters"]["eta_l"]
     assert "/" in eta_l and f"eta_l={eta_l}," in line     # exact rationals stay exact
+
+
+def _text(con) -> str:
+    return " ".join(con.export_text().split())
+
+
+def test_render_says_no_value_excludes_persistent_violations(no_noise_profile):
+    _, prof = no_noise_profile
+    con = Console(record=True, width=300)
+    render_profile(con, prof)
+    text = _text(con)
+    assert "no value excludes the violations drawn (they persist at smaller steps)" in text
+    assert "> 81" not in text
+
+
+def test_verdict_table_prints_a_dash_for_a_ratio_without_digits():
+    from pyfed.verdicts import Inconclusive
+    est = {"mean": 0.3, "upper": 41.3, "confidence": 0.999, "replicates": 2}
+    v = Inconclusive("T", 0.3, Fraction(3, 2), False, {"instance": "mc", "estimate": est, "hypotheses": []},
+                     reason="interval contains the right side")
+    w = Inconclusive("T", 0.51, Fraction(1), False,
+                     {"instance": "mc2", "estimate": {**est, "mean": 0.51, "upper": 0.75}, "hypotheses": []},
+                     reason="r")
+    con = Console(record=True, width=250)
+    render_verdicts(con, [v, w], "t")
+    rows = [line for line in con.export_text().splitlines() if "± " in line]
+    cells = [[c.strip() for c in line.split("│")] for line in rows]
+    assert [(c[3], c[5]) for c in cells] == [("0 ± 41", "-"), ("0.5 ± 0.24", "0.5")]

@@ -364,3 +364,24 @@ def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(tmp
     lemma_rows = [report["verdicts"][i] for s in report["statements"] if s["read"]["shape"] == "lemma"
                   for i in s["verdicts"]]
     assert lemma_rows and all(v["evidence"] == "adversarial search, decided exactly" for v in lemma_rows)
+
+
+def test_a_lemma_side_that_cannot_be_evaluated_is_undecided_not_a_crash(monkeypatch):
+    """An evaluation error inside a run-free statement's side leaves that candidate undecided, and
+    the search inconclusive with the reason."""
+    from pyfed.checkers.registry import statements_of
+    from pyfed.engines.statement.engines import search_statement
+    from pyfed.statements import interpret
+    from pyfed.statements.evaluate import EvaluationError
+
+    (st,) = statements_of("SumSquares")
+    real = interpret.Interpreter.eval
+
+    def failing(self, node, env):
+        if node is st.lhs:
+            raise EvaluationError(node, "overflow in the left side")
+        return real(self, node, env)
+    monkeypatch.setattr(interpret.Interpreter, "eval", failing)
+    v = search_statement(st, seed=0, budget=1).verdict
+    assert v.status == "inconclusive" and v.details["decided"] == 0 and v.details["undecided"] > 0
+    assert "overflow in the left side" in v.reason

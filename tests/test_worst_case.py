@@ -16,6 +16,8 @@ from pyfed.engines.pep import (WorstCaseResult, pep_gradient_growth, pep_nonexpa
                                           worst_case_fedavg, worst_case_gradient_descent,
                                           worst_case_local_sgd, worst_case_scaffold)
 from pyfed.theory import effective_step, initial_potential, weight_sum, weights
+from pyfed.errors import EXIT_INPUT
+from cli_helpers import forbid, one_error_line, run_main
 
 REL = 1e-4  # solver tolerance 1e-6 on values of order 0.1-1
 
@@ -423,3 +425,41 @@ def test_smallest_constant_tolerance_and_reproduction():
     from pyfed.commands.worst_case import summary_lines
     assert "not certified" in summary_lines(smallest_constant([_fake(81, 0.5), f], ratio_tol=1e-4))[0]
     assert "reproduced exactly" in summary_lines(smallest_constant([_fake(81, 0.5), f, g], ratio_tol=1e-4))[0]
+
+
+def test_worst_case_full_grid_legend_is_unambiguous():
+    import matplotlib.pyplot as plt
+
+    from pyfed.commands.worst_case import FULL_GRID, _figure
+    from pyfed.engines.pep import WorstCaseResult
+    results = []
+    for K in FULL_GRID["Ks"]:
+        for mu in FULL_GRID["mus"]:
+            for T in FULL_GRID["Ts"]:
+                for m in (1, 81):
+                    r = WorstCaseResult("scaffold", 0.5, 1, 1, 0.5, "X", "optimal", 0.0)
+                    r.parameters.update(m=m, K=K, mu=str(mu), T=T)
+                    results.append(r)
+    fig = _figure(results, 2)
+    try:
+        ax = fig.axes[0]
+        series = [ln for ln in ax.get_lines() if ln.get_label().startswith("K=")]
+        assert len(series) == 18
+        styles = {(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in series}
+        assert len(styles) == 18                   # every series distinguishable without colour alone
+        assert "marker: mu" in ax.get_legend().get_title().get_text()
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("argv, argument", [
+    (["--quick", "--out", ""], "--out"),
+    (["--quick", "--solver", "NO-SUCH-SOLVER"], "--solver"),
+])
+def test_bad_output_and_solver_are_refused_before_work(argv, argument, monkeypatch, capsys):
+    forbid(monkeypatch, "pyfed.commands.tightness", "tightness_sweep")
+    forbid(monkeypatch, "pyfed.engines.pep", "sweep_scaffold")
+    forbid(monkeypatch, "pyfed.lean.render", "write_all")
+    code, out, err = run_main(["worst-case"] + argv, capsys)
+    assert code == EXIT_INPUT
+    one_error_line(err, argument)

@@ -1,0 +1,46 @@
+"""The ``pyfed lean`` front end (pyfed.commands.lean): drift mismatch is exit 4, ``--drift`` writes
+nothing, a bad ``--out`` is refused before any work."""
+
+from pathlib import Path
+
+import pytest
+
+from pyfed.errors import EXIT_CHECK_FAILED, EXIT_INPUT, EXIT_OK
+
+from cli_helpers import forbid, one_error_line, run_main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+
+def test_lean_drift_mismatch_is_exit_4(monkeypatch, capsys):
+    from pyfed.lean import drift
+    monkeypatch.setattr(drift, "check_drift", lambda lean_dir=None, **kw: ["convexRHS: 12 vs 13"])
+    code, out, err = run_main(["lean", "--drift"], capsys)
+    assert code == EXIT_CHECK_FAILED and "drift: convexRHS: 12 vs 13" in err
+
+
+def test_lean_drift_writes_nothing(tmp_path, capsys):
+    import shutil
+    lean = tmp_path / "lean"
+    shutil.copytree(ROOT / "lean", lean)
+    before = {p: p.read_bytes() for p in lean.rglob("*") if p.is_file()}
+    gen = lean / "PyfedTest" / "Generated" / "ExactValues.lean"
+    gen.write_text(gen.read_text(encoding="utf-8") + "\n-- stale\n", encoding="utf-8")
+    before[gen] = gen.read_bytes()
+    code, out, err = run_main(["lean", "--drift", "--out", str(lean)], capsys)
+    assert code == EXIT_OK and "agree" in out
+    after = {p: p.read_bytes() for p in lean.rglob("*") if p.is_file()}
+    assert after == before                          # nothing rewritten, nothing added
+    code, out, err = run_main(["lean", "--check", "--out", str(lean)], capsys)
+    assert code == EXIT_CHECK_FAILED and "ExactValues.lean" in err
+
+
+@pytest.mark.parametrize("argv", [["--out", "/proc/pyfed-lean"], ["--out", str(ROOT / "README.md")]])
+def test_bad_output_is_refused_before_work(argv, monkeypatch, capsys):
+    forbid(monkeypatch, "pyfed.commands.tightness", "tightness_sweep")
+    forbid(monkeypatch, "pyfed.engines.pep", "sweep_scaffold")
+    forbid(monkeypatch, "pyfed.lean.render", "write_all")
+    code, out, err = run_main(["lean"] + argv, capsys)
+    assert code == EXIT_INPUT
+    one_error_line(err, "--out")
