@@ -1,6 +1,6 @@
 """Exact FedAvg shadow statistics (pyfed.engines.exact.fedavg) against brute force and sympy, and
 the exact minimisation of a quadratic form in the round start (pyfed.engines.exact.fedavg_margin).
-The decisions of statements are tested in tests/test_engines_fedavg.py."""
+The decisions of statements are tested in tests/test_engines_statement_fedavg_engines.py."""
 
 import itertools
 from fractions import Fraction as Fr

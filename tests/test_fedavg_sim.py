@@ -1,5 +1,5 @@
 """Certified heterogeneity constants and the shadow-statistics simulator (against the exact
-engine). The FedAvg Monte Carlo verdicts of statements are tested in tests/test_engines_fedavg.py."""
+engine). The FedAvg Monte Carlo verdicts of statements are tested in tests/test_engines_statement_fedavg_engines.py."""
 
 from fractions import Fraction as Fr
 

@@ -303,7 +303,7 @@ def test_vacuous_statement_note_and_json(tmp_path, capsys):
 
 def test_file_mixing_scaffold_and_fedavg_theorems(tmp_path):
     """Each theorem goes to the builder of its shape (issue 19: FedAvg runs are read too; their
-    engines are tested in tests/test_engines_fedavg.py)."""
+    engines are tested in tests/test_engines_statement_fedavg_engines.py)."""
     fedavg = (ROOT / "lean" / "Pyfed" / "FedAvg" / "Theorems.lean").read_text(encoding="utf-8")
     path = tmp_path / "mixed.lean"
     path.write_text(STRICT + "\n" + fedavg[fedavg.index("namespace FedAvg"):], encoding="utf-8")
