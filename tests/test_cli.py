@@ -12,6 +12,7 @@ from pyfed import cli
 from pyfed.errors import EXIT_INPUT, EXIT_INTERNAL
 
 from cli_helpers import one_error_line, run_main
+import argparse
 
 
 
@@ -79,3 +80,58 @@ def test_console_script_exit_statuses(tmp_path):
                         capture_output=True, text=True, env=env, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert ok.stderr == ""          # progress is not written to a non-terminal stderr
+
+
+@pytest.mark.parametrize("command", ["search", "lean", "tightness", "worst-case"])
+def test_help_has_no_rst_markup(command):
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    text = sub.choices[command].format_help()
+    for markup in ("``", ":func:", ":mod:", ":data:"):
+        assert markup not in text, (command, markup)
+
+
+@pytest.mark.parametrize("command", ["tightness", "worst-case"])
+def test_out_that_cannot_be_created(command, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    extra = ["--quick"] if command == "worst-case" else []
+    code, out, err = run_main([command, "--out", str(blocker / "sub")] + extra, capsys)
+    assert code == 2 and err.startswith("pyfed: error: --out: cannot create directory")
+    assert "Not a directory" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tightness", "--mu", "-1/2"], "--mu: must be >= 0, got -1/2"),
+    (["tightness", "--mu", "-3"], "--mu: must be >= 0, got -3"),
+    (["tightness", "--mu", "-1e-3"], "--mu: must be >= 0, got -1e-3"),
+    (["tightness", "--sigma", "-1/2"], "--sigma: noise level must be >= 0, got -1/2"),
+    (["tightness", "--eta-g", "-1/2"], "--eta-g: global step must be >= 1 (hypothesis of the theorem), got -1/2"),
+    (["worst-case", "--eta-g", "-3"], "--eta-g: must be >= 1 (hypothesis of the theorem), got -3"),
+    (["worst-case", "--eta-g", "-1/2"], "--eta-g: must be >= 1 (hypothesis of the theorem), got -1/2"),
+    (["experiment", "--target", "-1/2"], "--target: must be an accuracy in (0, 1], got -1/2"),
+    (["check", "--seed", "-1/2"], "--seed: invalid int value: '-1/2'"),
+    (["tightness", "--mu", "-inf"], "--mu: must be a rational number such as 1/2, got '-inf'"),
+])
+def test_negative_option_values_reach_validation(argv, message, capsys, tmp_path):
+    """``--opt -1/2`` is the option's value (argparse alone reads it as an unknown option and
+    says "expected one argument"): it gets the option's own one-line error, exit 2."""
+    code, out, err = run_main(argv + ["--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    assert err == f"pyfed: error: {message}\n"
+    assert not (tmp_path / "o").exists()  # rejected before any work
+
+
+def test_an_option_word_after_an_option_is_still_a_missing_value(capsys, tmp_path):
+    code, out, err = run_main(["tightness", "--mu", "-x", "--out", str(tmp_path)], capsys)
+    assert (code, err) == (2, "pyfed: error: --mu: expected one argument\n")
+    code, out, err = run_main(["tightness", "--mu", "--out", str(tmp_path)], capsys)
+    assert (code, err) == (2, "pyfed: error: --mu: expected one argument\n")
+
+
+@pytest.mark.parametrize("word, number", [
+    ("-3", True), ("-1/2", True), ("-0.5", True), ("-.5", True), ("-1e-3", True), ("-2E+4/3", True),
+    ("-inf", True), ("-1/2,1", True), ("-x", False), ("--mu", False), ("-N", False), ("-", False),
+    ("-1/", False), ("-/2", False), ("1/2", False)])
+def test_negative_number_pattern(word, number):
+    assert bool(cli.NEGATIVE_NUMBER.match(word)) is number

@@ -319,3 +319,9 @@ def test_vacuous_statement_prints_only_its_note(tmp_path, capsys):
     (entry,) = doc["statements"]
     assert doc["verdicts"] == [] and entry["verdicts"] == [] and entry["vacuous"] is True and entry["profile"] is None
     assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "inconclusive"
+
+
+@pytest.mark.parametrize("argv, flag", [(["--workers", "0"], "--workers"), (["--out", ""], "--out")])
+def test_path_only_options_are_refused_without_a_path_whatever_their_value(argv, flag, capsys):
+    code, out, err = run_main(["check", "--quick", *argv], capsys)
+    assert code == 2 and err.startswith(f"pyfed: error: {flag}: only applies with a PATH.lean to check")

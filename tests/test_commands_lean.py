@@ -44,3 +44,30 @@ def test_bad_output_is_refused_before_work(argv, monkeypatch, capsys):
     code, out, err = run_main(["lean"] + argv, capsys)
     assert code == EXIT_INPUT
     one_error_line(err, "--out")
+
+
+def test_lean_check_on_missing_directory(tmp_path, capsys):
+    missing = tmp_path / "nope"
+    code, out, err = run_main(["lean", "--check", "--out", str(missing)], capsys)
+    assert code == 2 and "directory not found" in err and "out of date" not in err
+    assert not missing.exists()
+
+
+def test_lean_drift_reads_the_out_directory(tmp_path, monkeypatch, capsys):
+    from pyfed.lean import drift
+    seen = []
+    monkeypatch.setattr(drift, "check_drift", lambda lean_dir=None, **kw: seen.append(Path(lean_dir)) or [])
+    lean = tmp_path / "lean"
+    code, out, err = run_main(["lean", "--drift", "--out", str(lean)], capsys)
+    assert code == 2 and "directory not found" in err and not seen and not lean.exists()
+    lean.mkdir()
+    code, out, err = run_main(["lean", "--drift", "--out", str(lean)], capsys)
+    assert code == 2 and "no Pyfed/" in err and not seen      # no Lean sources there
+    (lean / "Pyfed").mkdir()
+    code, out, err = run_main(["lean", "--drift", "--out", str(lean)], capsys)
+    assert code == 0 and seen == [lean]
+    assert not (lean / "PyfedTest.lean").exists()            # a check never writes (issue 9)
+    assert sorted(p.name for p in lean.iterdir()) == ["Pyfed"]
+    monkeypatch.undo()
+    code, out, err = run_main(["lean", "--drift", "--check", "--out", str(lean)], capsys)   # Pyfed/ is empty
+    assert code == 2 and err.startswith("pyfed: error: --out: Lean source not found:") and "Pyfed" in err

@@ -10,6 +10,8 @@ import pytest
 from pyfed.errors import EXIT_INPUT, EXIT_OK, EXIT_VIOLATED
 
 from cli_helpers import forbid, one_error_line, run_main
+import argparse
+from pyfed import cli as main_cli
 
 
 
@@ -77,3 +79,42 @@ def test_search_counterexample_to_the_statement_itself_is_exit_1(tmp_path, monke
     code, out, err = run_main(["search", "YoungInner", "--budget", "1", "--mutate", "u_constant_halved",
                             "--out", str(tmp_path / "m")], capsys)
     assert code == EXIT_OK and "1 counterexample(s)" in out
+
+
+def test_search_summary_on_stdout_and_mutate_writes_no_lean(capsys, tmp_path):
+    code, out, err = run_main(["search", "YoungInner", "--budget", "2", "--mutate", "factor_3",
+                            "--out", str(tmp_path)], capsys)
+    assert code == 0
+    assert "counterexample(s) to SCAFFOLD.YoungInner (mutation factor_3)" in out
+    assert "no .lean file" in out and "counterexample(s)" not in err
+    files = os.listdir(tmp_path)
+    assert files and not any(f.endswith(".lean") for f in files)
+
+
+def test_search_out_that_cannot_be_created(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, out, err = run_main(["search", "YoungInner", "--budget", "1", "--out", str(blocker / "sub")], capsys)
+    assert code == 2
+    assert err.startswith("pyfed: error: --out: cannot create directory") and "Not a directory" in err
+    assert "Traceback" not in err
+
+
+def test_search_help_and_list_name_relax_keys_and_mutations(capsys):
+    from pyfed.checkers.registry import get, statements_of
+    parser = main_cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    help_text = " ".join(sub.choices["search"].format_help().split())
+    assert "--list" in help_text and "no .lean file" in help_text
+    code, out, _ = run_main(["search", "--list"], capsys)
+    assert code == 0
+    blocks = out.split("SCAFFOLD.")
+    convex = next(b for b in blocks if b.startswith("ConvexFiniteRoundConvergence\n"))
+    assert "step_size" in convex and "drop_noise_term" in convex
+    young = next(b for b in blocks if b.startswith("YoungInner\n"))
+    keys = {h.key for st in statements_of("YoungInner") for h in st.hypotheses}
+    assert keys and all(key in young for key in keys)
+    muts = get("YoungInner").mutations
+    assert muts and all(f"    {m.name}: {m.description}" in young for m in muts)
+    code, out, _ = run_main(["search", "YoungInner", "--list"], capsys)
+    assert code == 0 and out.startswith("SCAFFOLD.YoungInner\n") and "Convex" not in out

@@ -290,3 +290,8 @@ def test_experiment_on_a_pipe_prints_one_line_per_finished_cell(tmp_path):
     assert lines == ["pyfed experiment: SGD 1 step s=100%: eta_l = 1", "pyfed experiment: SCAFFOLD E=1 s=100%: eta_l = 1",
                      "pyfed experiment: SGD 1 step s=100%: curve to round 20",
                      "pyfed experiment: SCAFFOLD E=1 s=100%: curve to round 20"]
+
+
+def test_experiment_sample_range_collapses_when_clients_are_equal():
+    from pyfed.commands.experiment import _size_range
+    assert _size_range((15, 15)) == "15" and _size_range((12, 18)) == "12-18"
