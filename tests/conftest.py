@@ -29,3 +29,30 @@ def no_noise_profile():
     (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
     key = next(lit.key for lit in literals(st) if lit.key.startswith("step_size:81"))
     return st, constant_profile(st, seed=0, budget=0, only=[key])
+
+
+@pytest.fixture(scope="session")
+def default_check():
+    """``default_check(quick, seed)``: the default suite's verdicts, ``pyfed.check.run_check(quick=quick,
+    seed=seed, replicates=default_replicates(quick))`` (FedAvg rows included, after the SCAFFOLD
+    rows and the PEP row), computed once per (quick, seed) in a session."""
+    from pyfed.check import default_replicates, run_check
+    cache = {}
+
+    def get(quick: bool, seed: int):
+        if (quick, seed) not in cache:
+            cache[quick, seed] = tuple(run_check(quick=quick, seed=seed, replicates=default_replicates(quick)))
+        return cache[quick, seed]
+    return get
+
+
+@pytest.fixture(scope="session")
+def quick_check_cli(tmp_path_factory):
+    """``pyfed check --quick --seed 0 --json PATH`` run once: ``(status, stdout, stderr, report)``
+    with ``report`` the JSON document it wrote."""
+    import json
+
+    from cli_helpers import run_cli
+    path = tmp_path_factory.mktemp("quick-check") / "report.json"
+    code, out, err = run_cli(["check", "--quick", "--seed", "0", "--json", str(path)])
+    return code, out, err, json.loads(path.read_text(encoding="utf-8"))

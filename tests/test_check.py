@@ -53,11 +53,8 @@ def test_quadratic_instance_rhs_is_exact(suite):
     assert isinstance(instance_rhs(q), Fraction)
 
 
-def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
-    out = tmp_path / "report.json"
-    status = main(["check", "--quick", "--seed", "0", "--json", str(out)])
-    text = capsys.readouterr().out
-    report = json.loads(out.read_text())
+def test_pyfed_check_quick_holds_everywhere(quick_check_cli):
+    status, text, _, report = quick_check_cli
     # the built-in instances' verdicts: those that belong to no statement of the catalogue
     searched = {i for s in report["statements"] for i in s["verdicts"]}
     builtin = [v for i, v in enumerate(report["verdicts"]) if i not in searched]
@@ -102,10 +99,9 @@ def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite
     assert Fraction(j["exact"]) == rhs if "exact" in j else abs(Fraction(j["decimal"]) - rhs) < rhs * Fraction(1, 10**16)
 
 
-def test_each_verdict_names_its_evidence(capsys):
-    from pyfed.check import run_check
+def test_each_verdict_names_its_evidence(default_check, capsys):
     from pyfed.commands.render import evidence
-    verdicts = run_check(quick=True, seed=0)
+    verdicts = default_check(True, 0)                 # run_check(quick=True, seed=0)
     ev = {v.details["instance"]: evidence(v) for v in verdicts}
     assert ev["quadratic-rational-N8-d4"] == "exact moments, exact rationals"
     assert ev["logistic-breast_cancer-dirichlet0.5"].startswith("Monte Carlo 99.9% t-interval, R=64")

@@ -1,6 +1,7 @@
 """pyfed.cli: usage errors (one line naming the argument, exit 2), internal errors (one line, exit 3),
 an interrupt (exit 130), --help/--version, and the installed console script's exit statuses."""
 
+import argparse
 import os
 import subprocess
 import sys
@@ -12,7 +13,6 @@ from pyfed import cli
 from pyfed.errors import EXIT_INPUT, EXIT_INTERNAL
 
 from cli_helpers import one_error_line, run_main
-import argparse
 
 
 

@@ -12,18 +12,16 @@ import re
 import select
 import subprocess
 import sys
+from fractions import Fraction as Fr
 from pathlib import Path
 
-import pytest
-
-from cli_helpers import run_cli
-from fractions import Fraction as Fr
-
 import numpy as np
+import pytest
 
 from pyfed.cli import main
 from pyfed.errors import EXIT_INPUT, EXIT_OK, EXIT_VIOLATED, Diverged
-from cli_helpers import forbid, json_strings, one_error_line, run_main
+
+from cli_helpers import forbid, json_strings, one_error_line, run_cli, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "statements"
@@ -270,12 +268,10 @@ def test_cli_check_shows_the_divergence(monkeypatch, capsys):
     assert code == EXIT_OK and "diverged at round 2" in out
 
 
-def test_quick_report_has_floats_beside_exact_numbers_and_no_giant_fractions(tmp_path, capsys):
+def test_quick_report_has_floats_beside_exact_numbers_and_no_giant_fractions(quick_check_cli):
     from pyfed.exact import REPORT_EXACT_CHARS
-    out = tmp_path / "quick.json"
-    code, _, err = run_main(["check", "--quick", "--json", str(out)], capsys)
+    code, _, err, report = quick_check_cli            # pyfed check --quick --seed 0 --json PATH
     assert code == EXIT_OK, err
-    report = json.loads(out.read_text())
     quad = next(v for v in report["verdicts"] if v["details"]["instance"].startswith("quadratic"))
     d = quad["details"]
     for key in ("dist_sq", "C0"):

@@ -10,11 +10,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+
+from pyfed.commands.render import render_profile, render_verdicts
+from pyfed.verdicts import Holds, Inconclusive, Violated
 
 from cli_helpers import run_cli
-from pyfed.verdicts import Holds, Inconclusive, Violated
-from rich.console import Console
-from pyfed.commands.render import render_profile, render_verdicts
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"

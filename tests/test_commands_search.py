@@ -1,17 +1,17 @@
 """The ``pyfed search`` front end (pyfed.commands.search): bad input refused before searching, the
 summary written without counterexamples, exit 1 for a counterexample to the statement itself."""
 
+import argparse
 import json
 import os
 from fractions import Fraction as Fr
 
 import pytest
 
+from pyfed import cli as main_cli
 from pyfed.errors import EXIT_INPUT, EXIT_OK, EXIT_VIOLATED
 
 from cli_helpers import forbid, one_error_line, run_main
-import argparse
-from pyfed import cli as main_cli
 
 
 

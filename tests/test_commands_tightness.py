@@ -7,10 +7,9 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from pyfed.errors import EXIT_INPUT, EXIT_OK
+from pyfed.errors import EXIT_INPUT, EXIT_OK, InputError
 
 from cli_helpers import forbid, one_error_line, run_main
-from pyfed.errors import InputError
 
 
 

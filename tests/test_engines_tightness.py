@@ -8,6 +8,7 @@ def test_tightness_reports_progress():
     assert len(labels) == len(res.points) == 4 and sum("bisection" in x for x in labels) == 2
 
 from fractions import Fraction as Fr
+
 from cli_helpers import run_main
 
 

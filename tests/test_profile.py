@@ -13,11 +13,11 @@ import pytest
 import sympy
 
 from pyfed.cli import main
-from pyfed.errors import InputError
-from pyfed.engines.statement import (candidate, constant_profile, literals, outward_decimal, profile_size, search,
+from pyfed.engines.statement import (PERSIST_HALVINGS, candidate, constant_profile, instance_from_json,
+                                    instance_to_json, literals, outward_decimal, profile_size, recheck, search,
                                     structured_count)
+from pyfed.errors import InputError
 from pyfed.statements import read_file, read_text
-from pyfed.engines.statement import PERSIST_HALVINGS, instance_from_json, instance_to_json, recheck
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
 SEED = EXAMPLES / "seed_convex.lean"
@@ -336,12 +336,12 @@ def test_step_constant_of_an_already_violated_statement_has_no_threshold(no_nois
     assert h <= 1 / (8 * 81 * Fraction(inst.problem.beta))
 
 
-def test_real_step_threshold_is_kept():
+def test_real_step_threshold_is_kept(seed_profile):
     """The seed statement: gradient descent diverges for h > 2/beta, a violation that vanishes at
     half the step, so 81's threshold 1/2 stays (and says it excludes the violations)."""
-    (st,) = read_file(EXAMPLES / "seed_convex.lean")
+    st, prof, _ = seed_profile                        # seed_convex.lean, seed 0, budget 1
     key = next(lit.key for lit in literals(st) if lit.key.startswith("step_size:81"))
-    (c,) = constant_profile(st, seed=0, budget=1, only=[key])["constants"]
+    c = _row(prof, key)
     assert c["needed"] == "1/2" and c["excludes_violation"] is True and not c["violated_at_own_value"]
     assert "iff the constant is > 1/2; the statement has 81" in c["statement"]
 

@@ -9,17 +9,17 @@ import os
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from pyfed import __version__
 from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
-from pyfed.errors import InputError
 from pyfed.engines.statement import WITNESS_SCHEMA
+from pyfed.errors import InputError
 from pyfed.search import (file_stem, load_record, recheck, run_all, search_to_dir,
                           statement_options, statement_verdicts_json)
-from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

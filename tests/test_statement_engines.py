@@ -60,14 +60,16 @@ def _same_number(new, old, rel):
     return _close(new["float"], old["float"], rel or 1e-12)
 
 
-@pytest.mark.parametrize("key", ["quick=True,seed=0", "quick=True,seed=3", "quick=False,seed=0"])
-def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key):
-    from pyfed.check import default_replicates, run_check
+@pytest.mark.parametrize("key", ["quick=True,seed=0", "quick=True,seed=3",
+                                 pytest.param("quick=False,seed=0", marks=pytest.mark.slow)])
+def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key, default_check):
     base = json.loads(BASELINE.read_text())[key]
     quick = key.startswith("quick=True")
     seed = int(key.rsplit("=", 1)[1])
-    new = [json.loads(json.dumps(v.to_json(), default=str)) for v in run_check(quick=quick, seed=seed, fedavg=False,
-                                                                                 replicates=default_replicates(quick))]
+    # run_check(quick=quick, seed=seed, replicates=default_replicates(quick)) without its FedAvg rows
+    # (computed after the SCAFFOLD rows, so these are the rows of run_check(..., fedavg=False))
+    new = [json.loads(json.dumps(v.to_json(), default=str)) for v in default_check(quick, seed)
+           if not v.statement.startswith("FedAvg.")]
     assert [v["statement"] for v in new] == [v["statement"] for v in base]
     for n, o in zip(new, base):
         assert n["status"] == o["status"] and n["exact"] == o["exact"]

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pyfed.errors import InputError, UndefinedValue
 from pyfed.theory import (contraction, convex_hypotheses, convex_rhs, effective_step, failing,
                           initial_control_error, initial_potential, nonconvex_hypotheses, nonconvex_rhs,
                           round_time, squared_distance, weight, weight_sum, weights)
-from fractions import Fraction as Fr
-from pyfed.errors import InputError, UndefinedValue
 
 
 def test_convex_rhs_hand_derived():
@@ -177,11 +176,11 @@ def test_convex_rhs_at_mu_h_equal_two_is_a_named_error():
     assert weights(3, 1, 1) == [2, 4, 8] and weight_sum(3, 1, 1) == 14
 
 
-@pytest.mark.parametrize("name, value", [("T", 2.5), ("T", "5/2"), ("K", Fr(5, 2)), ("S", 1.5), ("N", -1),
+@pytest.mark.parametrize("name, value", [("T", 2.5), ("T", "5/2"), ("K", F(5, 2)), ("S", 1.5), ("N", -1),
                                          ("T", float("nan"))])
 def test_non_natural_numbers_are_rejected_not_truncated(name, value):
     from pyfed.theory import convex_hypotheses, convex_rhs, nonconvex_hypotheses, nonconvex_rhs
-    base = dict(N=4, S=2, K=2, T=3, eta_l=Fr(1, 1000), eta_g=1, sigma=Fr(1, 2))
+    base = dict(N=4, S=2, K=2, T=3, eta_l=F(1, 1000), eta_g=1, sigma=F(1, 2))
     calls = [
         lambda kw: convex_rhs(dist_sq=1, C0=1, mu=0, **kw),
         lambda kw: convex_hypotheses(beta=1, mu=0, **kw),
@@ -196,13 +195,13 @@ def test_non_natural_numbers_are_rejected_not_truncated(name, value):
     # the same values as exact integers are fine (4.0, "4", Fraction(4) are the natural number 4)
     a = convex_rhs(dist_sq=1, C0=1, mu=0, **base)
     assert convex_rhs(dist_sq=1, C0=1, mu=0, **dict(base, T=3.0)) == a
-    assert convex_rhs(dist_sq=1, C0=1, mu=0, **dict(base, T="3", K=Fr(2))) == a
+    assert convex_rhs(dist_sq=1, C0=1, mu=0, **dict(base, T="3", K=F(2))) == a
 
 
 def test_convex_rhs_T_two_and_a_half_is_not_T_two():
     from pyfed.theory import convex_rhs
     kw = dict(dist_sq=1, C0=1, N=2, S=1, K=1, eta_l=1, eta_g=1, mu=0, sigma=0)
-    assert convex_rhs(T=2, **kw) == Fr(19, 2)                 # V0/(h W) = (1 + 18)/2 by hand
+    assert convex_rhs(T=2, **kw) == F(19, 2)                 # V0/(h W) = (1 + 18)/2 by hand
     with pytest.raises(InputError):
         convex_rhs(T=2.5, **kw)
 
@@ -210,5 +209,5 @@ def test_convex_rhs_T_two_and_a_half_is_not_T_two():
 def test_convex_hypotheses_K_two_and_a_half_raises_as_documented():
     from pyfed.theory import convex_hypotheses
     with pytest.raises(InputError) as e:
-        convex_hypotheses(N=4, S=2, K=2.5, T=3, eta_l=Fr(1, 1000), eta_g=1, beta=1, mu=0, sigma=0)
+        convex_hypotheses(N=4, S=2, K=2.5, T=3, eta_l=F(1, 1000), eta_g=1, beta=1, mu=0, sigma=0)
     assert e.value.argument == "K" and "2.5" in e.value.reason

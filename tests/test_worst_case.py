@@ -10,15 +10,14 @@ import pytest
 
 import pyfed.engines.pep as wc
 import pyfed.engines.pep.solver as wc_solver
-from pyfed.errors import InputError
 from pyfed.engines.pep import (WorstCaseResult, pep_gradient_growth, pep_nonexpansive,
                                           pep_row_for_check, smallest_constant,
                                           worst_case_fedavg, worst_case_gradient_descent,
                                           worst_case_local_sgd, worst_case_scaffold)
+from pyfed.errors import EXIT_INPUT, InputError
 from pyfed.theory import effective_step, initial_potential, weight_sum, weights
-from pyfed.errors import EXIT_INPUT
+
 from cli_helpers import forbid, one_error_line, run_main
-from fractions import Fraction as Fr
 
 REL = 1e-4  # solver tolerance 1e-6 on values of order 0.1-1
 
@@ -468,13 +467,13 @@ def test_bad_output_and_solver_are_refused_before_work(argv, argument, monkeypat
 
 def test_worst_case_summary_is_plain():
     from pyfed.commands.worst_case import summary_lines
-    sc = {"c": Fr(3, 4), "m_star": 108, "m_fail": 135, "grid_max": 162, "used": 6, "excluded": 0,
+    sc = {"c": Fraction(3, 4), "m_star": 108, "m_fail": 135, "grid_max": 162, "used": 6, "excluded": 0,
           "all_optimal": True}
     (line,) = summary_lines(sc)
     assert line.startswith("smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1: "
                            "c = 0.75 (the theorem uses c = 81); first failure at h = 135/(81 beta)")
     assert "(0.6, 0.75]" in line and "81/" not in line
-    lines = summary_lines(dict(sc, c=Fr(81, 162), m_star=162, m_fail=None, excluded=2, used=4))
+    lines = summary_lines(dict(sc, c=Fraction(81, 162), m_star=162, m_fail=None, excluded=2, used=4))
     assert "c = 0.5 (the theorem uses c = 81)" in lines[0] and "162/(81 beta)" in lines[0]
     assert "2 of 6 points" in lines[1]
     assert "no constant c" in summary_lines(dict(sc, c=None, m_star=None, m_fail=1))[0]
