@@ -53,6 +53,7 @@ def test_quadratic_instance_rhs_is_exact(suite):
     assert isinstance(instance_rhs(q), Fraction)
 
 
+@pytest.mark.slow
 def test_pyfed_check_quick_holds_everywhere(quick_check_cli):
     status, text, _, report = quick_check_cli
     # the built-in instances' verdicts: those that belong to no statement of the catalogue
@@ -85,6 +86,7 @@ def test_check_rejects_bad_seed_and_json_path_before_running(capsys):
     assert "--json" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite):
     from pyfed.check import run_instance, statement_of
     q = next(inst for inst in suite if inst.name.startswith("quadratic"))
@@ -99,6 +101,7 @@ def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite
     assert Fraction(j["exact"]) == rhs if "exact" in j else abs(Fraction(j["decimal"]) - rhs) < rhs * Fraction(1, 10**16)
 
 
+@pytest.mark.slow
 def test_each_verdict_names_its_evidence(default_check, capsys):
     from pyfed.commands.render import evidence
     verdicts = default_check(True, 0)                 # run_check(quick=True, seed=0)

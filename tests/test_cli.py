@@ -69,6 +69,7 @@ def _console_script():
                                                                   "sys.exit(main())"]
 
 
+@pytest.mark.slow
 def test_console_script_exit_statuses(tmp_path):
     """The installed ``pyfed`` script returns main's status to the shell (2 bad input, 0 ran)."""
     env = dict(os.environ, PYTHONWARNINGS="ignore")

@@ -74,6 +74,7 @@ def _read_all(fd, proc) -> bytes:
     return buf
 
 
+@pytest.mark.slow
 def test_progress_is_shown_on_a_terminal():
     """stderr a pseudo-terminal: a live display names the running stage (and no stage lines)."""
     master, slave = pty.openpty()
@@ -92,6 +93,7 @@ def test_progress_is_shown_on_a_terminal():
     assert "ConvexFiniteRoundConvergence" in out
 
 
+@pytest.mark.slow
 def test_a_pipe_gets_one_line_per_finished_stage():
     proc = _driver(0.0, capture_output=True, text=True)
     assert proc.returncode == 1
@@ -117,6 +119,7 @@ def test_a_real_check_on_a_pipe_prints_one_line_per_stage():
         "pyfed check: ConvexWithoutNoiseTerm: PEP worst case"]
 
 
+@pytest.mark.slow
 def test_an_ascii_console_gets_ascii_spellings_and_the_json_first(tmp_path):
     """PYTHONIOENCODING=ascii: the run finishes (exit 1: a violated verdict), the JSON report is
     written, and the report is printed with ASCII spellings of the symbols."""
@@ -258,6 +261,7 @@ def test_check_rejects_bad_input_before_running(argv, argument, why, tmp_path, m
     assert not any(tmp_path.iterdir())      # nothing created (the probe file is removed)
 
 
+@pytest.mark.slow
 def test_cli_check_shows_the_divergence(monkeypatch, capsys):
     import pyfed.algorithms
 
@@ -268,6 +272,7 @@ def test_cli_check_shows_the_divergence(monkeypatch, capsys):
     assert code == EXIT_OK and "diverged at round 2" in out
 
 
+@pytest.mark.slow
 def test_quick_report_has_floats_beside_exact_numbers_and_no_giant_fractions(quick_check_cli):
     from pyfed.exact import REPORT_EXACT_CHARS
     code, _, err, report = quick_check_cli            # pyfed check --quick --seed 0 --json PATH

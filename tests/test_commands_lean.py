@@ -20,6 +20,7 @@ def test_lean_drift_mismatch_is_exit_4(monkeypatch, capsys):
     assert code == EXIT_CHECK_FAILED and "drift: convexRHS: 12 vs 13" in err
 
 
+@pytest.mark.slow
 def test_lean_drift_writes_nothing(tmp_path, capsys):
     import shutil
     lean = tmp_path / "lean"

@@ -55,6 +55,7 @@ def test_labels_of_hand_made_verdicts():
     assert (j["status"], j["certified"], j["label"]) == ("holds", False, "holds (numerical)")
 
 
+@pytest.mark.slow
 def test_monte_carlo_and_pep_rows_are_numerical_exact_row_certified(no_noise):
     code, out, report = no_noise
     assert code == 1
@@ -137,6 +138,7 @@ def test_brackets_in_names_reasons_and_hypotheses_survive_the_tables():
 
 # ---------------------------------------------------------------- 4. several Lean files
 
+@pytest.mark.slow
 def test_two_lean_files_one_report_exit_1_if_any_is_violated(tmp_path):
     rep = tmp_path / "r.json"
     a, b = str(EXAMPLES / "seed_convex.lean"), str(EXAMPLES / "convex_no_noise.lean")
@@ -241,6 +243,7 @@ def _text(con) -> str:
     return " ".join(con.export_text().split())
 
 
+@pytest.mark.slow
 def test_render_says_no_value_excludes_persistent_violations(no_noise_profile):
     _, prof = no_noise_profile
     con = Console(record=True, width=300)

@@ -36,6 +36,7 @@ def test_search_rejects_bad_input_before_searching(argv, argument, why, tmp_path
     assert why in err
 
 
+@pytest.mark.slow
 def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
     code, out, err = run_main(["search", "ConvexFiniteRoundConvergence", "--budget", "1", "--out", str(tmp_path)],
                            capsys)

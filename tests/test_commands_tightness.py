@@ -13,6 +13,7 @@ from cli_helpers import forbid, one_error_line, run_main
 
 
 
+@pytest.mark.slow
 def test_tightness_ratio_beyond_the_float_range(tmp_path, capsys):
     """A sweep whose ratio exceeds 1.8e308 prints it (certified digits) and plots it off scale."""
     code, out, err = run_main(["tightness", "--N", "2", "--d", "1", "--S", "1", "--K", "4", "--T", "40",

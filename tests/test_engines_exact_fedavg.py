@@ -95,6 +95,7 @@ def test_noisy_moments_equal_enumeration_of_rademacher_noise():
     assert m.drift == [[[v / N for v in u] for u in row] for row in acc_r]
 
 
+@pytest.mark.slow
 def test_symbolic_expectation_d1_tau2_T2():
     """sigma > 0, d = 1, tau = 2, T = 2, M = 2: every statistic as a polynomial in the noises,
     expectation taken symbolically (E xi = 0, E xi^2 = sigma^2, independent), then evaluated at

@@ -13,6 +13,7 @@ from cli_helpers import json_strings
 
 
 
+@pytest.mark.slow
 def test_decide_at_a_huge_step_does_not_hit_the_int_str_limit():
     """h = 50/beta, K = 20: exact entries exceed Python's 4300-digit int->str limit; the verdict,
     its JSON and its string must still work, and reports print no giant fraction."""

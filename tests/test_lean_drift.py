@@ -31,6 +31,7 @@ def _text(rel):
     return (LEAN / rel).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_lean_and_python_agree():
     assert drift.check_drift(LEAN) == []
 
@@ -51,6 +52,7 @@ def test_parsed_bodies_are_the_seed_formulas():
     assert defs["convexRHSQ"].params == ["distSq", "C0", "N", "S", "K", "T", "ηl", "ηg", "μ", "σ"]
 
 
+@pytest.mark.slow
 def test_constant_81_edited_in_lean_is_detected():
     broken = _text(THEOREMS).replace("1 / (81 * P.β)", "1 / (80 * P.β)")
     assert broken != _text(THEOREMS)
@@ -67,6 +69,7 @@ def test_lean_model_exponent_edit_is_detected():
     assert "weight" in names and "weight vs weightQ" in names
 
 
+@pytest.mark.slow
 def test_exact_mirror_edit_is_detected():
     old = "12 * effectiveStepQ K ηl ηg * σ ^ 2"
     assert old in _text(EXACT)
@@ -97,6 +100,7 @@ def test_unsupported_syntax_is_an_error_not_a_pass():
         drift.parse_definitions(LEAN, sources={MODEL: broken})
 
 
+@pytest.mark.slow
 def test_assert_no_drift_raises_with_message(monkeypatch):
     monkeypatch.setattr(bounds, "effective_step", lambda K, a, b, **kw: Fraction(2) * K * a * b)
     with pytest.raises(drift.DriftError, match="effectiveStep"):
@@ -111,6 +115,7 @@ def test_let_binding_is_substituted():
     assert sympy.simplify(e2 - 2 * K * eta_l) == 0
 
 
+@pytest.mark.slow
 def test_let_edit_in_lean_is_detected():
     old = "  let h := effectiveStep K ηl ηg\n  14 *"
     assert old in _text(MODEL)
@@ -169,6 +174,7 @@ def test_function_arity_is_checked():
         drift.parse_expression("min a")
 
 
+@pytest.mark.slow
 def test_drift_reports_progress():
     steps = []
     drift.check_drift(points=2, progress=steps.append)
@@ -177,6 +183,7 @@ def test_drift_reports_progress():
 
 # ------------------------------------------------------------------------------------------ FedAvg
 
+@pytest.mark.slow
 def test_fedavg_definitions_are_in_sync_with_pyfed_theory():
     assert drift.check_fedavg_drift(LEAN, points=12) == []
     # and check_drift runs the FedAvg half by default

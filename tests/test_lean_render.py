@@ -270,6 +270,7 @@ def test_counterexample_outside_hypotheses_states_only_what_is_defined():
     assert e.value.argument == "instance"
 
 
+@pytest.mark.slow
 def test_pyfed_main_dispatches_lean(monkeypatch, capsys):
     from pyfed import cli as main_cli
     assert main_cli.main(["lean", "--check", "--drift"]) == 0

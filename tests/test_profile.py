@@ -50,6 +50,7 @@ def _row(prof, key):
     return next(c for c in prof["constants"] if c["key"] == key)
 
 
+@pytest.mark.slow
 def test_progress_counts_every_candidate(seed_profile):
     st, prof, seen = seed_profile
     # the right side once, then the step-size hypothesis relaxed, each structured + budget
@@ -60,6 +61,7 @@ def test_progress_counts_every_candidate(seed_profile):
         constant_profile(st, only=["convexRHS.noise=13"])
 
 
+@pytest.mark.slow
 def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
     """needed(12) = (lhs - (rhs - 12 u)) / u on the pinning instance (u = the noise unit, by
     hand), below 12, reached at x0 = x*, c0 = grad f_i(x*), T = 200: a structured candidate."""
@@ -83,6 +85,7 @@ def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
     assert "iff the constant is >= " + c["needed_decimal"] in c["statement"]
 
 
+@pytest.mark.slow
 def test_potential_constant_is_pinned_by_the_control_error(seed_profile):
     """The 9 of 9 N h² C₀ / S is tested: on the structured "controls off" candidate (x0 = x*,
     zero controls so C₀ > 0, σ = 0, S = 1 of N = 2) only that term is left on the right side,
@@ -102,6 +105,7 @@ def test_potential_constant_is_pinned_by_the_control_error(seed_profile):
     assert lhs > 0 and need == 9 * lhs / rhs
 
 
+@pytest.mark.slow
 def test_render_prints_short_rows(seed_profile):
     from rich.console import Console
 
@@ -116,6 +120,7 @@ def test_render_prints_short_rows(seed_profile):
     assert "already violated" not in text
 
 
+@pytest.mark.slow
 def test_profile_on_two_workers_is_identical(seed_profile):
     """The same candidates through pyfed.parallel on a 2-process LocalCluster: the same JSON."""
     pytest.importorskip("distributed")
@@ -127,6 +132,7 @@ def test_profile_on_two_workers_is_identical(seed_profile):
     assert _dump(again) == _dump(prof) and sum(seen) == prof["candidates"]
 
 
+@pytest.mark.slow
 def test_too_small_noise_constant_is_caught_by_a_structured_candidate():
     from pyfed.engines.statement import recheck
     text = SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar", SMALL_NOISE_RHS)
@@ -223,6 +229,7 @@ def test_profile_json_caps_giant_exact_thresholds():
     assert isinstance(c["exact"], dict)   # a giant Fraction object is capped too, not a crash
 
 
+@pytest.mark.slow
 def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile):
     # a statement violated whatever a constant's value: that constant's "not needed" row says
     # no value of it excludes the violations drawn (it does not read as if everything were fine)
@@ -242,6 +249,7 @@ def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile)
     assert text.count("already violated at its own constants") == 1
 
 
+@pytest.mark.slow
 def test_a_threshold_too_large_for_sympy_is_not_determined_not_a_crash(monkeypatch):
     # sympy can overflow on gigantic exact numbers (factoring the integer under a square root of a
     # long-horizon value): that instance's threshold is "not determined", the profile goes on
@@ -317,6 +325,7 @@ def test_the_numerals_left_out_are_listed_with_the_reason():
     assert any(lit.description.startswith("the numeral 1 ") for lit in literals(st))
 
 
+@pytest.mark.slow
 def test_step_constant_of_an_already_violated_statement_has_no_threshold(no_noise_profile):
     st, prof = no_noise_profile
     assert prof["violated"] is not None
@@ -336,6 +345,7 @@ def test_step_constant_of_an_already_violated_statement_has_no_threshold(no_nois
     assert h <= 1 / (8 * 81 * Fraction(inst.problem.beta))
 
 
+@pytest.mark.slow
 def test_real_step_threshold_is_kept(seed_profile):
     """The seed statement: gradient descent diverges for h > 2/beta, a violation that vanishes at
     half the step, so 81's threshold 1/2 stays (and says it excludes the violations)."""
@@ -346,6 +356,7 @@ def test_real_step_threshold_is_kept(seed_profile):
     assert "iff the constant is > 1/2; the statement has 81" in c["statement"]
 
 
+@pytest.mark.slow
 def test_min_max_sqrt_profile_rows_are_short():
     text = (EXAMPLES / "seed_convex.lean").read_text(encoding="utf-8")
     rhs = ("max (min (convexRHS P S K T ηl ηg μ c0 xstar) (Real.sqrt 2 * P.σ ^ 2))\n"

@@ -47,6 +47,7 @@ def test_lemma_export_contents_and_exact_readback(tmp_path):
     assert summary["counterexamples"] == 1 and summary["statistics"]["violated"] >= 1
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_across_processes(tmp_path):
     """Two fresh interpreters (different hash seeds) write byte-identical files."""
     code = ("import sys; from pyfed.search import search_to_dir; "
