@@ -1,4 +1,5 @@
-"""README's two set-up commands are the ones CI and users run."""
+"""README: its two set-up commands are the ones CI and users run; the tables and notes other
+parts of pyfed rely on (exit statuses, bad input, budget, sigma_sq, divergence) are there."""
 
 import re
 from pathlib import Path
