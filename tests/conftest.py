@@ -1,4 +1,6 @@
-"""Shared test set-up: the environment must not change what a report looks like."""
+"""Shared test set-up: the environment must not change what a report looks like; expensive results
+that several test files check (the default suite's verdicts, one quick CLI check, a constant
+profile) are computed once per session."""
 
 from pathlib import Path
 
