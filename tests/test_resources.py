@@ -244,6 +244,7 @@ BIG_INPUTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, option, text", BIG_INPUTS, ids=[" ".join(a[:3]) for a, _, _ in BIG_INPUTS])
 def test_big_input_is_refused_in_seconds_with_little_memory(argv, option, text, tmp_path):
     subs = {"{seed_convex}": str(EXAMPLES / "seed_convex.lean"), "{tmp}": str(tmp_path / "out"),

@@ -82,12 +82,11 @@ def test_default_rows_on_the_exact_instance_equal_the_stored_report():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("key", ["quick=True,seed=0", "quick=True,seed=3", "quick=False,seed=0"])
-def test_default_fedavg_rows_reproduce_the_stored_report(key):
-    from pyfed.check import run_check
+def test_default_fedavg_rows_reproduce_the_stored_report(key, default_check):
     base = json.loads(BASELINE.read_text())[key]
     quick = key.startswith("quick=True")
     seed = int(key.rsplit("=", 1)[1])
-    vs = run_check(quick=quick, seed=seed, replicates=64 if quick else 256)
+    vs = default_check(quick, seed)                   # run_check(quick=quick, seed=seed, replicates=64 if quick else 256)
     new = [json.loads(json.dumps(v.to_json(), default=str)) for v in vs if v.statement.startswith("FedAvg.")]
     assert [r["statement"] for r in new] == [r["statement"] for r in base]
     for n, o in zip(new, base):

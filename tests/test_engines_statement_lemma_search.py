@@ -86,6 +86,7 @@ def test_vector_lemma_variants(name, edits, false):
     (_violated if false else _never_violated)(st)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,edits,false", FUNCTION_CLASS, ids=_ids(FUNCTION_CLASS))
 def test_function_class_lemma_variants(name, edits, false):
     st = _variant(name, edits)
@@ -93,6 +94,7 @@ def test_function_class_lemma_variants(name, edits, false):
     (_violated if false else _never_violated)(st)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,edits,false", SEQUENCE, ids=_ids(SEQUENCE))
 def test_sequence_lemma_variants(name, edits, false):
     st = _variant(name, edits)
@@ -109,6 +111,7 @@ LOCAL_SGD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,edits,false", LOCAL_SGD, ids=_ids(LOCAL_SGD))
 def test_local_sgd_variants(name, edits, false):
     st = _variant(name, edits)
