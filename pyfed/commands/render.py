@@ -33,7 +33,9 @@ def evidence(v) -> str:
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):
-        n = d.get("decided", 0)
+        n, b = d.get("decided", 0), d.get("decided_in_balls", 0)
+        if b:
+            return f"search: {n} instance{'' if n == 1 else 's'} decided ({n - b} exactly, {b} in certified balls)"
         return f"search: {n} instance{'' if n == 1 else 's'} decided exactly"
     arith = str(d.get("arithmetic", ""))
     if "ball" in arith:
