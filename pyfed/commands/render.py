@@ -130,7 +130,8 @@ def render_statement_verdicts(console, results) -> None:
             result = "[bold red]COUNTEREXAMPLE[/]"
         else:
             result = d.get("search_result", "-")
-        how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
+        how = ("exactly" if d.get("tightest_exact", v.exact) else
+               "in certified balls" if d.get("lhs_ball") else "mpmath")
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
         t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
