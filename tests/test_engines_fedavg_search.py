@@ -134,3 +134,14 @@ def test_the_lean_record_of_a_ball_witness_states_certified_bounds():
     with mpmath.workdps(60):
         assert 0 < lo and mpmath.mpf(lo.numerator) / lo.denominator <= ref
         assert ref - mpmath.mpf(lo.numerator) / lo.denominator < mpmath.mpf(10) ** -30
+
+
+def test_a_search_decided_in_balls_never_calls_its_tightest_instance_exact():
+    """The tuned step of eq. (16) is irrational, so every candidate of TunedConvexFedAvgConvergence
+    is decided in certified balls: the tightest instance is given by its balls, not as exact."""
+    (st,) = [s for s in read_file(fedavg_theorems_path()) if s.name == "TunedConvexFedAvgConvergence"]
+    v = search(st, seed=0, budget=0).verdict
+    d = v.details
+    assert v.status == "inconclusive" and d["decided_in_balls"] == d["decided"] >= 4
+    assert d["tightest_exact"] is False and "lhs_exact" not in d and d["lhs_ball"].startswith("[")
+    assert "decided (exactly or in certified balls)" in v.reason and "exactly decided" not in v.reason

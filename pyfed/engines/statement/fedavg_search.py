@@ -361,9 +361,9 @@ def _verdict(st, records, seed, budget, relax):
     else:
         lhs = rhs = None
     details["search_result"] = f"no counterexample among {len(decided)} decided"
+    how = "exactly decided" if not in_balls else "decided (exactly or in certified balls)"
     return Inconclusive(st.name, lhs, rhs, True, details,
-                        reason=(f"no counterexample among {len(decided)} exactly decided instances "
-                                "(a finite search proves nothing)"))
+                        reason=f"no counterexample among {len(decided)} {how} instances (a finite search proves nothing)")
 
 
 def _short(v) -> str:
