@@ -317,3 +317,19 @@ def test_fedavg_counterexample_file_rederives_the_right_side(tmp_path):
     assert e.value.argument == "rhs"
     rec["rhs"] = str(th.drift_rhs(1, Fraction(1, 4), sigma_sq=0, zeta_sq=1))
     assert "driftRHSQ 1 (1/4 : ℚ)" in render.render_counterexample(rec)
+
+
+def test_a_counterexample_of_certified_bounds_says_so_and_skips_the_mirror():
+    """A FedAvg witness decided in certified balls: ``lhs`` a certified lower bound of the left
+    side, ``rhs`` a certified upper bound of the right side; the file says so, states
+    ``rhs < lhs`` between the bounds and does not re-derive a right side it only bounds."""
+    rec = {"lean_name": "FedAvg.ConvexFedAvgConvergence", "lhs": "3/1024", "rhs": "1/1024", "lhs_bound": True,
+           "rhs_bound": True, "instance": {"M": "2", "tau": "4", "T": "2", "eta": "1/8", "L": "2", "sigma_sq": "0",
+                                          "zeta_sq": "4", "dist_sq": "0"}}
+    text = render.render_counterexample(rec)
+    assert "Left side (certified lower bound (python-flint arb ball)): 3/1024" in text
+    assert "right side (certified upper bound (python-flint arb ball)): 1/1024" in text
+    assert "a certified upper bound of the right side is below a certified lower bound of the left side" in text
+    assert "#guard (1/1024 : ℚ) < (3/1024 : ℚ)" in text and "convergenceRHSQ" not in text
+    exact = render.render_counterexample(dict(rec, lean_name="FedAvg.Trial.NoZeta", lhs_bound=False, rhs_bound=False))
+    assert "the witness: the left side exceeds the right side" in exact and "certified" not in exact

@@ -191,3 +191,63 @@ def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
     out = run_all(seed=0, quick=True, progress=seen.append)
     assert seen == [e.display for e in catalogue()] == [name for name, _ in out]
     assert calls and {b for _, b in calls} == {2}
+
+
+# ------------------------------------------------------------------- FedAvg search records
+
+@pytest.mark.parametrize("name, edit", [
+    ("FedAvg.BoundedClientDrift", {"mutate": "drift_constant_18_to_1"}),
+    ("FedAvg.BoundedClientDrift", {"relax": ("step_size",)}),
+    ("FedAvg.ConvexFedAvgConvergence", {"mutate": "step_4_over_L"}),
+])
+def test_fedavg_search_records_are_counterexample_records_that_replay(tmp_path, capsys, name, edit):
+    """A FedAvg record of `pyfed search --mutate/--relax` has the counterexample schema and
+    `pyfed check --replay` re-decides it: the violation re-checks with both sides equal to the
+    recorded ones, exit 0 (an edited statement, as `pyfed search` itself exits)."""
+    from pyfed.cli import main
+    from pyfed.search import SEARCH_RECORD_SCHEMA
+    assert SEARCH_RECORD_SCHEMA == WITNESS_SCHEMA
+    (path,) = search_to_dir(name, seed=0, budget=1, out=str(tmp_path), **edit)
+    rec = load_record(path)
+    assert rec["schema"] == WITNESS_SCHEMA and rec["shape"] == "fedavg_run" and rec["lean_declaration"] == name
+    assert rec["mutate"] == edit.get("mutate") and rec["relax"] == list(edit.get("relax", ()))
+    lhs, rhs, margin = (Fraction(rec[k]["exact"]) for k in ("lhs", "rhs", "margin"))
+    assert margin == rhs - lhs < 0 and rec["exact"] is True
+    assert recheck(path).status == "violated"
+    capsys.readouterr()
+    assert main(["check", "--replay", path]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "verdict: violated" in text and "both sides equal the recorded ones exactly" in text
+    assert "the record is of an edited statement: exit 0" in text
+
+
+def test_a_fedavg_record_decided_in_balls_replays_and_is_counted_as_such(tmp_path, capsys):
+    """Eq. (15) without its zeta term (mutation drop_heterogeneity_term) is violated by the sqrt
+    family: the record holds certified rational bounds (no exact value, no float), the command
+    counts it "in certified balls" (not statistical), and the replay finds the same bounds."""
+    from pyfed.cli import main
+    out = tmp_path / "o"
+    assert main(["search", "FedAvg.ConvexFedAvgConvergence", "--mutate", "drop_heterogeneity_term", "--budget", "1",
+                 "--out", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(1 in certified balls)" in text and "statistical" not in text
+    (path,) = [p for p in out.glob("*.json") if not p.name.endswith("summary.json")]
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    assert rec["exact"] is False and rec["lhs"]["exact"] is None and rec["rhs"] == {"exact": "0"}
+    lo, hi = Fraction(rec["lhs"]["lower"]), Fraction(rec["lhs"]["upper"])
+    assert 0 < lo < hi and hi - lo < Fraction(1, 10 ** 30)
+    assert (Fraction(rec["margin"]["lower"]), Fraction(rec["margin"]["upper"])) == (-hi, -lo)
+    assert "float" not in path.read_text(encoding="utf-8")
+    assert main(["check", "--replay", str(path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "verdict: violated" in text and "both sides' certified bounds equal the recorded ones exactly" in text
+
+
+def test_the_violated_count_says_one_record_is_kept_per_statement(tmp_path, capsys):
+    """Two candidates violate Lemma 2 beyond its step-size hypothesis; one record (the first in
+    candidate order) is written, and the summary line says so."""
+    from pyfed.cli import main
+    assert main(["search", "FedAvg.BoundedClientDrift", "--relax", "step_size", "--out", str(tmp_path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert len([p for p in tmp_path.glob("*.json") if not p.name.endswith("summary.json")]) == 1
+    assert "2 violated (one record per statement: its first violation in candidate order)" in text

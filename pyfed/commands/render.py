@@ -33,7 +33,9 @@ def evidence(v) -> str:
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):
-        n = d.get("decided", 0)
+        n, b = d.get("decided", 0), d.get("decided_in_balls", 0)
+        if b:
+            return f"search: {n} instance{'' if n == 1 else 's'} decided ({n - b} exactly, {b} in certified balls)"
         return f"search: {n} instance{'' if n == 1 else 's'} decided exactly"
     arith = str(d.get("arithmetic", ""))
     if "ball" in arith:
@@ -132,7 +134,8 @@ def render_statement_verdicts(console, results) -> None:
             result = "[bold red]COUNTEREXAMPLE[/]"
         else:
             result = d.get("search_result", "-")
-        how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
+        how = ("exactly" if d.get("tightest_exact", v.exact) else
+               "in certified balls" if d.get("lhs_ball") else "mpmath")
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
         t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
