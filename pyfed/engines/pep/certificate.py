@@ -1,0 +1,239 @@
+"""Exact rational certificates for a PEP claim ``metric ≤ τ · init`` (:class:`.exact_pep.ExactPEP`).
+
+A certificate is (τ, λ, Q, slack) with rational entries such that, as linear forms in the Gram
+entries G_ab and the function values F_j, coefficient by coefficient,
+
+    τ · init - metric + Σ_k λ_k · I_k  =  ⟨Q, G⟩ + slack,
+
+with λ ≥ 0, Q positive semidefinite (decided by an exact LDLᵀ factorisation) and slack ≥ 0; I_k ≤ 0
+are the interpolation inequalities. Then on every Gram matrix G ⪰ 0 and values F satisfying the
+inequalities, metric = τ·init + Σ λ_k I_k - ⟨Q, G⟩ - slack ≤ τ·init: the claim holds for every
+function of the class (at the PEP's fixed parameters and sizes).
+
+:func:`verify_certificate` decides this in exact arithmetic and trusts nothing else.
+:func:`find_certificate` produces candidates from an untrusted floating-point oracle
+(:mod:`.certificate_oracle`): the face the dual matrix must vanish on (rationalised), a dual point
+in the relative interior, its multipliers rounded to rationals and projected exactly onto the
+affine equalities (function-value coefficients zero, Q·w = 0 on the face), then Q is *computed*
+exactly from λ. Rounding is tried at several denominators; the first candidate that verifies wins.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .exact_pep import ExactPEP, Form
+
+__all__ = ["Certificate", "CertificateCheck", "verify_certificate", "find_certificate", "residual_form",
+           "ldl_pivots", "gram_matrix"]
+
+
+@dataclass
+class Certificate:
+    """Exact data of a certificate (see the module docstring).
+
+    Attributes
+    ----------
+    tau : Fraction
+        The constant certified: metric ≤ tau · init.
+    multipliers : list[Fraction]
+        λ_k, one per ``pep.constraints`` entry (same order).
+    Q : list[list[Fraction]]
+        Symmetric n × n matrix, n = len(pep.leaves).
+    slack : Fraction
+        Constant term left over (≥ 0).
+    timings : dict
+        Seconds spent in the oracle, the rationalisation and the exact verification.
+    """
+
+    tau: Fraction
+    multipliers: list
+    Q: list
+    slack: Fraction = Fraction(0)
+    timings: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    def to_json(self, pep: ExactPEP) -> dict:
+        """Exact rationals as "p/q" strings, with the problem's description (the forms) so the
+        certificate can be re-checked without pyfed's builders."""
+        return {
+            "claim": "metric <= tau * init on every Gram matrix and function values satisfying the "
+                     "interpolation inequalities I_k <= 0",
+            "problem": pep.description, "leaves": list(pep.leaves), "function_values": list(pep.fvalues),
+            "tau": _s(self.tau), "slack": _s(self.slack),
+            "metric": form_json(pep.metric), "init": form_json(pep.init),
+            "constraints": [{"name": name, "form": form_json(f), "multiplier": _s(lam)}
+                            for (name, f), lam in zip(pep.constraints, self.multipliers)],
+            "Q": [[_s(v) for v in row] for row in self.Q],
+            "ldl_pivots": [_s(p) for p in (ldl_pivots(self.Q) or [])],
+        }
+
+
+def _s(q) -> str:
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def form_json(f: Form) -> dict:
+    """A form as JSON: gram [[a, b, "p/q"], ...] (a ≤ b), fval [[j, "p/q"], ...], const."""
+    return {"gram": [[a, b, _s(v)] for (a, b), v in sorted(f.gram.items())],
+            "fval": [[j, _s(v)] for j, v in sorted(f.fval.items())], "const": _s(f.const)}
+
+
+@dataclass
+class CertificateCheck:
+    """Outcome of :func:`verify_certificate`: ``ok`` and, when not, the first failed check."""
+
+    ok: bool
+    reason: str = ""
+
+
+def residual_form(pep: ExactPEP, tau, multipliers) -> Form:
+    """τ·init - metric + Σ_k λ_k I_k, exactly."""
+    if len(multipliers) != len(pep.constraints):
+        raise ValueError(f"{len(multipliers)} multipliers for {len(pep.constraints)} constraints")
+    gram: dict = {}
+    fval: dict = {}
+    const = Fraction(0)
+    terms = [(Fraction(tau), pep.init), (Fraction(-1), pep.metric)]
+    terms += [(Fraction(lam), form) for lam, (_, form) in zip(multipliers, pep.constraints) if lam != 0]
+    for s, form in terms:
+        for k, v in form.gram.items():
+            gram[k] = gram.get(k, 0) + s * v
+        for k, v in form.fval.items():
+            fval[k] = fval.get(k, 0) + s * v
+        const += s * form.const
+    return Form({k: v for k, v in gram.items() if v != 0}, {k: v for k, v in fval.items() if v != 0}, const)
+
+
+def gram_matrix(form: Form, n: int) -> list:
+    """The symmetric n × n matrix Q with ⟨Q, G⟩ = the form's Gram part (Q_ab = coef/2 off the
+    diagonal)."""
+    Q = [[Fraction(0)] * n for _ in range(n)]
+    for (a, b), v in form.gram.items():
+        if a == b:
+            Q[a][a] = Fraction(v)
+        else:
+            Q[a][b] = Q[b][a] = Fraction(v) / 2
+    return Q
+
+
+def ldl_pivots(Q) -> list | None:
+    """Pivots of the exact LDLᵀ factorisation of the symmetric rational matrix Q without pivoting,
+    or None when Q is not positive semidefinite (a negative pivot, or a zero pivot whose
+    remaining row is not zero: a PSD matrix with a zero diagonal entry has that row zero)."""
+    from flint import fmpq
+
+    n = len(Q)
+    A = [[fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] for row in Q]
+    pivots = []
+    for k in range(n):
+        d = A[k][k]
+        if d < 0:
+            return None
+        if d == 0:
+            if any(A[k][j] != 0 for j in range(k + 1, n)):
+                return None
+            pivots.append(Fraction(0))
+            continue
+        pivots.append(Fraction(int(d.p), int(d.q)))
+        row_k = A[k]
+        for i in range(k + 1, n):
+            if A[i][k] == 0:
+                continue
+            m = A[i][k] / d
+            row_i = A[i]
+            for j in range(k + 1, n):
+                if row_k[j] != 0:
+                    row_i[j] -= m * row_k[j]
+    return pivots
+
+
+def verify_certificate(pep: ExactPEP, cert: Certificate) -> CertificateCheck:
+    """Decide, in exact rational arithmetic, that ``cert`` proves metric ≤ cert.tau · init on the
+    PEP's feasible set: every multiplier ≥ 0; τ·init - metric + Σ λ_k I_k has zero
+    function-value coefficients, constant term = slack ≥ 0 and Gram coefficients equal to those of
+    ⟨Q, G⟩ (Q symmetric); Q positive semidefinite (exact LDLᵀ)."""
+    n = len(pep.leaves)
+    if len(cert.multipliers) != len(pep.constraints):
+        return CertificateCheck(False, f"{len(cert.multipliers)} multipliers for {len(pep.constraints)} constraints")
+    for lam, (name, _) in zip(cert.multipliers, pep.constraints):
+        if not isinstance(lam, Fraction):
+            return CertificateCheck(False, f"multiplier of {name} is not an exact rational")
+        if lam < 0:
+            return CertificateCheck(False, f"multiplier of {name} is negative ({lam})")
+    Q = cert.Q
+    if len(Q) != n or any(len(row) != n for row in Q):
+        return CertificateCheck(False, f"Q is not {n} x {n}")
+    for a in range(n):
+        for b in range(n):
+            if not isinstance(Q[a][b], Fraction):
+                return CertificateCheck(False, f"Q[{a}][{b}] is not an exact rational")
+            if Q[a][b] != Q[b][a]:
+                return CertificateCheck(False, f"Q is not symmetric at ({a}, {b})")
+    R = residual_form(pep, cert.tau, cert.multipliers)
+    if R.fval:
+        j = min(R.fval)
+        return CertificateCheck(False, f"function value {pep.fvalues[j]} keeps the coefficient {R.fval[j]}")
+    if R.const != cert.slack:
+        return CertificateCheck(False, f"constant term {R.const} differs from the slack {cert.slack}")
+    if cert.slack < 0:
+        return CertificateCheck(False, f"negative slack {cert.slack}")
+    for a in range(n):
+        for b in range(a, n):
+            want = Q[a][a] if a == b else 2 * Q[a][b]
+            if R.gram.get((a, b), 0) != want:
+                return CertificateCheck(False, f"Gram coefficient ({pep.leaves[a]}, {pep.leaves[b]}): identity "
+                                               f"gives {R.gram.get((a, b), 0)}, Q gives {want}")
+    if ldl_pivots(Q) is None:
+        return CertificateCheck(False, "Q is not positive semidefinite (exact LDLᵀ)")
+    return CertificateCheck(True)
+
+
+def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol: float = 1e-8,
+                     denominators=(10**4, 10**6, 10**9, None)) -> tuple[Certificate | None, str]:
+    """A verified certificate of metric ≤ tau·init, or (None, reason). ``tau`` exact (Fraction).
+
+    Steps: the face (:func:`.certificate_oracle.face_basis`), an interior dual point at this
+    τ (:func:`.certificate_oracle.interior_dual`), then for each denominator bound
+    (``None``: the floats' exact binary values) the multipliers are rounded, projected exactly
+    (:func:`.certificate_oracle.project_multipliers`), Q computed exactly from them and the
+    candidate verified by :func:`verify_certificate`."""
+    from .certificate_oracle import OracleError, face_basis, interior_dual, project_multipliers
+
+    tau = Fraction(tau)
+    timings = {}
+    t0 = time.perf_counter()
+    try:
+        W = face_basis(pep, tau, solver=solver, tol=solver_tol)
+        lam_f, margin = interior_dual(pep, tau, W, solver=solver, tol=solver_tol)
+    except OracleError as exc:
+        return None, str(exc)
+    timings["oracle_s"] = time.perf_counter() - t0
+    if margin <= 0:
+        return None, (f"no dual point with a positive margin at tau = {_s(tau)} (margin {margin:.3g}): the claim "
+                      "is not certified by the SDP at this constant")
+    reasons = []
+    t_round = t_verify = 0.0
+    for den in denominators:
+        t1 = time.perf_counter()
+        lam = project_multipliers(pep, tau, W, lam_f, den)
+        t_round += time.perf_counter() - t1
+        if lam is None:
+            reasons.append(f"denominators {den}: the exact projection has no solution")
+            continue
+        t2 = time.perf_counter()
+        R = residual_form(pep, tau, lam)
+        cert = Certificate(tau, lam, gram_matrix(R, len(pep.leaves)), R.const)
+        check = verify_certificate(pep, cert)
+        t_verify += time.perf_counter() - t2
+        if check.ok:
+            timings.update(rationalise_s=t_round, verify_s=t_verify)
+            cert.timings = timings
+            cert.info = {"face_dimension": len(W), "margin": margin, "denominator_bound": den,
+                         "nonzero_multipliers": sum(1 for v in lam if v != 0)}
+            return cert, ""
+        reasons.append(f"denominators {den}: {check.reason}")
+    return None, "; ".join(reasons)
