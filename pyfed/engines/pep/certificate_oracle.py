@@ -100,11 +100,13 @@ def min_tau(pep: ExactPEP, *, solver: str = "CLARABEL", tol: float = 1e-8) -> fl
 
 
 def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-8,
-               rank_tol: float = 1e-5, max_den: int = 1000) -> list:
+               rank_tol: float = 1e-3, max_den: int = 1000) -> list:
     """Rational basis (list of r rows of n Fractions, reduced row echelon form) of the range of a
     maximal-rank G ⪰ 0 with τ·init(G) - metric(G, F) ≤ 0 and I_k(G, F) ≤ 0 for some F (trace
-    normalised). Raises :class:`OracleError` if the solve fails or the range is not a subspace
-    with small rational coordinates."""
+    normalised). The entries are rounded to the simplest rationals within a tolerance tried from
+    1e-5 up to 1e-2 (the solve is inaccurate on these degenerate problems; a wrong rounding only
+    makes the verification fail). Raises :class:`OracleError` if the solve fails or the range is
+    not a subspace with small rational coordinates."""
     import cvxpy as cp
 
     n, nF, Mk, Fk, ck, (Mi, _, ci), (Mm, fm, cm) = _arrays(pep)
@@ -127,7 +129,13 @@ def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-
     keep = w > rank_tol * max(w.max(), 1e-300)
     if w.max() < rank_tol:
         return []
-    return _rational_row_space(V[:, keep].T, max_den)
+    last = None
+    for tol_q, den in ((1e-5, max_den), (1e-4, max_den), (1e-3, min(max_den, 100)), (1e-2, min(max_den, 12))):
+        try:
+            return _rational_row_space(V[:, keep].T, den, tol_q)
+        except OracleError as exc:
+            last = exc
+    raise last
 
 
 def _rational_row_space(B: np.ndarray, max_den: int, tol: float = 1e-4) -> list:
@@ -221,11 +229,21 @@ def project_multipliers(pep: ExactPEP, tau, W: list, lam_f, max_den, *, drop: fl
     if W:
         from .certificate import gram_matrix
         M0 = gram_matrix(tau * pep.init - pep.metric, n)
-        Mks = [gram_matrix(cons[k], n) for k in support]
         for w in W:
+            block = [[Fraction(0)] * len(support) for _ in range(n)]
+            for col, k in enumerate(support):       # (M_k w)_a from the sparse Gram coefficients
+                for (a, b), v in cons[k].gram.items():
+                    if a == b:
+                        if w[a]:
+                            block[a][col] += v * w[a]
+                    else:
+                        if w[b]:
+                            block[a][col] += v * w[b] / 2
+                        if w[a]:
+                            block[b][col] += v * w[a] / 2
             nz = [(b, wb) for b, wb in enumerate(w) if wb != 0]
             for a in range(n):
-                rows.append([sum((Mk[a][b] * wb for b, wb in nz), Fraction(0)) for Mk in Mks])
+                rows.append(block[a])
                 rhs.append(-sum((M0[a][b] * wb for b, wb in nz), Fraction(0)))
     keep = [i for i, row in enumerate(rows) if any(v != 0 for v in row) or rhs[i] != 0]
     rows, rhs = [rows[i] for i in keep], [rhs[i] for i in keep]
