@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .exact_pep import ExactPEP, Form
+from .exact_pep import ExactPEP, Form, gram_matrix
 
 __all__ = ["Certificate", "CertificateCheck", "verify_certificate", "find_certificate", "certify_verdict",
            "residual_form", "ldl_pivots", "gram_matrix"]
@@ -122,18 +122,6 @@ def residual_form(pep: ExactPEP, tau, multipliers) -> Form:
     D = Dl * Df
     return Form({k: Fraction(v, D) for k, v in gram.items() if v != 0},
                 {k: Fraction(v, D) for k, v in fval.items() if v != 0}, Fraction(const, D))
-
-
-def gram_matrix(form: Form, n: int) -> list:
-    """The symmetric n × n matrix Q with ⟨Q, G⟩ = the form's Gram part (Q_ab = coef/2 off the
-    diagonal)."""
-    Q = [[Fraction(0)] * n for _ in range(n)]
-    for (a, b), v in form.gram.items():
-        if a == b:
-            Q[a][a] = Fraction(v)
-        else:
-            Q[a][b] = Q[b][a] = Fraction(v) / 2
-    return Q
 
 
 def ldl_pivots(Q) -> list | None:

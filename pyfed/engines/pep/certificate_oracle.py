@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact_pep import ExactPEP, Form
+from .exact_pep import ExactPEP, Form, gram_matrix
 
 __all__ = ["OracleError", "min_tau", "face_basis", "interior_dual", "project_multipliers"]
 
@@ -227,7 +227,6 @@ def project_multipliers(pep: ExactPEP, tau, W: list, lam_f, max_den, *, drop: fl
         rows.append([cons[k].fval.get(j, base) for k in support])
         rhs.append(pep.metric.fval.get(j, base) - tau * pep.init.fval.get(j, base))
     if W:
-        from .certificate import gram_matrix
         M0 = gram_matrix(tau * pep.init - pep.metric, n)
         for w in W:
             block = [[Fraction(0)] * len(support) for _ in range(n)]

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["Vec", "Form", "ExactPEP", "pep_gradient_growth_exact", "pep_perturbed_strong_convexity_exact",
+__all__ = ["Vec", "Form", "ExactPEP", "gram_matrix", "pep_gradient_growth_exact", "pep_perturbed_strong_convexity_exact",
            "pep_nonexpansive_exact", "pep_scaffold_exact"]
 
 
@@ -223,6 +223,18 @@ class ExactPEP:
     def sizes(self) -> dict:
         return {"leaves": len(self.leaves), "function_values": len(self.fvalues),
                 "constraints": len(self.constraints)}
+
+
+def gram_matrix(form: Form, n: int) -> list:
+    """The symmetric n × n matrix Q with ⟨Q, G⟩ = the form's Gram part (Q_ab = coef/2 off the
+    diagonal)."""
+    Q = [[Fraction(0)] * n for _ in range(n)]
+    for (a, b), v in form.gram.items():
+        if a == b:
+            Q[a][a] = Fraction(v)
+        else:
+            Q[a][b] = Q[b][a] = Fraction(v) / 2
+    return Q
 
 
 # ---------------------------------------------------------------------------------------- builders
