@@ -79,15 +79,20 @@ def test_a_corrupted_multiplier_or_matrix_entry_fails_verification():
     assert not verify_certificate(pep, low).ok
 
 
+@pytest.mark.slow
 def test_a_constant_below_the_worst_case_gets_no_certificate():
     """SCAFFOLD at N = K = T = 2: the worst case is 81/164 ≈ 0.49390 (PEPit: 0.4939024); a certificate
-    exists just above it and none below (and not for GradientGrowth with the factor 1 < 2, whose
-    supremum (1 - 1/2) β² > 0 is attained by β/2 ‖x‖²)."""
+    exists just above it and none below (every oracle attempt is refused, ~25 s)."""
     pep = _scaffold()
     cert, why = find_certificate(pep, F(81, 164) * F(1001, 1000))
     assert cert is not None, why
     cert, why = find_certificate(pep, F(81, 164) * F(999, 1000))
     assert cert is None and why
+
+
+def test_a_lemma_constant_below_the_class_supremum_gets_no_certificate():
+    """GradientGrowth with the factor 1 < 2: its supremum (1 - 1/2) β² > 0 is attained by β/2 ‖x‖²;
+    the nonexpansive step with η = 5/2 > 2/β: (1 - ηβ)² = 9/4 > 1."""
     assert find_certificate(pep_gradient_growth_exact(1, 1, 1), 0)[0] is None
     assert find_certificate(pep_nonexpansive_exact(1, F(5, 2), 0), 1)[0] is None      # η > 2/β
 

@@ -212,21 +212,45 @@ def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol
     τ (:func:`.certificate_oracle.interior_dual`), then for each denominator bound
     (``None``: the floats' exact binary values) the multipliers are rounded, projected exactly
     (:func:`.certificate_oracle.project_multipliers`), Q computed exactly from them and the
-    candidate verified by :func:`verify_certificate`."""
-    from .certificate_oracle import OracleError, face_basis, interior_dual, project_multipliers
+    candidate verified by :func:`verify_certificate`. The face is searched in general, then inside
+    the kernel of init (right when τ exceeds the PEP's value); the oracle is asked at
+    ``solver_tol``, then at 100 × ``solver_tol``, then with SCS, until a candidate verifies; ``cert.info["oracle"]``
+    says which answered, ``cert.timings`` the seconds of the oracle (all attempts), the
+    rationalisation and the exact verification."""
+    from .certificate_oracle import OracleError, face_basis, interior_dual
 
     tau = Fraction(tau)
-    timings = {}
     t0 = time.perf_counter()
-    try:
-        W = face_basis(pep, tau, solver=solver, tol=solver_tol)
-        lam_f, margin = interior_dual(pep, tau, W, solver=solver, tol=solver_tol)
-    except OracleError as exc:
-        return None, str(exc)
-    timings["oracle_s"] = time.perf_counter() - t0
-    if margin <= 0:
-        return None, (f"no dual point with a positive margin at tau = {_s(tau)} (margin {margin:.3g}): the claim "
-                      "is not certified by the SDP at this constant")
+    attempts = [(solver, solver_tol), (solver, 100 * solver_tol)] + ([("SCS", 10 * solver_tol)] if solver != "SCS" else [])
+    restrict = bool(pep.init.gram)
+    attempts = [(name, tol, r) for name, tol in attempts for r in ((False, True) if restrict else (False,))]
+    why = []
+    for name, tol, face_in_init_kernel in attempts:
+        try:
+            W = face_basis(pep, tau, solver=name, tol=tol, restrict=face_in_init_kernel)
+            lam_f, margin = interior_dual(pep, tau, W, solver=name, tol=tol)
+        except OracleError as exc:
+            why.append(f"{name} at {tol:g}{' (face in ker init)' if face_in_init_kernel else ''}: {exc}")
+            continue
+        if margin <= 0:
+            why.append(f"{name} at {tol:g}: no dual point with a positive margin at tau = {_s(tau)} "
+                       f"(margin {margin:.3g})")
+            continue
+        cert, reason = _round_and_verify(pep, tau, W, lam_f, margin, denominators)
+        if cert is not None:
+            oracle = time.perf_counter() - t0 - cert.timings["rationalise_s"] - cert.timings["verify_s"]
+            cert.timings = {"oracle_s": oracle, **cert.timings}
+            cert.info["oracle"] = f"{name} at {tol:g}"
+            return cert, ""
+        why.append(f"{name} at {tol:g}: {reason}")
+    return None, "; ".join(why) + " (the claim is not certified by the SDP at this constant)"
+
+
+def _round_and_verify(pep, tau, W, lam_f, margin, denominators):
+    """Rationalise an interior dual point at each denominator bound and verify; (cert, "") or
+    (None, reasons)."""
+    from .certificate_oracle import project_multipliers
+
     reasons = []
     t_round = t_verify = 0.0
     for den in denominators:
@@ -242,8 +266,7 @@ def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol
         check = verify_certificate(pep, cert)
         t_verify += time.perf_counter() - t2
         if check.ok:
-            timings.update(rationalise_s=t_round, verify_s=t_verify)
-            cert.timings = timings
+            cert.timings = {"rationalise_s": t_round, "verify_s": t_verify}
             cert.info = {"face_dimension": len(W), "margin": margin, "denominator_bound": den,
                          "nonzero_multipliers": sum(1 for v in lam if v != 0)}
             return cert, ""

@@ -100,20 +100,24 @@ def min_tau(pep: ExactPEP, *, solver: str = "CLARABEL", tol: float = 1e-8) -> fl
 
 
 def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-8,
-               rank_tol: float = 1e-3, max_den: int = 1000) -> list:
+               rank_tol: float = 1e-2, max_den: int = 1000, restrict: bool = False) -> list:
     """Rational basis (list of r rows of n Fractions, reduced row echelon form) of the range of a
     maximal-rank G ⪰ 0 with τ·init(G) - metric(G, F) ≤ 0 and I_k(G, F) ≤ 0 for some F (trace
-    normalised). The entries are rounded to the simplest rationals within a tolerance tried from
+    normalised). ``restrict``: for τ above the PEP's value the face lies in init(G) = 0 (init is a
+    PSD form); G is then searched as K S Kᵀ with K an orthonormal basis of the exact kernel of init's
+    matrix (better conditioned when init weighs some directions very little). The entries are rounded to the simplest rationals within a tolerance tried from
     1e-5 up to 1e-2 (the solve is inaccurate on these degenerate problems; a wrong rounding only
     makes the verification fail). Raises :class:`OracleError` if the solve fails or the range is
     not a subspace with small rational coordinates."""
     import cvxpy as cp
 
     n, nF, Mk, Fk, ck, (Mi, _, ci), (Mm, fm, cm) = _arrays(pep)
-    G = cp.Variable((n, n), PSD=True)
+    K = _init_kernel(pep) if restrict else np.eye(n)
+    S = cp.Variable((K.shape[1], K.shape[1]), PSD=True)
+    G = K @ S @ K.T
     F = cp.Variable(nF) if nF else None
     g = cp.vec(G, order="F")
-    cons = [cp.trace(G) <= 1]
+    cons = [cp.trace(S) <= 1]
     lin = Mk.T @ g
     if nF:
         lin = lin + Fk.T @ F
@@ -121,10 +125,14 @@ def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-
     if Mk.shape[1]:
         cons.append(lin <= 0)
     met = Mm.reshape(-1, order="F") @ g + (fm @ F if nF else 0)
-    cons.append(float(tau) * (Mi.reshape(-1, order="F") @ g) - met <= 0)
-    prob = cp.Problem(cp.Maximize(cp.trace(G)), cons)
+    if restrict:
+        cons.append(met >= 0)
+    else:
+        cons.append(float(tau) * (Mi.reshape(-1, order="F") @ g) - met <= 0)
+    prob = cp.Problem(cp.Maximize(cp.trace(S)), cons)
     _solve(prob, solver, tol)
-    Gv = (G.value + G.value.T) / 2
+    G = K @ S.value @ K.T
+    Gv = (G + G.T) / 2
     w, V = np.linalg.eigh(Gv)
     keep = w > rank_tol * max(w.max(), 1e-300)
     if w.max() < rank_tol:
@@ -136,6 +144,27 @@ def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-
         except OracleError as exc:
             last = exc
     raise last
+
+
+def _init_kernel(pep: ExactPEP) -> np.ndarray:
+    """Orthonormal basis (n × k floats) of the kernel of init's Gram matrix, computed exactly
+    (python-flint integer nullspace) and then orthonormalised."""
+    import math
+
+    from flint import fmpz_mat
+
+    M = gram_matrix(pep.init, len(pep.leaves))
+    D = 1
+    for row in M:
+        for v in row:
+            D = math.lcm(D, v.denominator)
+    A = fmpz_mat([[int(v * D) for v in row] for row in M])
+    N, k = A.nullspace()
+    if k == 0:
+        return np.zeros((len(M), 0))
+    B = np.array([[float(int(N[i, j])) for j in range(k)] for i in range(len(M))])
+    Qm, _ = np.linalg.qr(B)
+    return Qm
 
 
 def _rational_row_space(B: np.ndarray, max_den: int, tol: float = 1e-4) -> list:

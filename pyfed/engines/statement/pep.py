@@ -64,8 +64,10 @@ def _uses_data(node, st, seen=None) -> bool:
     return False
 
 
-def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -> dict:
-    """Parameters and metric of the statement's PEP row (see the module docstring).
+def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, constants=None) -> dict:
+    """Parameters and metric of the statement's PEP row (see the module docstring). ``constants``:
+    model constants of the right side set to other values, ``{(definition, key): Fraction}`` (as
+    :class:`pyfed.engines.statement.constants.Literal` ``model``; the constant profile varies them).
 
     Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, gap_coefs {r: Fraction}, grad_coefs,
     alpha, gamma, kappa, rounds, hypotheses, note). Raises :class:`NoPEP` with the reason."""
@@ -130,7 +132,9 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
         raise NoPEP(f"the left side has the constant term {const} (the PEP's homogeneity needs none)")
     sa = SymbolicAccess(ExactAccess(inst), pep=True)
     try:
-        rhs = sympy.expand(sympy.sympify(evaluate(st.rhs, bind(st, inst, sa))))
+        val = bind(st, inst, sa)
+        val.constants.update(constants or {})
+        rhs = sympy.expand(sympy.sympify(evaluate(st.rhs, val)))
     except (NotLinear, EvaluationError) as exc:
         raise NoPEP(str(exc)) from None
     D, C = sa.D, sa.C
@@ -212,7 +216,7 @@ def _build(plan, pot_coef):
 
 def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, solver=None,
             solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL, solver_options=None,
-            verify: bool = True, certify: bool = True) -> Verdict:
+            verify: bool = True, certify: bool = True, constants=None) -> Verdict:
     """The statement's PEP row: worst case over the class at σ = 0, S = N (defaults: N = 2,
     K = 2, T = 2, β = 1, μ = 0, ηg = 1, ηl the largest step the hypotheses admit). Returns the
     verdict: Holds certified (evidence "PEP certificate over the class") when an exact rational
@@ -220,8 +224,8 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
     ``certify=False`` skips it), Holds numerical when the SDP says so and no certificate verifies
     (``details["pep_certificate"]["reason"]`` says why); Violated only after exact
     re-verification; Inconclusive otherwise. Raises :class:`NoPEP` when the statement has no PEP
-    row."""
-    plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g)
+    row. ``constants``: as :func:`pep_plan`."""
+    plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g, constants=constants)
     solver = _check_solver(solver)
     alpha, gamma = plan["alpha"], plan["gamma"]
     pot_coef = gamma / alpha
