@@ -289,8 +289,7 @@ def certify_verdict(v, pep, tau, *, solver="CLARABEL", claim: str | None = None)
         return None
     nz = cert.info["nonzero_multipliers"]
     v.details["pep_certificate"] = {"verified": True, "tau": _s(cert.tau), "nonzero_multipliers": nz,
-                                    "constraints": len(pep.constraints), "gram_size": len(pep.leaves),
-                                    "seconds": {k: round(t, 4) for k, t in cert.timings.items()}}
+                                    "constraints": len(pep.constraints), "gram_size": len(pep.leaves)}
     v.evidence = Evidence.PEP_CERTIFICATE
     claim = claim or f"metric <= {_s(cert.tau)} * init"
     v.certificate = (f"PEP certificate over the class ({pep.description}): {claim}; {nz} of "
