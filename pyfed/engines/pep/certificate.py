@@ -253,12 +253,12 @@ def _round_and_verify(pep, tau, W, lam_f, margin, denominators):
 
     reasons = []
     t_round = t_verify = 0.0
-    for den in denominators:
+    for den, basic in [(d, b) for b in (True, False) for d in denominators]:
         t1 = time.perf_counter()
-        lam = project_multipliers(pep, tau, W, lam_f, den)
+        lam = project_multipliers(pep, tau, W, lam_f, den, basic=basic)
         t_round += time.perf_counter() - t1
         if lam is None:
-            reasons.append(f"denominators {den}: the exact projection has no solution")
+            reasons.append(f"denominators {den}{'' if basic else ' (least norm)'}: the exact projection has no solution")
             continue
         t2 = time.perf_counter()
         R = residual_form(pep, tau, lam)
@@ -270,7 +270,7 @@ def _round_and_verify(pep, tau, W, lam_f, margin, denominators):
             cert.info = {"face_dimension": len(W), "margin": margin, "denominator_bound": den,
                          "nonzero_multipliers": sum(1 for v in lam if v != 0)}
             return cert, ""
-        reasons.append(f"denominators {den}: {check.reason}")
+        reasons.append(f"denominators {den}{'' if basic else ' (least norm)'}: {check.reason}")
     return None, "; ".join(reasons)
 
 

@@ -231,10 +231,23 @@ def interior_dual(pep: ExactPEP, tau, W: list, *, solver: str = "CLARABEL", tol:
     return np.maximum(np.asarray(lam.value, dtype=float), 0.0), float(t.value) if k else cap
 
 
-def project_multipliers(pep: ExactPEP, tau, W: list, lam_f, max_den, *, drop: float = 1e-7) -> list | None:
+def _pivots(M) -> list:
+    """Pivot columns of the reduced row echelon form of a python-flint matrix."""
+    R, rank = M.rref()
+    out, c = [], 0
+    for i in range(rank):
+        while R[i, c] == 0:
+            c += 1
+        out.append(c)
+    return out
+
+
+def project_multipliers(pep: ExactPEP, tau, W: list, lam_f, max_den, *, drop: float = 1e-7,
+                        basic: bool = True) -> list | None:
     """Round λ (floats) to rationals (``limit_denominator(max_den)``; ``None``: exact binary value),
-    set those below ``drop`` × max(1, max λ) to 0, and correct the rest by the least-norm exact
-    solution of A λ = b: function-value coefficients of τ·init - metric + Σ λ I zero and
+    set those below ``drop`` × max(1, max λ) to 0, and correct the rest exactly onto A λ = b
+    (``basic``: only a basis of columns chosen largest multipliers first, a square system whose
+    solution keeps the denominators small; otherwise the least-norm correction): function-value coefficients of τ·init - metric + Σ λ I zero and
     (Q·w)_a = 0 for each w in W. Returns the list of Fractions (None if A λ = b has no solution on
     the support)."""
     from flint import fmpq, fmpq_mat
@@ -289,20 +302,28 @@ def project_multipliers(pep: ExactPEP, tau, W: list, lam_f, max_den, *, drop: fl
     b = fmpq_mat(len(rows), 1, [fm(v) for v in rhs])
     x = fmpq_mat(m, 1, [fm(lam[k]) for k in support])
     resid = b - A * x
-    # independent rows of A: pivot columns of rref(Aᵀ)
-    R, rank = A.transpose().rref()
-    ind, c = [], 0
-    for i in range(rank):
-        while R[i, c] == 0:
-            c += 1
-        ind.append(c)
-    Ai = fmpq_mat(len(ind), m, [A[i, j] for i in ind for j in range(m)])
-    ri = fmpq_mat(len(ind), 1, [resid[i, 0] for i in ind])
-    try:
-        y = (Ai * Ai.transpose()).solve(ri)
-    except ZeroDivisionError:
-        return None
-    x = x + Ai.transpose() * y
+    ind = _pivots(A.transpose())                   # independent rows of A
+    if basic:   # correct only a basis of columns, the largest multipliers first: small denominators
+        order = sorted(range(m), key=lambda j: -float(lam_f[support[j]]))
+        Ap = fmpq_mat(len(ind), m, [A[i, j] for i in ind for j in order])
+        cols = [order[j] for j in _pivots(Ap)]
+        AB = fmpq_mat(len(ind), len(cols), [A[i, j] for i in ind for j in cols])
+        try:
+            d = AB.solve(fmpq_mat(len(ind), 1, [resid[i, 0] for i in ind]))
+        except ZeroDivisionError:
+            return None
+        delta = [fmpq(0)] * m
+        for t, j in enumerate(cols):
+            delta[j] = d[t, 0]
+        x = x + fmpq_mat(m, 1, delta)
+    else:       # least-norm correction
+        Ai = fmpq_mat(len(ind), m, [A[i, j] for i in ind for j in range(m)])
+        ri = fmpq_mat(len(ind), 1, [resid[i, 0] for i in ind])
+        try:
+            y = (Ai * Ai.transpose()).solve(ri)
+        except ZeroDivisionError:
+            return None
+        x = x + Ai.transpose() * y
     if b - A * x != fmpq_mat(len(rows), 1):
         return None
     for i, k in enumerate(support):
