@@ -13,7 +13,16 @@ expression per constraint) on the same problems, in the same process, and prints
 Ends with ``TARGET pep_nkt_le_60_max_seconds measured=X target=12 ok|short`` (X: the slowest
 size's minimum time) and a ``REPORT`` line for N*K*T = 120.
 
-Run: ``python benchmarks/bench_pep.py [--quick] [--repeat 2] [--compare]``
+``--certificates`` times exact certificates instead (issue 21): per size, the PEP solve alone
+(PEPit + Clarabel, ``certify=False``) against the certificate's three stages
+(:func:`pyfed.engines.pep.certificate.find_certificate` on the exact PEP of the same run, τ = the
+theorem's bound): the oracle (two more SDPs: the face and an interior dual point), the exact
+rationalisation (rounding + projection) and the exact verification (identity + LDLᵀ). Ends with
+``TARGET pep_certificate_over_solve_nkt_le_60 measured=X target=1`` where X is the largest
+(rationalisation + verification) / solve over the sizes run, and a ``REPORT`` line with the
+largest (oracle + rationalisation + verification) / solve.
+
+Run: ``python benchmarks/bench_pep.py [--quick] [--repeat 2] [--compare] [--certificates]``
 (``--quick``: N*K*T <= 24 only).
 """
 
@@ -47,18 +56,59 @@ def _timed_solve(N, K, T, path=None):
         pep_solver._solve_pep = path
     try:
         t0 = time.perf_counter()
-        r = worst_case_scaffold(N, K, T, Fraction(1, 81 * K), 1, 1, 0, verify=False)
+        r = worst_case_scaffold(N, K, T, Fraction(1, 81 * K), 1, 1, 0, verify=False, certify=False)
         return r, time.perf_counter() - t0
     finally:
         pep_solver._solve_pep = fast
 
 
+CERT_SIZES = [(1, 1, 2), (2, 2, 2), (2, 2, 3), (2, 3, 4), (3, 3, 4), (2, 5, 6)]
+
+
+def certificates(quick: bool) -> int:
+    """The ``--certificates`` table (see the module docstring)."""
+    from pyfed.engines.pep.certificate import find_certificate
+    from pyfed.engines.pep.scaffold import scaffold_exact
+    from pyfed.engines.pep.solver import _check_common
+
+    console = Console(width=140)
+    t = Table(title="PEP solve vs exact certificate (oracle, rationalisation, verification), deterministic SCAFFOLD")
+    for col in ("N", "K", "T", "N*K*T", "Gram", "constraints", "solve s", "oracle s", "rationalise s", "verify s",
+                "(rat+ver)/solve", "all/solve", "verified"):
+        t.add_column(col)
+    worst_time_ratio = worst_all = 0.0
+    _timed_solve(1, 1, 1)
+    for N, K, T in [s for s in CERT_SIZES if not quick or s[0] * s[1] * s[2] <= 24]:
+        r, solve = _timed_solve(N, K, T)
+        _, _, _, _, pq = _check_common(N, K, T, Fraction(1, 81 * K), 1, 1, 0)
+        pep = scaffold_exact(N, K, {**pq, "T": T}, controls=True)
+        cert, why = find_certificate(pep, r.bound)
+        if cert is None:
+            t.add_row(str(N), str(K), str(T), str(N * K * T), str(len(pep.leaves)), str(len(pep.constraints)),
+                      f"{solve:.2f}", "-", "-", "-", "-", "-", f"no: {why[:40]}")
+            continue
+        o, ra, ve = cert.timings["oracle_s"], cert.timings["rationalise_s"], cert.timings["verify_s"]
+        worst_time_ratio = max(worst_time_ratio, (ra + ve) / solve)
+        worst_all = max(worst_all, (o + ra + ve) / solve)
+        t.add_row(str(N), str(K), str(T), str(N * K * T), str(len(pep.leaves)), str(len(pep.constraints)),
+                  f"{solve:.2f}", f"{o:.2f}", f"{ra:.2f}", f"{ve:.2f}", f"{(ra + ve) / solve:.2f}",
+                  f"{(o + ra + ve) / solve:.2f}", "yes")
+    console.print(t)
+    print(f"TARGET pep_certificate_over_solve_nkt_le_60 measured={worst_time_ratio:.3g} target=1 "
+          f"{'ok' if worst_time_ratio <= 1 else 'short'}")
+    print(f"REPORT pep_certificate_with_oracle_over_solve max={worst_all:.3g}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N*K*T <= 24 only")
+    ap.add_argument("--certificates", action="store_true", help="time exact certificates against the solve")
     ap.add_argument("--repeat", type=int, default=2, help="timing repeats (min and median)")
     ap.add_argument("--compare", action="store_true", help="also time PEPit's own cvxpy wrapper")
     args = ap.parse_args(argv)
+    if args.certificates:
+        return certificates(args.quick)
     sizes = [s for s in SIZES if not args.quick or s[0] * s[1] * s[2] <= 24]
     report = [] if args.quick else REPORT
     console = Console(width=140)

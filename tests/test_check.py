@@ -108,7 +108,7 @@ def test_each_verdict_names_its_evidence(default_check, capsys):
     ev = {v.details["instance"]: evidence(v) for v in verdicts}
     assert ev["quadratic-rational-N8-d4"] == "exact moments, exact rationals"
     assert ev["logistic-breast_cancer-dirichlet0.5"].startswith("Monte Carlo 99.9% t-interval, R=64")
-    assert any(e.startswith("PEP SDP, numerical") for e in ev.values())
+    assert any(e == "PEP certificate over the class, exact" for e in ev.values())   # the PEP row, certified
     assert main(["check", "--replicates", "1"]) == 2
     assert "--replicates" in capsys.readouterr().err
 

@@ -56,7 +56,7 @@ def test_labels_of_hand_made_verdicts():
 
 
 @pytest.mark.slow
-def test_monte_carlo_and_pep_rows_are_numerical_exact_row_certified(no_noise):
+def test_monte_carlo_row_is_numerical_exact_and_pep_rows_certified(no_noise):
     code, out, report = no_noise
     assert code == 1
     rows = {v["details"]["instance"].split(" ")[0]: v for v in report["verdicts"]}
@@ -65,11 +65,12 @@ def test_monte_carlo_and_pep_rows_are_numerical_exact_row_certified(no_noise):
     mc = rows["logistic-breast_cancer-dirichlet0.5"]
     assert (mc["status"], mc["certified"], mc["label"]) == ("holds", False, "holds (numerical)")
     pep = rows["PEP"]
-    assert (pep["status"], pep["certified"], pep["label"]) == ("holds", False, "holds (numerical)")
+    assert (pep["status"], pep["certified"], pep["label"]) == ("holds", True, "holds")   # exact PEP certificate
+    assert pep["evidence"] == "PEP certificate over the class" and pep["details"]["pep_certificate"]["verified"]
     search = rows["adversarial"]
     assert (search["status"], search["certified"], search["label"]) == ("violated", True, "violated")
-    assert out.count("holds (numerical)") == 2
-    assert "3 holds (1 certified, 2 numerical: 1 Monte Carlo, 1 PEP SDP), 1 violated, 0 inconclusive" in " ".join(out.split())
+    assert out.count("holds (numerical)") == 1
+    assert "3 holds (2 certified, 1 numerical: 1 Monte Carlo), 1 violated, 0 inconclusive" in " ".join(out.split())
 
 
 # ---------------------------------------------------------------- 2. Monte Carlo digits

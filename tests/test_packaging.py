@@ -36,7 +36,8 @@ def _pyproject() -> dict:
 def _lean_sources() -> set:
     """Every file the wheel must carry under pyfed/_lean (relative paths)."""
     files = {str(p.relative_to(LEAN)) for p in LEAN.rglob("*.lean")}
-    return files | {"MATHLIB_API.md"}
+    certs = {str(p.relative_to(LEAN)) for p in (LEAN / "PyfedTest" / "Generated").glob("Certificate_*.json")}
+    return files | certs | {"MATHLIB_API.md"}      # + the PEP certificates' JSON (their Lean files render from it)
 
 
 def _setuptools_or_skip():
@@ -101,7 +102,8 @@ def test_package_list_matches_the_source_tree():
     assert len(cfg["packages"]) == len(set(cfg["packages"]))
     assert cfg["package-dir"] == {"pyfed._lean": "lean", "pyfed.checkers": "checkers"}
     assert set(cfg["package-data"]["pyfed._lean"]) == {"*.lean", "MATHLIB_API.md"}
-    assert all(cfg["package-data"][p] == ["*.lean"] for p in lean_folders - {"pyfed._lean"})
+    assert all(cfg["package-data"][p] == (["*.lean", "*.json"] if p == "pyfed._lean.PyfedTest.Generated" else ["*.lean"])
+               for p in lean_folders - {"pyfed._lean"})
 
 
 def test_build_ships_every_lean_source_and_template(built):

@@ -349,7 +349,7 @@ def test_cli_seed_example_exits_0_with_the_default_table(capsys):
     code = main(["check", str(EXAMPLES / "seed_convex.lean"), "--quick", "--budget", "2", "--no-profile"])
     text = capsys.readouterr().out
     assert code == 0
-    assert "SeedConvex" in text and "exact moments" in text and "PEP SDP" in text
+    assert "SeedConvex" in text and "exact moments" in text and "PEP certificate" in text
     assert "adversarial search" in text
 
 

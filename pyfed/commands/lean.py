@@ -1,6 +1,10 @@
-"""``pyfed lean [--out DIR] [--check] [--drift]``: render the Lean test library, or check it.
+"""``pyfed lean [--out DIR] [--check] [--drift] [--certificates]``: render the Lean test library, or check it.
 
-* default: (re)write ``<DIR>/PyfedTest/Generated/*.lean`` and ``<DIR>/PyfedTest.lean``;
+* default: (re)write ``<DIR>/PyfedTest/Generated/*.lean`` and ``<DIR>/PyfedTest.lean`` (the
+  certificate files ``Certificate_*.lean`` from the ``Certificate_*.json`` beside them);
+* ``--certificates``: first solve, verify exactly and write the PEP certificates' JSON
+  (:mod:`pyfed.lean.certificates`; the numbers come from a floating-point oracle and may differ
+  between machines, every written certificate verifies);
 * ``--check``: write nothing; exit 4 if the committed files differ from a fresh rendering;
 * ``--drift``: write nothing; run the Lean <-> pyfed.theory drift check (exit 4 on a mismatch),
   with progress on stderr. ``--check --drift`` runs both checks.
@@ -39,6 +43,8 @@ def register(subparsers) -> None:
                         "checkout, --check/--drift elsewhere read the copy installed with pyfed)")
     p.add_argument("--check", action="store_true",
                    help="do not write; exit 4 if committed files differ from a fresh rendering")
+    p.add_argument("--certificates", action="store_true",
+                   help="also solve and write the exact PEP certificates (Certificate_*.json) before rendering")
     p.add_argument("--drift", action="store_true",
                    help="do not write; check the Lean arithmetic definitions against pyfed.theory (exit 4 on "
                         "a mismatch)")
@@ -93,6 +99,11 @@ def run(args) -> int:
         else:
             print(f"generated Lean files in {lean_dir} are up to date")
     elif not drifting:  # a check never writes: only the plain command renders
+        if getattr(args, "certificates", False):
+            from ..lean.certificates import write_certificates
+            for path in write_certificates(lean_dir):
+                if path.suffix == ".json":
+                    print(f"wrote {path}")
         for path in render.write_all(lean_dir):
             print(f"wrote {path}")
     return code

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
+from ..verdicts import Evidence
 from . import STYLE, print_line
 from .display import print_table
 
@@ -30,6 +31,8 @@ def evidence(v) -> str:
     if est:
         level = d.get("joint_confidence", est["confidence"])
         return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
+    if getattr(v, "evidence", None) is Evidence.PEP_CERTIFICATE:
+        return "PEP certificate over the class, exact"
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):

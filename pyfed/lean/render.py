@@ -560,8 +560,9 @@ DEFAULT_FILES = {"ExactValues.lean": render_exact_values, "Hypotheses.lean": ren
 
 
 #: Hand-written modules of the test library, imported by the root next to the generated ones:
-#: seed 000's statement verbatim (the published statements are the library ``PyfedPublished``).
-STATIC_TEST_MODULES = ("PyfedTest.Seed000",)
+#: seed 000's statement verbatim (the published statements are the library ``PyfedPublished``) and
+#: the checker of PEP certificates (:mod:`pyfed.lean.certificates`).
+STATIC_TEST_MODULES = ("PyfedTest.Seed000", "PyfedTest.CertificateChecker")
 
 
 def _modules_in(gen_dir: Path, extra=()) -> list:
@@ -572,12 +573,16 @@ def _modules_in(gen_dir: Path, extra=()) -> list:
 
 
 def render_all(lean_dir=None) -> dict:
-    """Fresh rendering: ``{relative path: text}`` for the default files and the root (the root
-    also imports counterexample files already present in ``<lean_dir>/PyfedTest/Generated``;
-    default ``lean_dir``: :func:`source_lean_dir`)."""
+    """Fresh rendering: ``{relative path: text}`` for the default files, the Lean file of every
+    certificate JSON in ``<lean_dir>/PyfedTest/Generated`` and the root (the root also imports
+    counterexample files already present there; default ``lean_dir``: :func:`source_lean_dir`)."""
     lean_dir = Path(lean_dir) if lean_dir is not None else source_lean_dir()
+    from .certificates import render_certificates
+
     out = {str(GENERATED / name): fn() for name, fn in DEFAULT_FILES.items()}
-    out[str(ROOT)] = render_root(_modules_in(lean_dir / GENERATED, DEFAULT_FILES))
+    certs = render_certificates(lean_dir)          # from the certificate JSON files committed there
+    out.update(certs)
+    out[str(ROOT)] = render_root(_modules_in(lean_dir / GENERATED, [*DEFAULT_FILES, *(Path(p).name for p in certs)]))
     return out
 
 

@@ -24,7 +24,10 @@ Problems built here (deterministic regime: sigma = 0, full participation S = N):
   and :func:`pep_nonexpansive` (``SCAFFOLD.GradientStepNonexpansive``).
 
 Modules: :mod:`.solver` (result object, solves), :mod:`.scaffold` (SCAFFOLD, FedAvg,
-re-verification), :mod:`.anchors` (known answers, Local SGD), :mod:`.sweep` (check row, sweeps).
+re-verification), :mod:`.anchors` (known answers, Local SGD), :mod:`.sweep` (check row, sweeps),
+:mod:`.exact_pep` (the same problems with exact rational forms), :mod:`.certificate` (exact rational
+certificates: verification trusts only exact arithmetic) and :mod:`.certificate_oracle` (the
+untrusted SDP side that proposes them).
 
 Solver discipline (issue 6): a solve whose status is not ``optimal`` gives
 :class:`~pyfed.verdicts.Inconclusive`; a claimed violation of the SCAFFOLD bound is
@@ -36,7 +39,7 @@ Numbers returned by the SDP are floats (numerical, at the solver's tolerance, st
 certificate); bounds are computed by :mod:`pyfed.theory` (exact Fractions for rational input).
 """
 
-from .anchors import (pep_gradient_growth, pep_local_sgd_one_step, pep_nonexpansive,
+from .anchors import (pep_gradient_growth, pep_local_sgd_one_step, pep_nonexpansive, pep_perturbed_strong_convexity,
                       worst_case_gradient_descent, worst_case_local_sgd)
 from .scaffold import worst_case_fedavg, worst_case_scaffold
 from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER, DEFAULT_SOLVER_TOL, WorstCaseResult,
@@ -47,5 +50,6 @@ __all__ = [
     "DEFAULT_SOLVER", "DEFAULT_SOLVER_TOL", "DEFAULT_RATIO_TOL", "WorstCaseResult",
     "available_solvers", "worst_case_scaffold", "worst_case_fedavg", "worst_case_local_sgd",
     "worst_case_gradient_descent", "pep_gradient_growth", "pep_nonexpansive", "pep_local_sgd_one_step",
+    "pep_perturbed_strong_convexity",
     "pep_row_for_check", "sweep_scaffold", "smallest_constant",
 ]

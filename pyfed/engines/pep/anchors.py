@@ -10,7 +10,9 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import InputError, check_int, check_nonnegative, check_positive
-from ...verdicts import Holds, Inconclusive, Verdict
+from ...verdicts import Evidence, Holds, Inconclusive, Verdict
+from .certificate import certify_verdict
+from .exact_pep import pep_gradient_growth_exact, pep_nonexpansive_exact, pep_perturbed_strong_convexity_exact
 from .solver import (DEFAULT_SOLVER_TOL, WorstCaseResult, _check_mu_below_beta, _check_solver, _gram_size,
                      _mean, _new_function, _solve)
 
@@ -123,22 +125,27 @@ def worst_case_gradient_descent(L, gamma, n, *, solver=None, solver_tol=DEFAULT_
                            details={"solver_tol": tol_used})
 
 
-def _anchor_verdict(stmt, res, abs_tol) -> Verdict:
-    """Verdict for a tight anchor (the class attains the bound): holds iff worst <= bound + abs_tol."""
+def _anchor_verdict(stmt, res, abs_tol, exact=None) -> Verdict:
+    """Verdict for a tight anchor (the class attains the bound): holds iff worst <= bound + abs_tol.
+    ``exact``: (ExactPEP, tau) of the same claim; a hold then tries an exact certificate
+    (:func:`certify_verdict`)."""
     details = dict(res.details)
     common = dict(statement=stmt, lhs=res.worst, rhs=res.bound, exact=False, details=details)
     if not res.optimal:
         return Inconclusive(**common, reason=f"PEP solver status {res.status!r} is not optimal")
     if res.worst <= float(res.bound) + abs_tol:
-        return Holds(**common, certificate=(
+        v = Holds(**common, evidence=Evidence.PEP_NUMERICAL, certificate=(
             f"PEP SDP (PEPit + cvxpy), solver {res.solver}, status {res.status}: sup over the class "
             f"<= bound + {abs_tol:g}; numerical, solver tolerance {details.get('solver_tol')}"))
+        if exact is not None:
+            certify_verdict(v, *exact, solver=res.solver)
+        return v
     return Inconclusive(**common, reason=(f"PEP worst case {res.worst:.8g} exceeds the bound "
                                           f"{float(res.bound):.8g} + {abs_tol:g} (not re-verified)"))
 
 
 def pep_gradient_growth(N=2, beta=1, *, factor=2, solver=None, solver_tol=DEFAULT_SOLVER_TOL,
-                        abs_tol=1e-5, solver_options=None) -> WorstCaseResult:
+                        abs_tol=1e-5, solver_options=None, certify=True) -> WorstCaseResult:
     """PEP check of inequality (9) (``SCAFFOLD.GradientGrowth``; SCAFFOLD App. B, ineq. (9)):
 
         (1/N) sum_i ||grad h_i(x) - grad h_i(x*)||^2 <= factor * beta (f(x) - f(x*)),
@@ -172,7 +179,8 @@ def pep_gradient_growth(N=2, beta=1, *, factor=2, solver=None, solver_tol=DEFAUL
                           gram_size=_gram_size(problem), known_value=known,
                           parameters={"N": N, "beta": str(beta), "factor": str(factor)},
                           details={"solver_tol": tol_used, "instance": f"PEP GradientGrowth N={N}"})
-    res.verdict = _anchor_verdict("GradientGrowth", res, abs_tol)
+    exact = (pep_gradient_growth_exact(N, beta, factor), Fraction(0)) if certify else None
+    res.verdict = _anchor_verdict("GradientGrowth", res, abs_tol, exact)
     return res
 
 
@@ -192,7 +200,7 @@ def _one_function_pep(beta, eta, mu, solver):
 
 
 def pep_nonexpansive(beta=1, eta=1, mu=0, *, solver=None, solver_tol=DEFAULT_SOLVER_TOL,
-                     abs_tol=1e-5, solver_options=None) -> WorstCaseResult:
+                     abs_tol=1e-5, solver_options=None, certify=True) -> WorstCaseResult:
     """PEP check of ``SCAFFOLD.GradientStepNonexpansive`` (seed 002; cf. SCAFFOLD App. C, Lemma 6):
 
         ||x - y - eta (grad h(x) - grad h(y))||^2 <= ||x - y||^2   for 0 <= eta <= 2/beta,
@@ -214,7 +222,31 @@ def pep_nonexpansive(beta=1, eta=1, mu=0, *, solver=None, solver_tol=DEFAULT_SOL
                           details={"solver_tol": tol_used,
                                    "hypothesis eta <= 2/beta": bool(ef * bf <= 2),
                                    "instance": f"PEP GradientStepNonexpansive eta*beta={ef * bf:g}"})
-    res.verdict = _anchor_verdict("GradientStepNonexpansive", res, abs_tol)
+    exact = (pep_nonexpansive_exact(beta, eta, mu), Fraction(1)) if certify else None
+    res.verdict = _anchor_verdict("GradientStepNonexpansive", res, abs_tol, exact)
+    return res
+
+
+def pep_perturbed_strong_convexity(beta=1, mu=0, *, solver=None, solver_tol=DEFAULT_SOLVER_TOL, abs_tol=1e-5,
+                                   solver_options=None, certify=True) -> WorstCaseResult:
+    """PEP check of ``SCAFFOLD.PerturbedStrongConvexity`` (SCAFFOLD App. C, Lemma 5) for one client f,
+    β-smooth and μ-strongly convex:
+
+        f(z) - f(y) + μ/4 ‖y - z‖² - β ‖z - x‖² - ⟨∇f(x), z - y⟩ ≤ 0   for all x, y, z.
+
+    Maximises the left side subject to ‖x - y‖² + ‖y - z‖² ≤ 1 (homogeneous of degree 2). ``bound``
+    = 0; the verdict holds iff worst <= abs_tol, certified when an exact certificate verifies."""
+    problem, f, solver, (bf, _, mf) = _one_function_pep(beta, 1, mu, solver)
+    x, y, z = (problem.set_initial_point() for _ in range(3))
+    problem.set_initial_condition((x - y) ** 2 + (y - z) ** 2 <= 1)
+    problem.set_performance_metric(f(z) - f(y) + (mf / 4) * (y - z) ** 2 - bf * (z - x) ** 2
+                                   - f.gradient(x) * (z - y))
+    dual, primal, status, name, secs, tol_used = _solve(problem, solver, solver_tol, solver_options)
+    res = WorstCaseResult("perturbed_strong_convexity", dual, primal, 0, None, name, status, secs,
+                          gram_size=_gram_size(problem), parameters={"beta": str(beta), "mu": str(mu)},
+                          details={"solver_tol": tol_used, "instance": f"PEP PerturbedStrongConvexity mu={mu}"})
+    exact = (pep_perturbed_strong_convexity_exact(beta, mu), Fraction(0)) if certify else None
+    res.verdict = _anchor_verdict("PerturbedStrongConvexity", res, abs_tol, exact)
     return res
 
 

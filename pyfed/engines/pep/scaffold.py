@@ -12,7 +12,9 @@ import numpy as np
 from ...exact import as_float, to_fraction
 from ...theory import (convex_hypotheses, convex_rhs, effective_step, initial_potential,
                        weight_sum, weights)
-from ...verdicts import Holds, Inconclusive, Verdict, Violated, inequality_phrase
+from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated, inequality_phrase
+from .certificate import certify_verdict
+from .exact_pep import pep_scaffold_exact
 from .solver import (_OPTIMAL, DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _certificate, _check_common,
                      _check_solver, _fmt_frac, _gram_size, _mean, _new_function, _solve)
 
@@ -69,7 +71,7 @@ def _build_scaffold(N, K, T, eta_l, eta_g, beta, mu, w_norm, *, controls: bool, 
 
 def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
                         solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL,
-                        solver_options=None, verify=True) -> WorstCaseResult:
+                        solver_options=None, verify=True, certify=True) -> WorstCaseResult:
     """Worst case of deterministic SCAFFOLD against ``SCAFFOLD.ConvexFiniteRoundConvergence``.
 
     Model (seed 000 ``Run`` with S = N, sigma = 0; SCAFFOLD option II, Karimireddy et al.
@@ -106,6 +108,9 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
         Extra keyword arguments for the solver (override the tolerances).
     verify : bool
         Re-verify a claimed violation on an exact quadratic instance (see module docstring).
+    certify : bool
+        On a numerical hold, try an exact rational certificate (:mod:`.certificate`); a verified
+        one makes the verdict a certified hold.
 
     Returns
     -------
@@ -151,7 +156,7 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     if bad:
         res.details["note"] = ("hypotheses fail (" + "; ".join(bad) + "): the inequality is compared "
                                "beyond the theorem, a violation here is not a counterexample to it")
-    v = _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify)
+    v = _scaffold_verdict(res, problem, handles, {**pq, "T": T}, N, K, T, ratio_tol, verify, certify)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
     if bad:  # the theorem claims nothing beyond its hypotheses (as exact_moments does)
         if isinstance(v, Violated):
@@ -164,14 +169,29 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     return res
 
 
-def _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify) -> Verdict:
+def scaffold_exact(N, K, pq, *, controls: bool, T: int | None = None):
+    """The exact PEP (:mod:`.exact_pep`) of :func:`_build_scaffold` with exact weights w_r/W_T and
+    potential coefficient 9 h² (pq: the exact parameters of :func:`._check_common`, plus ``T``)."""
+    T = pq["T"] if T is None else T
+    h = effective_step(K, pq["eta_l"], pq["eta_g"])
+    w = weights(T, pq["mu"], h)
+    W = weight_sum(T, pq["mu"], h)
+    return pep_scaffold_exact(N, K, pq["eta_l"], pq["eta_g"], pq["beta"], pq["mu"],
+                              {r: w[r] / W for r in range(T)}, {}, 9 * h**2, controls=controls)
+
+
+def _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify, certify=True) -> Verdict:
     stmt = "ConvexFiniteRoundConvergence"
     common = dict(statement=stmt, lhs=res.worst, rhs=res.bound, exact=False, details=res.details)
     if not res.optimal:
         return Inconclusive(**common, reason=f"PEP solver status {res.status!r} is not optimal "
                                              f"(solver {res.solver}); the worst case is not certified")
     if res.ratio <= 1 - ratio_tol:
-        return Holds(**common, certificate=_certificate(res))
+        v = Holds(**common, evidence=Evidence.PEP_NUMERICAL, certificate=_certificate(res))
+        if certify:
+            certify_verdict(v, scaffold_exact(N, K, pq, controls=True), res.bound, solver=res.solver,
+                            claim=f"weightedGap <= {_fmt_frac(res.bound)} * V0 for every function of the class")
+        return v
     if res.ratio <= 1 + ratio_tol:
         return Inconclusive(**common, reason=f"worst/bound = {res.ratio:.8g} is within the tolerance "
                                              f"{ratio_tol} of 1")
@@ -306,7 +326,7 @@ def _reverify_scaffold(problem, handles, pq, N, K, T):
 # FedAvg (uniform mode, S = N) and Local SGD (deterministic oracle)
 # --------------------------------------------------------------------------------------------
 def worst_case_fedavg(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
-                      solver_tol=DEFAULT_SOLVER_TOL, solver_options=None) -> WorstCaseResult:
+                      solver_tol=DEFAULT_SOLVER_TOL, solver_options=None, certify=True) -> WorstCaseResult:
     """Worst case of deterministic FedAvg (uniform-client mode, S = N), same metric as SCAFFOLD.
 
     Procedure (seed 002 "Federated averaging", uniform-client analysis mode; McMahan et al.
@@ -317,7 +337,9 @@ def worst_case_fedavg(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     must be bounded: with it free, FedAvg's drift makes the worst case infinite for K > 1).
 
     ``bound`` is the SCAFFOLD convex bound 1/(h W_T) as a *reference* (no FedAvg theorem is
-    asserted; ``verdict`` is None). Parameters, returns and errors as in
+    asserted; ``verdict`` is None). With ``certify``, a worst case below the reference bound gets
+    an exact certificate of weightedGap <= bound * V0 for FedAvg over the class, recorded in
+    ``details["pep_certificate"]`` (verified or the reason). Parameters, returns and errors as in
     :func:`worst_case_scaffold`.
     """
     N, K, T, pf, pq = _check_common(N, K, T, eta_l, eta_g, beta, mu)
@@ -334,9 +356,16 @@ def worst_case_fedavg(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     params = {"N": N, "K": K, "T": T, "eta_l": str(eta_l), "eta_g": str(eta_g), "beta": str(beta),
               "mu": str(mu), "h": _fmt_frac(h)}
     ratio = dual / as_float(bound) if dual is not None and status == _OPTIMAL else None
-    return WorstCaseResult("fedavg", dual, primal, bound, ratio, name, status, secs,
-                           gram_size=_gram_size(problem), parameters=params,
-                           details={"solver_tol": tol_used,
-                                    "note": "bound is SCAFFOLD's convex bound, shown for reference"})
+    res = WorstCaseResult("fedavg", dual, primal, bound, ratio, name, status, secs,
+                          gram_size=_gram_size(problem), parameters=params,
+                          details={"solver_tol": tol_used,
+                                   "note": "bound is SCAFFOLD's convex bound, shown for reference"})
+    if certify and ratio is not None and ratio < 1:
+        from .certificate import find_certificate
+        cert, why = find_certificate(scaffold_exact(N, K, {**pq, "T": T}, controls=False), bound, solver=name)
+        res.details["pep_certificate"] = ({"verified": True, "tau": _fmt_frac(bound),
+                                           "nonzero_multipliers": cert.info["nonzero_multipliers"]}
+                                          if cert is not None else {"verified": False, "reason": why})
+    return res
 
 

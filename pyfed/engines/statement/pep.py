@@ -64,8 +64,10 @@ def _uses_data(node, st, seen=None) -> bool:
     return False
 
 
-def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -> dict:
-    """Parameters and metric of the statement's PEP row (see the module docstring).
+def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, constants=None) -> dict:
+    """Parameters and metric of the statement's PEP row (see the module docstring). ``constants``:
+    model constants of the right side set to other values, ``{(definition, key): Fraction}`` (as
+    :class:`pyfed.engines.statement.constants.Literal` ``model``; the constant profile varies them).
 
     Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, gap_coefs {r: Fraction}, grad_coefs,
     alpha, gamma, kappa, rounds, hypotheses, note). Raises :class:`NoPEP` with the reason."""
@@ -130,7 +132,9 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1) -
         raise NoPEP(f"the left side has the constant term {const} (the PEP's homogeneity needs none)")
     sa = SymbolicAccess(ExactAccess(inst), pep=True)
     try:
-        rhs = sympy.expand(sympy.sympify(evaluate(st.rhs, bind(st, inst, sa))))
+        val = bind(st, inst, sa)
+        val.constants.update(constants or {})
+        rhs = sympy.expand(sympy.sympify(evaluate(st.rhs, val)))
     except (NotLinear, EvaluationError) as exc:
         raise NoPEP(str(exc)) from None
     D, C = sa.D, sa.C
@@ -212,12 +216,16 @@ def _build(plan, pot_coef):
 
 def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, solver=None,
             solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL, solver_options=None,
-            verify: bool = True) -> Verdict:
+            verify: bool = True, certify: bool = True, constants=None) -> Verdict:
     """The statement's PEP row: worst case over the class at σ = 0, S = N (defaults: N = 2,
     K = 2, T = 2, β = 1, μ = 0, ηg = 1, ηl the largest step the hypotheses admit). Returns the
-    verdict (Holds: numerical SDP certificate; Violated: only after exact re-verification;
-    Inconclusive otherwise). Raises :class:`NoPEP` when the statement has no PEP row."""
-    plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g)
+    verdict: Holds certified (evidence "PEP certificate over the class") when an exact rational
+    certificate of LHS ≤ α (‖x0 - x⋆‖² + (γ/α) C₀) verifies (:mod:`pyfed.engines.pep.certificate`;
+    ``certify=False`` skips it), Holds numerical when the SDP says so and no certificate verifies
+    (``details["pep_certificate"]["reason"]`` says why); Violated only after exact
+    re-verification; Inconclusive otherwise. Raises :class:`NoPEP` when the statement has no PEP
+    row. ``constants``: as :func:`pep_plan`."""
+    plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g, constants=constants)
     solver = _check_solver(solver)
     alpha, gamma = plan["alpha"], plan["gamma"]
     pot_coef = gamma / alpha
@@ -250,6 +258,8 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
                                           "the worst case is not certified")
     elif res.ratio <= 1 - ratio_tol:
         v = Holds(**common, evidence=Evidence.PEP_NUMERICAL, certificate=_certificate(res))
+        if certify:
+            _attach_certificate(v, plan, solver)
     elif res.ratio <= 1 + ratio_tol:
         v = Inconclusive(**common, reason=f"worst/bound = {res.ratio:.8g} is within the tolerance {ratio_tol} of 1")
     elif not verify:
@@ -259,6 +269,26 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
         v = _reverify(st, plan, handles, res, common)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
     return v
+
+
+def exact_pep_of_plan(plan, *, controls: bool = True):
+    """The exact PEP (:class:`pyfed.engines.pep.exact_pep.ExactPEP`) of a :func:`pep_plan`: the same
+    method and metric as :func:`_build`, rational coefficients, init = ‖x0 - x⋆‖² + (γ/α) C₀ (the
+    claim to certify is metric ≤ α·init)."""
+    from ..pep.exact_pep import pep_scaffold_exact
+    return pep_scaffold_exact(plan["N"], plan["K"], plan["eta_l"], plan["eta_g"], plan["beta"], plan["mu"],
+                              plan["gap_coefs"], plan["grad_coefs"], plan["gamma"] / plan["alpha"], controls=controls)
+
+
+def _attach_certificate(v, plan, solver):
+    """Try an exact certificate of metric ≤ α·init; on success ``v`` becomes a certified hold."""
+    from ..pep.certificate import certify_verdict
+    pep = exact_pep_of_plan(plan)
+    cert = certify_verdict(v, pep, plan["alpha"], solver=solver,
+                           claim=f"LHS ≤ {_fmt_frac(plan['alpha'])}·(‖x0 - x⋆‖² + (γ/α) C₀) for every β-smooth "
+                                 "μ-convex client set at these parameters")
+    if cert is not None:
+        v.details["pep_certificate"]["face_dimension"] = cert.info["face_dimension"]
 
 
 def _reverify(st, plan, handles, res, common):
