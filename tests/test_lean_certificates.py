@@ -34,8 +34,8 @@ def test_committed_certificate_verifies_and_describes_the_fresh_problem(name):
 def test_lean_file_is_the_rendering_and_its_checks_pass_in_python(name):
     text = (GEN / f"Certificate_{name}.lean").read_text(encoding="utf-8")
     assert text == render_certificate(_record(name))
-    assert len(re.findall(r"(?m)^#guard ", text)) == 5
-    assert check_certificate_text(text) == {"multipliersNonneg": True, "qSymmetric": True, "identityHolds": True,
+    assert len(re.findall(r"(?m)^#guard ", text)) == 6
+    assert check_certificate_text(text) == {"formsWellFormed": True, "multipliersNonneg": True, "qSymmetric": True, "identityHolds": True,
                                             "psdByLDL": True, "check": True}
     data = parse_certificate_lean(text)
     assert data["tau"] == CERTIFIED[name][1] and data["n"] == len(_record(name)["leaves"])
@@ -76,3 +76,19 @@ def test_python_check_ldl_matches_the_verifier_on_small_matrices():
         c = {"n": len(Q), "nF": 0, "tau": F(0), "slack": F(0), "metric": {"gram": [], "fval": [], "const": F(0)},
              "init": {"gram": [], "fval": [], "const": F(0)}, "constraints": [], "Q": Q}
         assert python_check(c)["psdByLDL"] == (ldl_pivots(Q) is not None)
+
+
+def test_a_form_entry_outside_the_basis_fails_the_check_though_the_identity_cannot_see_it():
+    """metric = ⟪v 1, v 1⟫ over n = 1 vector (or ⟪v 1, v 0⟫ written with a > b over n = 2): the
+    coefficient-by-coefficient identity never looks at that entry, so without the well-formedness
+    check a certificate of `metric ≤ 0` would pass."""
+    from fractions import Fraction as F
+
+    zero = {"gram": [], "fval": [], "const": F(0)}
+    for n, entry in ((1, (1, 1, F(1))), (2, (1, 0, F(1))), (1, None)):
+        metric = {"gram": [entry] if entry else [], "fval": [], "const": F(0)}
+        c = {"n": n, "nF": 0, "tau": F(0), "slack": F(0), "metric": metric, "init": zero, "constraints": [],
+             "Q": [[F(0)] * n for _ in range(n)]}
+        res = python_check(c)
+        assert res["identityHolds"] is True
+        assert res["formsWellFormed"] is (entry is None) and res["check"] is (entry is None)

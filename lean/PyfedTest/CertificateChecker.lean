@@ -9,7 +9,8 @@ function values `F 0, …` satisfying the listed inequalities `I_k ≤ 0` (the i
 inequalities of the class of `L`-smooth `μ`-strongly convex functions, evaluated along the
 method). Every quantity is a linear form in the inner products `⟪v a, v b⟫` and the values.
 
-The certificate is the data `(τ, λ, Q, slack)` with, coefficient by coefficient,
+The certificate is the data `(τ, λ, Q, slack)` with forms over the `n` vectors and `nF` values
+only and, coefficient by coefficient,
 `τ · init - metric + ∑ₖ λₖ Iₖ = ⟨Q, Gram⟩ + slack`, `λ ≥ 0`, `slack ≥ 0` and `Q ⪰ 0`. `check`
 decides this over ℚ (`Q ⪰ 0` by an LDLᵀ elimination without pivoting: nonnegative pivots, a zero
 pivot only with a zero row); generated files evaluate it with `#guard`.
@@ -56,6 +57,17 @@ def residual (c : Certificate) (coeff : LinForm → ℚ) : ℚ :=
 def qEntry (c : Certificate) (a b : ℕ) : ℚ :=
   (c.Q.getD a []).getD b 0
 
+/-- A form's entries name Gram vectors `a ≤ b < n` and values `j < nF`: an entry elsewhere would
+escape the coefficient-by-coefficient identity below. -/
+def formWellFormed (c : Certificate) (f : LinForm) : Bool :=
+  f.gram.all (fun e => decide (e.1 ≤ e.2.1) && decide (e.2.1 < c.n)) &&
+    f.fval.all (fun e => decide (e.1 < c.nF))
+
+/-- The metric, the initial form and every constraint are well formed. -/
+def formsWellFormed (c : Certificate) : Bool :=
+  formWellFormed c c.metric && formWellFormed c c.init &&
+    c.constraints.all (fun p => formWellFormed c p.1)
+
 /-- Every multiplier is nonnegative. -/
 def multipliersNonneg (c : Certificate) : Bool :=
   c.constraints.all (fun p => decide (0 ≤ p.2))
@@ -97,7 +109,7 @@ def psdByLDL : ℕ → List (List ℚ) → Bool
 
 /-- The whole check. -/
 def check (c : Certificate) : Bool :=
-  multipliersNonneg c && qSymmetric c && identityHolds c && psdByLDL c.n c.Q
+  formsWellFormed c && multipliersNonneg c && qSymmetric c && identityHolds c && psdByLDL c.n c.Q
 
 /-- A form evaluated at vectors `v` and values `F`. -/
 noncomputable def LinForm.eval {d : ℕ} (f : LinForm) (v : ℕ → SCAFFOLD.Space d) (F : ℕ → ℝ) : ℝ :=

@@ -151,7 +151,8 @@ def parse_certificate_lean(text: str) -> dict:
 
 def python_check(c: dict) -> dict:
     """The checks of ``CertificateChecker.lean``, step for step over Fractions: returns
-    {"multipliersNonneg", "qSymmetric", "identityHolds", "psdByLDL", "check"} as booleans."""
+    {"formsWellFormed", "multipliersNonneg", "qSymmetric", "identityHolds", "psdByLDL", "check"}
+    as booleans."""
     def gram_coeff(f, a, b):
         return sum((v for (x, y, v) in f["gram"] if x == a and y == b), F(0))
 
@@ -169,6 +170,10 @@ def python_check(c: dict) -> dict:
     def q(a, b):
         return Q[a][b] if a < len(Q) and b < len(Q[a]) else F(0)
 
+    def well_formed(f):
+        return all(a <= b < n for (a, b, _) in f["gram"]) and all(j < c["nF"] for (j, _) in f["fval"])
+
+    forms = all(well_formed(f) for f in [c["metric"], c["init"]] + [form for form, _ in c["constraints"]])
     nonneg = all(lam >= 0 for _, lam in c["constraints"])
     sym = len(Q) == n and all(len(r) == n for r in Q) and all(q(a, b) == q(b, a) for a in range(n) for b in range(n))
     ident = (all(residual(lambda f: gram_coeff(f, a, b)) == (q(a, a) if a == b else 2 * q(a, b))
@@ -185,8 +190,8 @@ def python_check(c: dict) -> dict:
             psd = False
             break
         M = [r[1:] for r in rest] if d == 0 else [[x - r[0] / d * y for x, y in zip(r[1:], row[1:])] for r in rest]
-    return {"multipliersNonneg": nonneg, "qSymmetric": sym, "identityHolds": ident, "psdByLDL": psd,
-            "check": nonneg and sym and ident and psd}
+    return {"formsWellFormed": forms, "multipliersNonneg": nonneg, "qSymmetric": sym, "identityHolds": ident, "psdByLDL": psd,
+            "check": forms and nonneg and sym and ident and psd}
 
 
 def check_certificate_text(text: str) -> dict:

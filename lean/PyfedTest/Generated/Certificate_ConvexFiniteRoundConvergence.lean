@@ -63,6 +63,7 @@ def cert : Certificate :=
   { n := 11, nF := 8, tau := (81/2 : ℚ), slack := (0 : ℚ),
     metric := metric, init := init, constraints := constraints, Q := Q }
 
+#guard formsWellFormed cert
 #guard multipliersNonneg cert
 #guard qSymmetric cert
 #guard identityHolds cert

@@ -37,6 +37,7 @@ def cert : Certificate :=
   { n := 5, nF := 4, tau := (0 : ℚ), slack := (0 : ℚ),
     metric := metric, init := init, constraints := constraints, Q := Q }
 
+#guard formsWellFormed cert
 #guard multipliersNonneg cert
 #guard qSymmetric cert
 #guard identityHolds cert

@@ -34,6 +34,7 @@ def cert : Certificate :=
   { n := 4, nF := 2, tau := (1 : ℚ), slack := (0 : ℚ),
     metric := metric, init := init, constraints := constraints, Q := Q }
 
+#guard formsWellFormed cert
 #guard multipliersNonneg cert
 #guard qSymmetric cert
 #guard identityHolds cert

@@ -40,6 +40,7 @@ def cert : Certificate :=
   { n := 6, nF := 3, tau := (0 : ℚ), slack := (0 : ℚ),
     metric := metric, init := init, constraints := constraints, Q := Q }
 
+#guard formsWellFormed cert
 #guard multipliersNonneg cert
 #guard qSymmetric cert
 #guard identityHolds cert
