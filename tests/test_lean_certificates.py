@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pyfed.engines.pep.certificate import form_json, verify_certificate
-from pyfed.lean.certificates import (CERTIFIED, certificate_from_json, check_certificate_text,
-                                     parse_certificate_lean, python_check, render_certificate)
+from pyfed.certificates import CERTIFIED, certificate_from_json
+from pyfed.lean.certificates import check_certificate_text, parse_certificate_lean, python_check, render_certificate
 
 GEN = Path(__file__).resolve().parents[1] / "lean" / "PyfedTest" / "Generated"
 

@@ -3,7 +3,7 @@
 * default: (re)write ``<DIR>/PyfedTest/Generated/*.lean`` and ``<DIR>/PyfedTest.lean`` (the
   certificate files ``Certificate_*.lean`` from the ``Certificate_*.json`` beside them);
 * ``--certificates``: first solve, verify exactly and write the PEP certificates' JSON
-  (:mod:`pyfed.lean.certificates`; the numbers come from a floating-point oracle and may differ
+  (:mod:`pyfed.certificates`; the numbers come from a floating-point oracle and may differ
   between machines, every written certificate verifies);
 * ``--check``: write nothing; exit 4 if the committed files differ from a fresh rendering;
 * ``--drift``: write nothing; run the Lean <-> pyfed.theory drift check (exit 4 on a mismatch),
@@ -100,7 +100,7 @@ def run(args) -> int:
             print(f"generated Lean files in {lean_dir} are up to date")
     elif not drifting:  # a check never writes: only the plain command renders
         if getattr(args, "certificates", False):
-            from ..lean.certificates import write_certificates
+            from ..certificates import write_certificates
             for path in write_certificates(lean_dir):
                 if path.suffix == ".json":
                     print(f"wrote {path}")
