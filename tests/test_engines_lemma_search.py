@@ -113,3 +113,17 @@ LOCAL_SGD = [
 def test_local_sgd_variants(name, edits, false):
     st = _variant(name, edits)
     (_violated if false else _never_violated)(st, budget=4)
+
+
+def test_a_term_that_cannot_be_evaluated_is_not_reported_as_failed_hypotheses():
+    """Every draw with a < 0 meets its hypotheses on the numbers but `Real.rpow` of a negative
+    base cannot be evaluated: the search says so, it never claims that the hypotheses failed."""
+    from pyfed.engines.statement.lemma_search import search_lemma
+    text = ("import Pyfed\n\ntheorem NegRpow (a : ℝ) (ha : a < 0) (h : Real.rpow a (1 / 2) ≤ 10) : a ≤ 0 := by sorry\n")
+    [st] = read_text(text, "t.lean")
+    res = search_lemma(st, seed=0, budget=2)
+    v = res.verdict
+    assert v.status == "inconclusive"
+    assert v.details["decided"] == 0 and v.details["undecided"] > 0
+    assert "Real.rpow of a negative base" in v.reason
+    assert "hypotheses" not in v.reason
