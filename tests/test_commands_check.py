@@ -221,3 +221,20 @@ def test_limits_are_checked_before_a_file_is_run(tmp_path):
     assert err.startswith("pyfed: error: --replicates: needs an estimated ") or \
         err.startswith("pyfed: error: --budget: needs an estimated ")
     assert "(--max-seconds)" in err
+
+
+@pytest.mark.parametrize("argv", [["check", str(EXAMPLES / "young_small_constant.lean")],
+                                  ["search", "YoungInner", "--budget", "1"]])
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_empty_out_is_refused_before_any_work(argv, empty, monkeypatch):
+    """`--out ""` is a one-line error (exit 2) raised before the statements are read or searched."""
+    import pyfed.commands.check as cmd_check
+    import pyfed.commands.search as cmd_search
+
+    def boom(*a, **k):
+        raise AssertionError("work started")
+    monkeypatch.setattr(cmd_check, "_read_all", boom)
+    monkeypatch.setattr(cmd_search, "search_to_dir", boom)
+    code, out, err = run_cli(argv + ["--out", empty])
+    assert code == 2
+    assert err.strip() == "pyfed: error: --out: is empty: give a directory such as out/"

@@ -223,7 +223,7 @@ def run_file(args, limits=None) -> int:
         check_int("--budget", args.budget, minimum=1)
     workers, scheduler = check_workers(getattr(args, "workers", None), getattr(args, "scheduler", None))
     limits = limits if limits is not None else limits_from_args(args)
-    if args.out:
+    if args.out is not None:          # `--out ""` too: refused here, before any reading or search
         from ..search import prepare_out
         prepare_out(args.out)
     read = _read_all(paths, args.theorem)      # ReaderError: exit 2 with file:line:col
