@@ -307,7 +307,7 @@ def _verdict(st, records, seed, budget):
         details.update(index=r.index, description=r.description, search_result=f"counterexample (candidate {r.index})")
         if r.lhs is not None and r.rhs is not None:
             details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
-                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<") else "≤",
+                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<", "=") else "≤",
                                                           _s(r.lhs)[:40], _s(r.rhs)[:40], compare(r.lhs, r.rhs) == 0))
         else:
             details["witness_text"] = f"the conclusion is false at candidate {r.index} ({r.description})"

@@ -1,0 +1,11 @@
+"""Wording of violations (pyfed.verdicts.violation_wording) for each relation."""
+
+from pyfed.verdicts import violation_wording
+
+
+def test_violation_wording_per_relation():
+    assert violation_wording("≤", "9", "1", False) == "left side 9 > right side 1"
+    assert violation_wording("<", "1", "1", True) == "left side = right side = 1, strict < fails"
+    # `=`: the sides differ, whichever is larger (never ">" for a left side below the right one)
+    assert violation_wording("=", "1", "8", False) == "left side 1 ≠ right side 8"
+    assert violation_wording("=", "8", "1", False) == "left side 8 ≠ right side 1"
