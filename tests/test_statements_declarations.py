@@ -41,3 +41,10 @@ def test_theorem_without_a_proof_is_refused_where_the_proof_should_start():
     # the statement ends at `a * a` on line 4: `:=` was expected right after it
     assert msg.startswith(f"t.lean:4:{len('    0 < a * a') + 1}: ")
     assert "NoBody" in msg and "without a proof" in msg and "Fine" not in msg
+
+
+def test_an_unclosed_bracket_is_reported_as_such_not_as_a_missing_proof():
+    text = "import Pyfed\n\ntheorem P (a : ℝ) (ha : 0 < a) :\n    0 < a * (a + 1 := by sorry\n"
+    msg = _error(text)
+    assert msg.startswith(f"t.lean:4:{'    0 < a * (a + 1 '.__len__() + 1}: ") and "expected ')'" in msg
+    assert "without a proof" not in msg

@@ -399,13 +399,7 @@ def theorem_header(name, cmd, clean, path) -> tuple:
     """``(binders before the colon, the statement's type, header text)`` of theorem ``name``.
     Raises :class:`~pyfed.lean.terms.LeanSyntaxError` for a header outside the grammar, and for a
     theorem without ``:=`` and a proof (Lean refuses it; ``:= by sorry`` is accepted)."""
-    toks, _body, _ = header_tokens(cmd, clean, path, "theorem", name)
-    if _body is None:
-        last = toks[-1] if toks else None
-        line, col = (last.line, last.col + len(last.text)) if last is not None else (cmd.line, cmd.col)
-        raise LeanSyntaxError(f"theorem `{name}` without a proof", "Lean refuses a theorem without `:=` and a "
-                              "proof after its statement", line=line, col=col, path=path,
-                              supported="theorem NAME … : statement := by sorry")
+    toks, body, _ = header_tokens(cmd, clean, path, "theorem", name)
     p = make_parser(toks, path, stop={":="})
     binders = p.binders()
     if not p.at(":"):
@@ -417,6 +411,12 @@ def theorem_header(name, cmd, clean, path) -> tuple:
     if p.peek() is not None:
         t = p.peek()
         raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
+    if body is None:            # checked after the header parsed: an unclosed bracket hides `:=` too
+        last = toks[-1] if toks else None
+        line, col = (last.line, last.col + len(last.text)) if last is not None else (cmd.line, cmd.col)
+        raise LeanSyntaxError(f"theorem `{name}` without a proof", "Lean refuses a theorem without `:=` and a "
+                              "proof after its statement", line=line, col=col, path=path,
+                              supported="theorem NAME … : statement := by sorry")
     header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
     return binders, ty, header_text
 
