@@ -223,10 +223,12 @@ def test_limits_are_checked_before_a_file_is_run(tmp_path):
     assert "(--max-seconds)" in err
 
 
-@pytest.mark.parametrize("argv", [["check", str(EXAMPLES / "young_small_constant.lean")],
-                                  ["search", "YoungInner", "--budget", "1"]])
+@pytest.mark.parametrize("argv, message", [
+    (["check", str(EXAMPLES / "young_small_constant.lean")], "pyfed: error: --out: is empty: give a directory such as out/"),
+    (["search", "YoungInner", "--budget", "1"],
+     "pyfed: error: --out: required: the directory for the counterexample files and the summary")])
 @pytest.mark.parametrize("empty", ["", "  "])
-def test_empty_out_is_refused_before_any_work(argv, empty, monkeypatch):
+def test_empty_out_is_refused_before_any_work(argv, message, empty, monkeypatch):
     """`--out ""` is a one-line error (exit 2) raised before the statements are read or searched."""
     import pyfed.commands.check as cmd_check
     import pyfed.commands.search as cmd_search
@@ -237,4 +239,4 @@ def test_empty_out_is_refused_before_any_work(argv, empty, monkeypatch):
     monkeypatch.setattr(cmd_search, "search_to_dir", boom)
     code, out, err = run_cli(argv + ["--out", empty])
     assert code == 2
-    assert err.strip() == "pyfed: error: --out: is empty: give a directory such as out/"
+    assert err.strip() == message

@@ -116,7 +116,7 @@ def run(args) -> int:
     seed = check_int("--seed", args.seed, minimum=0)
     if args.budget is not None:
         check_int("--budget", args.budget, minimum=1)
-    if args.out is None:
+    if args.out is None or not str(args.out).strip():
         raise InputError("--out", "required: the directory for the counterexample files and the summary")
     prepare_out(args.out)
     check_workers(args.workers, args.scheduler)
