@@ -64,11 +64,16 @@ def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = No
     for inst in default_suite(quick=quick, seed=seed):
         if progress:
             progress(inst.name)
-        out.append(run_instance(inst, replicates=reps, seed=seed, statement=statement_of(inst.theorem)))
+        st = statement_of(inst.theorem)
+        v = run_instance(inst, replicates=reps, seed=seed, statement=st)
+        v.details.setdefault("source", st.source)
+        out.append(v)
     # worst case over the whole function class at a small size (PEP, deterministic regime)
     if progress:
         progress("PEP worst case (ConvexFiniteRoundConvergence, N=2 K=2 T=2)")
-    out.append(pep_row(statement_of(CONVEX)))
+    v = pep_row(statement_of(CONVEX))
+    v.details.setdefault("source", statement_of(CONVEX).source)
+    out.append(v)
     if fedavg:
         from .engines.statement.fedavg_engines import default_fedavg_rows
 

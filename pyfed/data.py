@@ -1,7 +1,10 @@
 """Bundled real datasets and federated splits (label skew, SCAFFOLD's "similarity s%").
 
 Datasets come from scikit-learn's *bundled* copies (``sklearn.datasets.load_*``), so nothing
-is downloaded. Splits turn a label vector into N client index sets:
+is downloaded. The first load of a dataset writes its raw arrays to a small ``.npz`` file in
+pyfed's cache directory (:func:`cache_dir`), and later loads read that file, so scikit-learn
+(about a second of imports) is imported once per machine and scikit-learn version, not once per
+run. Splits turn a label vector into N client index sets:
 
 * ``"iid"``: a uniform random permutation cut into N near-equal parts;
 * ``"dirichlet"``: label skew of Hsu, Qi & Brown (2019), "Measuring the effects of
@@ -20,13 +23,16 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from .errors import InputError, check_finite_array, check_int, check_rng
 
-__all__ = ["DATASETS", "load_dataset", "standardize", "holdout", "split", "SCHEMES"]
+__all__ = ["DATASETS", "load_dataset", "standardize", "holdout", "split", "SCHEMES", "cache_dir"]
 
 #: Dataset name -> (scikit-learn loader name, number of classes, default binary mapping).
 DATASETS = {
@@ -34,6 +40,70 @@ DATASETS = {
     "wine": ("load_wine", 3, 0),
     "digits": ("load_digits", 10, "parity"),
 }
+
+#: Version of the cache files' layout (part of their names).
+_CACHE_FORMAT = 1
+
+
+def cache_dir() -> Path:
+    """The directory of pyfed's cache files (the bundled datasets' raw arrays).
+
+    ``$PYFED_CACHE_DIR`` if set and non-empty, else ``$XDG_CACHE_HOME/pyfed``, else
+    ``~/.cache/pyfed``. The directory is created when a file is first written; a directory that
+    cannot be written only costs speed (the data are then read from scikit-learn every time).
+    """
+    explicit = os.environ.get("PYFED_CACHE_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "pyfed"
+
+
+def _sklearn_version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("scikit-learn")
+    except importlib.metadata.PackageNotFoundError:   # pragma: no cover (a dependency)
+        return "unknown"
+
+
+def _cache_path(name: str) -> Path:
+    return cache_dir() / f"dataset-{name}-sklearn{_sklearn_version()}-v{_CACHE_FORMAT}.npz"
+
+
+def _raw_dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The raw arrays of a bundled dataset: X float64 (n, p), y int64 (n,), as scikit-learn's
+    loader returns them, read from the cache file when there is a valid one (else loaded with
+    scikit-learn and written to the cache, best effort)."""
+    path = _cache_path(name)
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            X, y = f["X"], f["y"]
+        if X.dtype == np.float64 and y.dtype == np.int64 and X.ndim == 2 and y.shape == (X.shape[0],):
+            return X, y
+    except (OSError, KeyError, ValueError):   # no cache file yet, or a damaged one: rebuild it
+        pass
+    import sklearn.datasets
+
+    X, y = getattr(sklearn.datasets, DATASETS[name][0])(return_X_y=True)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, X=X, y=y)
+            os.replace(tmp, path)     # atomic: a concurrent reader sees the old file or the whole new one
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:   # a read-only or missing home: no cache, same data
+        pass
+    return X, y
+
 
 #: Split schemes understood by :func:`split`.
 SCHEMES = ("iid", "dirichlet", "similarity")
@@ -78,7 +148,8 @@ def standardize(X) -> np.ndarray:
 
 def load_dataset(name: str, *, binary=None, intercept: bool = False,
                  standardized: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Load a scikit-learn bundled dataset (no download).
+    """Load a scikit-learn bundled dataset (no download; read from pyfed's cache directory after
+    the first load, see :func:`cache_dir`).
 
     Parameters
     ----------
@@ -113,12 +184,10 @@ def load_dataset(name: str, *, binary=None, intercept: bool = False,
     """
     if not isinstance(name, str) or name not in DATASETS:
         raise InputError("name", f"unknown dataset {name!r}; choose one of {sorted(DATASETS)}")
-    import sklearn.datasets
-
-    loader, n_classes, default_binary = DATASETS[name]
-    X, y = getattr(sklearn.datasets, loader)(return_X_y=True)
-    X = standardize(X) if standardized else np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.int64)
+    _, n_classes, default_binary = DATASETS[name]
+    X, y = _raw_dataset(name)
+    X = standardize(X) if standardized else X.copy()
+    y = y.copy()
     if isinstance(binary, str) and binary == "default":
         binary = default_binary
     if binary is None:

@@ -32,10 +32,10 @@ import re
 from fractions import Fraction
 from typing import Iterable
 
+import sys
+
 import mpmath
 import numpy as np
-import sympy
-from flint import arb, ctx, fmpq
 
 from .errors import InputError
 
@@ -43,6 +43,27 @@ from .errors import InputError
 DEFAULT_DPS = 50
 
 Scalar = Fraction | mpmath.mpf
+
+
+def _sympy():
+    """The sympy module, imported on first use (it costs most of pyfed's start-up time)."""
+    import sympy
+
+    return sympy
+
+
+def _is_flint(value, name: str) -> bool:
+    """True for a python-flint object of type ``name`` (``"arb"``, ``"fmpq"``); python-flint is
+    imported by the code that makes such objects, never by this test."""
+    mod = sys.modules.get("flint")
+    return mod is not None and isinstance(value, getattr(mod, name))
+
+
+def _is_sympy(value) -> bool:
+    """True for a sympy object; no sympy object exists before sympy is imported, so this never
+    imports it."""
+    mod = sys.modules.get("sympy")
+    return mod is not None and isinstance(value, mod.Basic)
 
 
 def to_fraction(value) -> Fraction | None:
@@ -62,7 +83,8 @@ def to_fraction(value) -> Fraction | None:
             return Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             return None
-    if isinstance(value, sympy.Basic):
+    if _is_sympy(value):
+        sympy = _sympy()
         if value.is_Rational:
             return Fraction(int(value.p), int(value.q))
         simplified = sympy.nsimplify(value, rational=False) if value.is_number else value
@@ -85,8 +107,8 @@ def to_mpf(value, dps: int = DEFAULT_DPS) -> mpmath.mpf:
         frac = to_fraction(value)
         if frac is not None:
             return mpmath.mpf(frac.numerator) / frac.denominator
-        if isinstance(value, sympy.Basic):
-            return mpmath.mpf(sympy.N(value, dps + 10))
+        if _is_sympy(value):
+            return mpmath.mpf(_sympy().N(value, dps + 10))
         if isinstance(value, (float, np.floating)):
             return mpmath.mpf(float(value))
         return mpmath.mpf(value)
@@ -105,11 +127,12 @@ def all_exact(values: Iterable) -> bool:
 
 def is_symbolic(value) -> bool:
     """True for a sympy expression with free symbols (used by the Lean drift check)."""
-    return isinstance(value, sympy.Basic) and bool(value.free_symbols)
+    return _is_sympy(value) and bool(value.free_symbols)
 
 
 def _to_sympy(value):
-    f = to_fraction(value) if not isinstance(value, sympy.Basic) else None
+    sympy = _sympy()
+    f = to_fraction(value) if not _is_sympy(value) else None
     if f is not None:
         return sympy.Rational(f.numerator, f.denominator)
     return sympy.sympify(value)
@@ -146,7 +169,7 @@ def coerce(values: Iterable, *, exact: bool | None = None, dps: int = DEFAULT_DP
                 raise InputError(name, f"is {v} (NaN or infinite)")
     if exact == "symbolic" or any(is_symbolic(v) for v in values):
         return [_to_sympy(v) for v in values], "symbolic"
-    if exact == "ball" or any(isinstance(v, arb) for v in values):
+    if exact == "ball" or any(_is_flint(v, "arb") for v in values):
         return [to_arb(v) for v in values], "ball"
     if exact is None:
         exact = all_exact(values)
@@ -192,7 +215,7 @@ def as_float(value) -> float:
             return value.numerator / value.denominator
         except OverflowError:
             return math.inf if value > 0 else -math.inf
-    if isinstance(value, arb):
+    if _is_flint(value, "arb"):
         return float(value.mid()) if value.is_finite() else math.nan
     f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
     if f is not None:
@@ -308,7 +331,7 @@ def decimal_str(value, digits: int = 17) -> str:
     """Short decimal text of a number in which every digit is meaningful: exact rationals
     correctly rounded (:func:`exact_decimal`), balls to their certified digits
     (:func:`ball_decimal`), mpmath numbers and floats to ``min(digits, 15)`` digits."""
-    if isinstance(value, arb):
+    if _is_flint(value, "arb"):
         return ball_decimal(value, digits)
     f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
     if f is not None:
@@ -339,7 +362,7 @@ def number_json(value, max_chars: int | None = REPORT_EXACT_CHARS):
     """
     if value is None:
         return None
-    if isinstance(value, arb):
+    if _is_flint(value, "arb"):
         return {"decimal": ball_decimal(value, 17), "ball": value.str(radius=True),
                 "float": report_float(value.mid()) if value.mid().is_finite() else None}
     f = to_fraction(value) if not isinstance(value, (float, np.floating)) else None
@@ -416,7 +439,7 @@ def format_number(value, digits: int = 6) -> str:
     if value is None:
         return "-"
     try:
-        if isinstance(value, arb):
+        if _is_flint(value, "arb"):
             return ball_decimal(value, digits)
         f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
         if f is not None:
@@ -426,6 +449,14 @@ def format_number(value, digits: int = 6) -> str:
         return f"{float(value):.{digits}g}"
     except (TypeError, ValueError, OverflowError):
         return str(value)
+
+
+def short_exact(value, max_chars: int = 40) -> str:
+    """A side for a one-line message: the exact text ("p/q", or the closed form of an algebraic
+    number) when at most ``max_chars`` characters, else ``~`` and its 6 correctly rounded digits
+    (:func:`format_number`); the JSON report keeps every digit. Never a cut-off digit string."""
+    text = rational_str(value)
+    return text if len(text) <= max_chars else "~" + format_number(value)
 
 
 #: A decimal float literal ("5.49", ".5", "1e-06", "-3.5E+10"); a plain integer does not match.
@@ -449,7 +480,7 @@ def format_parameter(value, digits: int = 6) -> str:
         return str(value)
     if isinstance(value, (float, np.floating, mpmath.mpf)):
         return format_number(value, digits)
-    f = to_fraction(value) if isinstance(value, (numbers.Rational, fmpq)) else None
+    f = to_fraction(value) if (isinstance(value, numbers.Rational) or _is_flint(value, "fmpq")) else None
     return str(f) if f is not None else str(value)
 
 
@@ -549,6 +580,8 @@ def compare(lhs, rhs) -> int:
 @contextlib.contextmanager
 def precision(bits: int):
     """Temporarily set python-flint's working precision (bits) for arb arithmetic."""
+    from flint import ctx
+
     old = ctx.prec
     ctx.prec = int(bits)
     try:
@@ -568,11 +601,13 @@ def fraction_of(value) -> Fraction | None:
         return Fraction(float(value))
     if isinstance(value, mpmath.mpf):
         return mpf_to_fraction(value) if mpmath.isfinite(value) else None
-    if isinstance(value, sympy.Float):
+    if _is_sympy(value) and value.is_Float:
         return fraction_of(mpmath.mpf(value._mpf_))
     return None
 
 def _q(f: Fraction) -> fmpq:
+    from flint import fmpq
+
     return fmpq(f.numerator, f.denominator)
 
 def to_arb(value) -> arb:
@@ -583,18 +618,23 @@ def to_arb(value) -> arb:
     InputError
         The value is not a real number pyfed can enclose (e.g. a symbol, ``zoo``).
     """
-    if isinstance(value, arb):
+    from flint import arb
+
+    if _is_flint(value, "arb"):
         return value
     f = fraction_of(value)
     if f is not None:
         return arb(_q(f))
-    if isinstance(value, sympy.Basic):
+    if _is_sympy(value):
         return _sympy_to_arb(value)
     if isinstance(value, str):
-        return _sympy_to_arb(sympy.sympify(value))
+        return _sympy_to_arb(_sympy().sympify(value))
     raise InputError("value", f"cannot enclose {value!r} in a certified ball")
 
 def _sympy_to_arb(e) -> arb:
+    from flint import arb, fmpq
+
+    sympy = _sympy()
     if e.is_Rational:
         return arb(fmpq(int(e.p), int(e.q)))
     if e.is_Float:

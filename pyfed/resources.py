@@ -316,7 +316,8 @@ def blame(estimate, values: dict, defaults: dict) -> dict:
     ``estimate(**values) -> Cost``; ``values`` the sizes as given, keyed by their option (e.g.
     ``{"--N": 4, "--d": 10**8}``), ``defaults`` the same keys at their default values. The
     option blamed for a resource is the one whose reset to its default lowers that resource's
-    estimate the most (the first given option on a tie)."""
+    estimate the most; when every option is at its default, the one whose halving lowers it the
+    most (the first option on a tie)."""
     full = estimate(**values)
     out = {}
     for res in ("memory", "seconds"):
@@ -328,6 +329,15 @@ def blame(estimate, values: dict, defaults: dict) -> dict:
             g = getattr(full, res) / v if v > 0 else math.inf
             if g > gain:
                 best, gain = k, g
+        if best is None:     # every option at its default: the one whose halving helps the most
+            for k in values:
+                try:
+                    v = getattr(estimate(**{**values, k: max(1, values[k] // 2)}), res)
+                except (TypeError, ValueError):
+                    continue
+                g = getattr(full, res) / v if v > 0 else math.inf
+                if g > gain:
+                    best, gain = k, g
         out[res] = best or next(iter(values))
     return out
 

@@ -31,10 +31,9 @@ from .errors import InputError
 __all__ = ["search_to_dir", "summary_path", "statement_options", "load_record", "recheck", "run_all", "file_stem",
            "statement_verdicts_json", "prepare_out", "default_statement_budget", "SEARCH_RECORD_SCHEMA"]
 
-#: Schema of a counterexample record of a run-free statement.
-#: Schema of a FedAvg search record (SCAFFOLD-run and run-free records are
-#: :func:`pyfed.export.counterexample_record`'s).
-SEARCH_RECORD_SCHEMA = "pyfed.search-record/1"
+#: Schema of the records ``pyfed search`` writes: the counterexample records of
+#: :func:`pyfed.export.counterexample_record` for every statement shape.
+SEARCH_RECORD_SCHEMA = "pyfed.counterexample/1"
 
 
 def _slug(s: str) -> str:
@@ -160,22 +159,11 @@ def _conjunct_summary(st, res) -> dict:
 
 
 def _record(st, v, *, seed, budget, relax, mutate, index) -> dict:
-    """The counterexample record: the exported witness of a SCAFFOLD-run or run-free statement
-    (:func:`pyfed.export.counterexample_record`), or for a FedAvg run the
-    instance's exact values with both sides."""
-    if st.shape in ("scaffold_run", "lemma"):
-        from .export import counterexample_record
-        rec = counterexample_record(st, v, seed=seed, budget=budget)
-    else:
-        from .export import file_sha256
-        w = v.witness or {}
-        d = v.details or {}
-        rec = {"schema": SEARCH_RECORD_SCHEMA, "statement": st.name, "qualified_name": st.qualified_name,
-               "family": st.family, "source": st.source, "file": st.location.path,
-               "file_sha256": file_sha256(st.location.path), "statement_text": st.text,
-               "instance": w.get("instance"), "lhs": d.get("lhs_exact"), "rhs": d.get("rhs_exact"),
-               "margin": d.get("margin_exact"), "description": d.get("description"), "index": w.get("index"),
-               "seed": seed, "budget": budget, "exact": True, "engine": d.get("engine")}
+    """The counterexample record of every statement shape (:func:`pyfed.export.counterexample_record`,
+    schema ``pyfed.counterexample/1``, which ``pyfed check --replay`` re-decides), with the search's
+    ``relax``, ``mutate`` and ``record_index``."""
+    from .export import counterexample_record
+    rec = counterexample_record(st, v, seed=seed, budget=budget)
     rec.update(relax=list(relax), mutate=mutate, pyfed_version=__version__, record_index=index)
     return rec
 

@@ -2,14 +2,18 @@
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from pyfed.suites.scaffold import (CONVEX, NONCONVEX, convex_step, default_suite, instance_hypotheses,
                                    instance_rhs, nonconvex_step, round_down)
 from pyfed.cli import main
-from pyfed.errors import InputError
+from pyfed.errors import Diverged, InputError
+from pyfed.statements import read_text
 from pyfed.theory import failing
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
 
 
 def test_round_down_is_below_and_close():
@@ -49,11 +53,9 @@ def test_quadratic_instance_rhs_is_exact(suite):
     assert isinstance(instance_rhs(q), Fraction)
 
 
-def test_pyfed_check_quick_holds_everywhere(tmp_path, capsys):
-    out = tmp_path / "report.json"
-    status = main(["check", "--quick", "--seed", "0", "--json", str(out)])
-    text = capsys.readouterr().out
-    report = json.loads(out.read_text())
+@pytest.mark.slow
+def test_pyfed_check_quick_holds_everywhere(quick_check_cli):
+    status, text, _, report = quick_check_cli
     # the built-in instances' verdicts: those that belong to no statement of the catalogue
     searched = {i for s in report["statements"] for i in s["verdicts"]}
     builtin = [v for i, v in enumerate(report["verdicts"]) if i not in searched]
@@ -84,6 +86,7 @@ def test_check_rejects_bad_seed_and_json_path_before_running(capsys):
     assert "--json" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite):
     from pyfed.check import run_instance, statement_of
     q = next(inst for inst in suite if inst.name.startswith("quadratic"))
@@ -98,13 +101,43 @@ def test_quadratic_instance_reports_the_convexity_hypothesis_and_exact_rhs(suite
     assert Fraction(j["exact"]) == rhs if "exact" in j else abs(Fraction(j["decimal"]) - rhs) < rhs * Fraction(1, 10**16)
 
 
-def test_each_verdict_names_its_evidence(capsys):
-    from pyfed.check import run_check
+@pytest.mark.slow
+def test_each_verdict_names_its_evidence(default_check, capsys):
     from pyfed.commands.render import evidence
-    verdicts = run_check(quick=True, seed=0)
+    verdicts = default_check(True, 0)                 # run_check(quick=True, seed=0)
     ev = {v.details["instance"]: evidence(v) for v in verdicts}
     assert ev["quadratic-rational-N8-d4"] == "exact moments, exact rationals"
     assert ev["logistic-breast_cancer-dirichlet0.5"].startswith("Monte Carlo 99.9% t-interval, R=64")
     assert any(e.startswith("PEP SDP, numerical") for e in ev.values())
     assert main(["check", "--replicates", "1"]) == 2
     assert "--replicates" in capsys.readouterr().err
+
+
+def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatch):
+    """pyfed check's Monte Carlo rows: a run that diverges is "diverged at round r" (inconclusive),
+    flagged as an anomaly because every hypothesis holds there; never "more replicates needed"."""
+    import pyfed.algorithms
+    from pyfed.check import run_instance, statement_of
+    from pyfed.suites.scaffold import default_suite
+
+    def diverging(*a, **k):
+        raise Diverged(3, float("inf"), replicate=1, threshold=1e50)
+    monkeypatch.setattr(pyfed.algorithms, "scaffold_run", diverging)
+    inst = next(i for i in default_suite(quick=True) if i.name.startswith("logistic"))
+    v = run_instance(inst, replicates=8, statement=statement_of(inst.theorem))
+    assert v.status == "inconclusive" and v.reason.startswith("diverged at round 3")
+    assert "inside the hypotheses" in v.reason and "more replicates" not in v.reason
+    assert v.details["diverged"]["round"] == 3 and "anomaly" in v.details
+    assert json.dumps(v.to_json(), default=str)
+
+
+VACUOUS_HYPS = "effectiveStep K ηl ηg ≤ 1 / (81 * P.β) →"
+
+
+def test_check_statement_of_a_vacuous_statement_runs_nothing():
+    from pyfed.check import check_statement
+    text = (EXAMPLES / "seed_convex.lean").read_text(encoding="utf-8")
+    (st,) = read_text(text.replace(VACUOUS_HYPS, VACUOUS_HYPS + " ηl ≤ 0 →", 1), "v.lean")
+    rep = check_statement(st, quick=True, budget=1)
+    assert rep.verdicts == [] and rep.search is None and rep.profile is None and not rep.no_instance
+    assert rep.vacuous == "no value of ηl satisfies `0 < ηl` and `ηl ≤ 0`"

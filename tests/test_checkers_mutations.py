@@ -37,6 +37,7 @@ def test_every_scaffold_and_lemma_statement_has_mutations():
             assert len(e.mutations) >= 1, e.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,mutation", _cases())
 def test_every_mutation_is_caught_with_an_exact_witness(name, mutation):
     sts = statements_of(name, mutate=mutation)
@@ -66,6 +67,7 @@ def _lemmas():
             for e in catalogue() if e.namespace == "SCAFFOLD"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _lemmas())
 def test_our_statements_are_never_violated(name):
     for st in statements_of(name):

@@ -12,11 +12,16 @@ import re
 import select
 import subprocess
 import sys
+from fractions import Fraction as Fr
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from cli_helpers import run_cli
+from pyfed.cli import main
+from pyfed.errors import EXIT_INPUT, EXIT_OK, EXIT_VIOLATED, Diverged
+
+from cli_helpers import forbid, json_strings, one_error_line, run_cli, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "statements"
@@ -69,6 +74,7 @@ def _read_all(fd, proc) -> bytes:
     return buf
 
 
+@pytest.mark.slow
 def test_progress_is_shown_on_a_terminal():
     """stderr a pseudo-terminal: a live display names the running stage (and no stage lines)."""
     master, slave = pty.openpty()
@@ -87,6 +93,7 @@ def test_progress_is_shown_on_a_terminal():
     assert "ConvexFiniteRoundConvergence" in out
 
 
+@pytest.mark.slow
 def test_a_pipe_gets_one_line_per_finished_stage():
     proc = _driver(0.0, capture_output=True, text=True)
     assert proc.returncode == 1
@@ -112,6 +119,7 @@ def test_a_real_check_on_a_pipe_prints_one_line_per_stage():
         "pyfed check: ConvexWithoutNoiseTerm: PEP worst case"]
 
 
+@pytest.mark.slow
 def test_an_ascii_console_gets_ascii_spellings_and_the_json_first(tmp_path):
     """PYTHONIOENCODING=ascii: the run finishes (exit 1: a violated verdict), the JSON report is
     written, and the report is printed with ASCII spellings of the symbols."""
@@ -221,6 +229,103 @@ def test_limits_are_checked_before_a_file_is_run(tmp_path):
     assert err.startswith("pyfed: error: --replicates: needs an estimated ") or \
         err.startswith("pyfed: error: --budget: needs an estimated ")
     assert "(--max-seconds)" in err
+
+
+def test_violated_verdict_is_exit_1(monkeypatch, capsys):
+    import pyfed.check
+    from pyfed.verdicts import Violated
+    v = Violated("ConvexFiniteRoundConvergence", Fr(2), Fr(1), True, {"instance": "fake"}, witness={})
+    monkeypatch.setattr(pyfed.check, "run_check", lambda **kw: [v])
+    code, out, err = run_main(["check", "--skip-statements"], capsys)
+    assert code == EXIT_VIOLATED and "violated" in out
+
+
+@pytest.mark.parametrize("argv, argument, why", [
+    (["--json", "/proc/pyfed-report.json"], "--json", "cannot create file"),
+    (["--json", "{tmp}"], "--json", "is a directory"),
+    (["--json", ""], "--json", "is empty"),
+    (["--json", "{tmp}/missing-dir/r.json"], "--json", "does not exist"),
+    (["--budget", "-5"], "--budget", ">= 1"),
+    (["--budget", "0"], "--budget", ">= 1"),
+    (["--seed", "-1"], "--seed", ">= 0"),
+    (["--replicates", "1"], "--replicates", ">= 2"),
+])
+def test_check_rejects_bad_input_before_running(argv, argument, why, tmp_path, monkeypatch, capsys):
+    forbid(monkeypatch, "pyfed.check", "run_check")
+    forbid(monkeypatch, "pyfed.search", "run_all")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code, out, err = run_main(["check"] + argv, capsys)
+    assert code == EXIT_INPUT
+    one_error_line(err, argument)
+    assert why in err
+    assert not any(tmp_path.iterdir())      # nothing created (the probe file is removed)
+
+
+@pytest.mark.slow
+def test_cli_check_shows_the_divergence(monkeypatch, capsys):
+    import pyfed.algorithms
+
+    def diverging(*a, **k):
+        raise Diverged(2, 3e55, threshold=1e50)
+    monkeypatch.setattr(pyfed.algorithms, "scaffold_run", diverging)
+    code, out, err = run_main(["check", "--quick", "--skip-statements"], capsys)
+    assert code == EXIT_OK and "diverged at round 2" in out
+
+
+@pytest.mark.slow
+def test_quick_report_has_floats_beside_exact_numbers_and_no_giant_fractions(quick_check_cli):
+    from pyfed.exact import REPORT_EXACT_CHARS
+    code, _, err, report = quick_check_cli            # pyfed check --quick --seed 0 --json PATH
+    assert code == EXIT_OK, err
+    quad = next(v for v in report["verdicts"] if v["details"]["instance"].startswith("quadratic"))
+    d = quad["details"]
+    for key in ("dist_sq", "C0"):
+        assert isinstance(d[key]["float"], float) and ("exact" in d[key] or "decimal" in d[key])
+    for key in ("first", "noise"):
+        assert isinstance(d["rhs_terms"][key]["float"], float)
+
+    def walk(o):
+        if isinstance(o, dict):
+            if isinstance(o.get("exact"), str):     # an exact number (not the verdict's exact flag)
+                assert "float" in o, o
+                assert len(o["exact"]) <= REPORT_EXACT_CHARS
+            for x in o.values():
+                walk(x)
+        elif isinstance(o, list):
+            for x in o:
+                walk(x)
+        elif isinstance(o, float):
+            assert np.isfinite(o)
+    walk(report)
+    assert max(len(s) for s in json_strings(report)) < 400
+
+
+VACUOUS_HYPS = "effectiveStep K ηl ηg ≤ 1 / (81 * P.β) →"
+
+
+def test_vacuous_statement_prints_only_its_note(tmp_path, capsys):
+    text = (EXAMPLES / "seed_convex.lean").read_text(encoding="utf-8")
+    assert VACUOUS_HYPS in text
+    path = tmp_path / "vac.lean"
+    path.write_text(text.replace(VACUOUS_HYPS, VACUOUS_HYPS + " ηl < ηg → ηg < ηl →", 1), encoding="utf-8")
+    rep = tmp_path / "r.json"
+    assert main(["check", str(path), "--quick", "--budget", "1", "--json", str(rep)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("vacuous: the linear hypotheses `ηg < ηl` and `ηl < ηg` have no common solution (Fourier–Motzkin "
+            "elimination over the reals), so the hypotheses can never hold") in out
+    for leftover in ("all met", "constant profile", "no PEP row", "adversarial search", "inconclusive"):
+        assert leftover not in out.replace("0 inconclusive", "")
+    assert "0 holds (0 certified, 0 numerical), 0 violated, 0 inconclusive; 1 vacuous (hypotheses never hold)" in out
+    doc = json.loads(rep.read_text(encoding="utf-8"))
+    (entry,) = doc["statements"]
+    assert doc["verdicts"] == [] and entry["verdicts"] == [] and entry["vacuous"] is True and entry["profile"] is None
+    assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "inconclusive"
+
+
+@pytest.mark.parametrize("argv, flag", [(["--workers", "0"], "--workers"), (["--out", ""], "--out")])
+def test_path_only_options_are_refused_without_a_path_whatever_their_value(argv, flag, capsys):
+    code, out, err = run_main(["check", "--quick", *argv], capsys)
+    assert code == 2 and err.startswith(f"pyfed: error: {flag}: only applies with a PATH.lean to check")
 
 
 @pytest.mark.parametrize("argv, message", [

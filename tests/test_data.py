@@ -1,9 +1,13 @@
 """Tests for pyfed.data: bundled datasets, standardisation and federated splits."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
-from pyfed.data import load_dataset, split, standardize
+from pyfed.data import cache_dir, load_dataset, split, standardize
 from pyfed.errors import InputError
 
 
@@ -87,6 +91,58 @@ def test_standardize_hand_values_and_nan():
     with pytest.raises(InputError) as e:
         standardize([[1.0, np.inf]])
     assert e.value.argument == "X"
+
+
+# -- the dataset cache -------------------------------------------------------------------
+def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("PYFED_CACHE_DIR", str(tmp_path / "own"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "own"
+    monkeypatch.setenv("PYFED_CACHE_DIR", "")
+    assert cache_dir() == tmp_path / "xdg" / "pyfed"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir() == tmp_path / "home" / ".cache" / "pyfed"
+
+
+_LOAD = ("import sys, numpy as np; from pyfed.data import load_dataset; X, y = load_dataset('wine', binary=0); "
+         "print(int('sklearn' in sys.modules), repr(float(np.abs(X).sum())), int(y.sum()))")
+
+
+def _load_in_fresh_process(cache):
+    env = dict(os.environ, PYFED_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", _LOAD], env=env, capture_output=True, text=True, check=True)
+    imported, total, ones = out.stdout.split()
+    return imported == "1", total, int(ones)
+
+
+def test_cache_written_once_then_read_without_scikit_learn(tmp_path):
+    cache = tmp_path / "cache"
+    first = _load_in_fresh_process(cache)
+    assert first[0] and first[2] == 59     # scikit-learn loaded it; wine has 59 samples of class 0
+    assert len(list(cache.glob("dataset-wine-*.npz"))) == 1
+    second = _load_in_fresh_process(cache)
+    assert not second[0] and second[1:] == first[1:]    # same data, scikit-learn never imported
+
+
+def test_cache_damaged_or_unwritable_gives_the_same_data(monkeypatch, tmp_path):
+    import sklearn.datasets
+
+    Xs, ys = sklearn.datasets.load_breast_cancer(return_X_y=True)
+    monkeypatch.setenv("PYFED_CACHE_DIR", str(tmp_path))
+    X0, y0 = load_dataset("breast_cancer", standardized=False)
+    (path,) = tmp_path.glob("dataset-breast_cancer-*.npz")
+    path.write_bytes(b"not an npz file")
+    X1, y1 = load_dataset("breast_cancer", standardized=False)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("PYFED_CACHE_DIR", str(blocker / "below"))   # cannot be created
+    X2, y2 = load_dataset("breast_cancer", standardized=False)
+    for X, y in ((X0, y0), (X1, y1), (X2, y2)):
+        assert np.array_equal(X, Xs) and np.array_equal(y, ys)
+    assert np.load(path)["X"].shape == (569, 30)    # the damaged file was rewritten
+    X0[0, 0] = -1.0                                # callers get their own copy, never the cached arrays
+    assert load_dataset("breast_cancer", standardized=False)[0][0, 0] == Xs[0, 0]
 
 
 # -- splits ----------------------------------------------------------------------------

@@ -33,6 +33,7 @@ def _first_crossing(curve, need):
     return hits[0] if hits else None
 
 
+@pytest.mark.slow
 def test_quick_prints_the_table_and_writes_json_and_pngs(quick):
     import matplotlib.image as mpimg
 
@@ -50,6 +51,7 @@ def test_quick_prints_the_table_and_writes_json_and_pngs(quick):
         assert float(np.std(img[..., :3])) > 0.05  # not a blank canvas
 
 
+@pytest.mark.slow
 def test_json_rounds_are_the_first_crossing_of_the_recorded_curves(quick):
     data = quick["json"]
     cap, need, n_test = data["config"]["cap"], data["target_correct"], data["n_test"]
@@ -71,6 +73,7 @@ def test_json_rounds_are_the_first_crossing_of_the_recorded_curves(quick):
                 assert rounds == _first_crossing(tc, need)
 
 
+@pytest.mark.slow
 def test_json_losses_are_finite_and_start_at_log_C(quick):
     """x_0 = 0: every logit is 0, so f(x_0) = log C = log 10 and the argmax (ties to the lowest
     class) predicts class 0: the test rows of class 0 are right."""
@@ -87,6 +90,7 @@ def test_json_losses_are_finite_and_start_at_log_C(quick):
             assert s["curve"]["test_correct"][seed][0] == zeros
 
 
+@pytest.mark.slow
 def test_json_choice_is_the_argmin_over_the_grid(quick):
     data = quick["json"]
     cap, grid = data["config"]["cap"], sorted(data["config"]["eta_grid"])
@@ -106,6 +110,7 @@ def test_json_choice_is_the_argmin_over_the_grid(quick):
             assert s["speedup"] == pytest.approx(sgd["mean_rounds"] / s["mean_rounds"])
 
 
+@pytest.mark.slow
 def test_findings_are_reported_for_every_claim(quick):
     found = quick["json"]["findings"]
     assert len(found) == 7
@@ -126,6 +131,7 @@ def _brute_rounds(x, P, need):
     return out
 
 
+@pytest.mark.slow
 def test_early_stopping_and_pruning_give_the_full_grid_search():
     """Every eta_l run to the cap without early stopping (the simulators called directly): the
     engine's choice and rounds are the same, and its progress adds up to work_units."""
@@ -290,3 +296,8 @@ def test_experiment_on_a_pipe_prints_one_line_per_finished_cell(tmp_path):
     assert lines == ["pyfed experiment: SGD 1 step s=100%: eta_l = 1", "pyfed experiment: SCAFFOLD E=1 s=100%: eta_l = 1",
                      "pyfed experiment: SGD 1 step s=100%: curve to round 20",
                      "pyfed experiment: SCAFFOLD E=1 s=100%: curve to round 20"]
+
+
+def test_experiment_sample_range_collapses_when_clients_are_equal():
+    from pyfed.commands.experiment import _size_range
+    assert _size_range((15, 15)) == "15" and _size_range((12, 18)) == "12-18"

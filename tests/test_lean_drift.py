@@ -1,11 +1,14 @@
 """Drift check: the Lean arithmetic definitions equal pyfed.theory (and fail when either side moves).
 
 Source of the formulas: seed 000 (SCAFFOLD.ConvexFiniteRoundConvergence), lean/Pyfed/Scaffold/
-Model.lean and lean/Pyfed/Exact.lean versus pyfed/theory/bounds.py and hypotheses.py.
+Model.lean and lean/Pyfed/Exact.lean versus pyfed/theory/bounds.py and hypotheses.py; the FedAvg
+right sides and their ℚ mirrors (lean/Pyfed/FedAvg/Model.lean, Exact.lean) versus
+pyfed.theory.fedavg.
 """
 
 from __future__ import annotations
 
+import types
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,17 +17,21 @@ import sympy
 
 from pyfed.lean import drift
 from pyfed.theory import bounds
+from pyfed.theory import fedavg as th
 
 LEAN = Path(__file__).resolve().parents[1] / "lean"
 MODEL = "Pyfed/Scaffold/Model.lean"
 EXACT = "Pyfed/Exact.lean"
 THEOREMS = "Pyfed/Scaffold/Theorems.lean"
+FEDAVG_MODEL = "Pyfed/FedAvg/Model.lean"
+FEDAVG_THEOREMS = "Pyfed/FedAvg/Theorems.lean"
 
 
 def _text(rel):
     return (LEAN / rel).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_lean_and_python_agree():
     assert drift.check_drift(LEAN) == []
 
@@ -45,6 +52,7 @@ def test_parsed_bodies_are_the_seed_formulas():
     assert defs["convexRHSQ"].params == ["distSq", "C0", "N", "S", "K", "T", "ηl", "ηg", "μ", "σ"]
 
 
+@pytest.mark.slow
 def test_constant_81_edited_in_lean_is_detected():
     broken = _text(THEOREMS).replace("1 / (81 * P.β)", "1 / (80 * P.β)")
     assert broken != _text(THEOREMS)
@@ -61,6 +69,7 @@ def test_lean_model_exponent_edit_is_detected():
     assert "weight" in names and "weight vs weightQ" in names
 
 
+@pytest.mark.slow
 def test_exact_mirror_edit_is_detected():
     old = "12 * effectiveStepQ K ηl ηg * σ ^ 2"
     assert old in _text(EXACT)
@@ -91,6 +100,7 @@ def test_unsupported_syntax_is_an_error_not_a_pass():
         drift.parse_definitions(LEAN, sources={MODEL: broken})
 
 
+@pytest.mark.slow
 def test_assert_no_drift_raises_with_message(monkeypatch):
     monkeypatch.setattr(bounds, "effective_step", lambda K, a, b, **kw: Fraction(2) * K * a * b)
     with pytest.raises(drift.DriftError, match="effectiveStep"):
@@ -105,6 +115,7 @@ def test_let_binding_is_substituted():
     assert sympy.simplify(e2 - 2 * K * eta_l) == 0
 
 
+@pytest.mark.slow
 def test_let_edit_in_lean_is_detected():
     old = "  let h := effectiveStep K ηl ηg\n  14 *"
     assert old in _text(MODEL)
@@ -161,3 +172,59 @@ def test_function_arity_is_checked():
         drift.parse_expression("Real.sqrt a b")
     with pytest.raises(ValueError, match="min takes 2"):
         drift.parse_expression("min a")
+
+
+@pytest.mark.slow
+def test_drift_reports_progress():
+    steps = []
+    drift.check_drift(points=2, progress=steps.append)
+    assert len(steps) > 10 and any("convexRHS" in s for s in steps)
+
+
+# ------------------------------------------------------------------------------------------ FedAvg
+
+@pytest.mark.slow
+def test_fedavg_definitions_are_in_sync_with_pyfed_theory():
+    assert drift.check_fedavg_drift(LEAN, points=12) == []
+    # and check_drift runs the FedAvg half by default
+    assert drift.check_drift(LEAN, points=4) == []
+
+
+def test_a_changed_lean_constant_is_drift():
+    old = "18 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2"
+    assert old in _text(FEDAVG_MODEL)
+    broken = _text(FEDAVG_MODEL).replace(old, "17 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2")
+    bad = {m.name for m in drift.check_fedavg_drift(LEAN, points=4, sources={FEDAVG_MODEL: broken})}
+    assert {"driftRHS", "driftRHS vs driftRHSQ"} <= bad
+    # a cube root turned into a square root in the tuned step
+    old = "Real.rpow P.ζ (2 / 3 : ℝ)))))"
+    assert old in _text(FEDAVG_MODEL)
+    broken = _text(FEDAVG_MODEL).replace(old, "Real.rpow P.ζ (1 / 2 : ℝ)))))")
+    bad = {m.name for m in drift.check_fedavg_drift(LEAN, points=4, sources={FEDAVG_MODEL: broken})}
+    assert "optimizedStep" in bad
+
+
+def test_a_changed_mirror_is_drift():
+    old = "distSq / (2 * η * (τ : ℚ) * (T : ℚ))"
+    assert old in _text(EXACT)
+    broken = _text(EXACT).replace(old, "distSq / (η * (τ : ℚ) * (T : ℚ))")
+    bad = {m.name for m in drift.check_fedavg_drift(LEAN, points=4, sources={EXACT: broken})}
+    assert {"convergenceRHSQ", "convergenceRHS vs convergenceRHSQ"} <= bad
+
+
+def test_a_changed_python_formula_is_drift():
+    patched = types.SimpleNamespace(**{k: getattr(th, k) for k in dir(th) if not k.startswith("__")})
+    patched.drift_rhs = lambda tau, eta, **kw: th.drift_rhs(tau, eta, **kw) + (eta**2 if tau else 0)
+    bad = {m.name for m in drift.check_fedavg_drift(LEAN, points=4, theory=patched)}
+    assert {"driftRHS", "driftRHSQ"} <= bad
+
+
+def test_a_changed_hypothesis_is_drift():
+    old = "0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →\n    ∀ R : Run P μ τ T η, (∫ ω"
+    assert old in _text(FEDAVG_THEOREMS)
+    broken = _text(FEDAVG_THEOREMS).replace(old, "0 < τ → 0 < T → 0 < η → η ≤ 1 / (2 * P.L) →\n    ∀ R : Run P μ τ T η, (∫ ω")
+    bad = {m.name for m in drift.check_fedavg_drift(LEAN, points=4, sources={FEDAVG_THEOREMS: broken})}
+    assert bad == {"ConvexFedAvgConvergence hypothesis eta <= 1/(4L)"}
+    broken = _text(FEDAVG_THEOREMS).replace("0 < P.σ → 0 < P.ζ →", "0 < P.ζ →")
+    bad = {m.name for m in drift.check_fedavg_drift(LEAN, points=4, sources={FEDAVG_THEOREMS: broken})}
+    assert bad == {"TunedConvexFedAvgConvergence hypothesis 0 < P.σ"}

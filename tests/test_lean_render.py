@@ -14,6 +14,7 @@ from pyfed.errors import InputError
 from pyfed.commands import lean as cli
 from pyfed.lean import render
 from pyfed.theory import bounds
+from pyfed.theory import fedavg as th
 
 LEAN = Path(__file__).resolve().parents[1] / "lean"
 GEN = LEAN / "PyfedTest" / "Generated"
@@ -269,8 +270,66 @@ def test_counterexample_outside_hypotheses_states_only_what_is_defined():
     assert e.value.argument == "instance"
 
 
+@pytest.mark.slow
 def test_pyfed_main_dispatches_lean(monkeypatch, capsys):
     from pyfed import cli as main_cli
     assert main_cli.main(["lean", "--check", "--drift"]) == 0
     out = capsys.readouterr().out
     assert "up to date" in out and "agree with pyfed.theory" in out
+
+
+# ------------------------------------------------------------------------------------------ FedAvg
+
+def test_fedavg_instances_file_states_exact_values_and_hypotheses():
+    text = render.render_fedavg_instances()
+    assert "open FedAvg" in text and "driftRHSQ" in text and "convergenceRHSQ" in text
+    for inst in render.fedavg_instances():
+        for fact in render.fedavg_value_facts(inst):
+            assert fact["exact"] == (th.drift_rhs(inst["tau"], inst["eta"], sigma_sq=inst["sigma_sq"],
+                                                  zeta_sq=inst["zeta_sq"]) if fact["name"] == "driftRHSQ" else
+                                     th.convergence_rhs(dist_sq=inst["dist_sq"], M=inst["M"], tau=inst["tau"],
+                                                        T=inst["T"], eta=inst["eta"], L=inst["L"],
+                                                        sigma_sq=inst["sigma_sq"], zeta_sq=inst["zeta_sq"]))
+            assert render.rat(fact["exact"]) in text
+        assert all(f["holds"] for f in render.fedavg_hypothesis_facts(inst))
+
+
+def test_committed_generated_files_are_in_sync():
+    assert render.check_all(LEAN) == []
+
+
+def test_fedavg_counterexample_file_rederives_the_right_side(tmp_path):
+    from pyfed.search import search_to_dir
+
+    paths = search_to_dir("FedAvg.BoundedClientDrift", seed=0, budget=2, out=str(tmp_path), relax=("step_size",))
+    assert paths
+    lean = sorted(p for p in tmp_path.iterdir() if p.suffix == ".lean")
+    assert lean
+    text = lean[0].read_text()
+    assert "open FedAvg" in text and "driftRHSQ" in text and "NOT a counterexample" in text
+    # a record whose right side disagrees with the mirror is rejected
+    rec = {"lean_name": "FedAvg.BoundedClientDrift", "lhs": "2", "rhs": "1",
+           "instance": {"M": "2", "tau": "1", "T": "1", "eta": "1/4", "L": "1", "sigma": "0", "zeta_sq": "1",
+                        "dist_sq": "1"}}
+    from pyfed.errors import InputError
+    with pytest.raises(InputError) as e:
+        render.render_counterexample(rec)
+    assert e.value.argument == "rhs"
+    rec["rhs"] = str(th.drift_rhs(1, Fraction(1, 4), sigma_sq=0, zeta_sq=1))
+    assert "driftRHSQ 1 (1/4 : ℚ)" in render.render_counterexample(rec)
+
+
+def test_a_counterexample_of_certified_bounds_says_so_and_skips_the_mirror():
+    """A FedAvg witness decided in certified balls: ``lhs`` a certified lower bound of the left
+    side, ``rhs`` a certified upper bound of the right side; the file says so, states
+    ``rhs < lhs`` between the bounds and does not re-derive a right side it only bounds."""
+    rec = {"lean_name": "FedAvg.ConvexFedAvgConvergence", "lhs": "3/1024", "rhs": "1/1024", "lhs_bound": True,
+           "rhs_bound": True, "instance": {"M": "2", "tau": "4", "T": "2", "eta": "1/8", "L": "2", "sigma_sq": "0",
+                                          "zeta_sq": "4", "dist_sq": "0"}}
+    text = render.render_counterexample(rec)
+    assert "Left side (certified lower bound (python-flint arb ball)): 3/1024" in text
+    assert "right side (certified upper bound (python-flint arb ball)): 1/1024" in text
+    assert "a certified upper bound of the right side is below a certified lower bound of the left side" in text
+    assert "#guard (1/1024 : ℚ) < (3/1024 : ℚ)" in text and "convergenceRHSQ" not in text
+    exact = render.render_counterexample(dict(rec, lean_name="FedAvg.Trial.NoZeta", lhs_bound=False, rhs_bound=False))
+    assert "the witness: the left side exceeds the right side" in exact and "certified" not in exact

@@ -121,3 +121,47 @@ def test_long_modules_say_why_they_are_one_module():
             if "Why one module:" not in doc:
                 missing.append(f"{m} ({text.count(chr(10)) + 1} lines)")
     assert missing == [], "modules over 600 lines without a 'Why one module:' paragraph: " + ", ".join(missing)
+
+
+#: Test files not named after one module, each with the reason: what they test is not a module of
+#: pyfed (the repository's set-up, the Lean sources under lean/) or is a behaviour across several.
+NOT_A_MODULE = {
+    "test_package_layout.py": "the shape of the package (this file)",
+    "test_packaging.py": "the installed distribution",
+    "test_readme.py": "README's commands and tables",
+    "test_lean_lake.py": "lake build / lake test of the Lean sources under lean/",
+    "test_lean_seed.py": "seed 000's statement restated in the Lean sources under lean/",
+    "test_lean_published.py": "the Lean sources under lean/ against the published formalization",
+    "test_statement_edge_cases.py": "edge-case statements through `pyfed check PATH.lean`, reader to report",
+    "test_witness.py": "counterexample records: instance schema, replay and Lean export together",
+}
+
+
+def module_test_names() -> dict:
+    """``{name: module}`` of the test-file names that are named after a module of pyfed: for the
+    module ``pyfed.a.b.c`` (a package counts, ``pyfed.checkers`` included), ``test_a_b_c.py``,
+    ``test_b_c.py`` and ``test_c.py`` (leading package names may be dropped)."""
+    out = {}
+    for m in _modules():
+        parts = m.split(".")[1:]
+        for i in range(len(parts)):
+            out.setdefault("test_" + "_".join(parts[i:]) + ".py", m)
+    return out
+
+
+def test_every_test_file_is_named_after_a_module():
+    names = module_test_names()
+    files = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
+    unnamed = [f for f in files if f not in names and f not in NOT_A_MODULE]
+    assert unnamed == [], f"name these after the module they test (tests/test_<module>.py): {unnamed}"
+    assert sorted(set(NOT_A_MODULE) - set(files)) == []          # the list names existing files only
+    assert sorted(set(NOT_A_MODULE) & set(names)) == []          # and none that is named after a module
+
+
+def test_module_test_names_follow_the_dotted_path():
+    names = module_test_names()
+    assert names["test_commands_check.py"] == "pyfed.commands.check"
+    assert names["test_engines_statement_profile.py"] == names["test_profile.py"] == "pyfed.engines.statement.profile"
+    assert names["test_checkers_registry.py"] == "pyfed.checkers.registry"
+    assert names["test_engines_exact.py"] == "pyfed.engines.exact"
+    assert "test_hardening.py" not in names and "test_engines.py" in names      # pyfed.engines, a package

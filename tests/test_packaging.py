@@ -196,6 +196,7 @@ def test_checked_lean_dir_prefers_the_project_around_the_current_directory(tmp_p
 
 # ----------------------------------------------------------------------------- installed layout
 
+@pytest.mark.slow
 def test_installed_layout_reads_its_own_lean_copy(built, tmp_path):
     """From a directory that is no checkout, the installed package reads pyfed/_lean: the
     statements of the default suite, the generated-file check and the drift check."""

@@ -48,6 +48,7 @@ def test_serial_map_uses_one_generator_per_index():
     assert sum(seen) == len(items)
 
 
+@pytest.mark.slow
 def test_map_on_a_cluster_equals_serial_for_any_chunking(cluster):
     items = list(range(37))
     ref = parallel_map(_draw, items, seed=3)
@@ -73,6 +74,7 @@ def _same_files(a, b):
     assert not mismatch and not errors
 
 
+@pytest.mark.slow
 def test_search_files_are_byte_identical_with_two_workers(tmp_path, cluster):
     """pyfed search with --workers 2 (its own 2-process LocalCluster) and with --scheduler (the
     module's cluster) writes byte-identical files to the serial run; candidates with Nelder-Mead
@@ -82,6 +84,7 @@ def test_search_files_are_byte_identical_with_two_workers(tmp_path, cluster):
     _same_files(serial, _search(str(tmp_path), "scheduler", "--scheduler", cluster))
 
 
+@pytest.mark.slow
 def test_indexed_search_records_do_not_depend_on_the_mapper():
     """The search of a run statement: the same records and verdict serially and through a pool
     that evaluates the candidates in reverse order; candidate j is a pure function of (seed, j)."""
@@ -105,6 +108,7 @@ def test_indexed_search_records_do_not_depend_on_the_mapper():
     assert first.parameters() == again.parameters()
 
 
+@pytest.mark.slow
 def test_sweeps_on_a_cluster_equal_serial(cluster):
     """tightness and PEP worst-case sweeps: the same points through the map on 2 workers."""
     from pyfed.engines.pep import sweep_scaffold
@@ -137,6 +141,7 @@ def test_invalid_workers_and_scheduler(workers, scheduler, arg):
     assert e.value.argument == arg
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_a_clear_error(tmp_path, capsys):
     code = main(["search", "SamplingVarianceBound", "--budget", "1", "--out", str(tmp_path),
                  "--scheduler", "tcp://127.0.0.1:9"])

@@ -435,3 +435,17 @@ def test_value_and_grad_of_a_batch_are_evaluated_in_blocks_of_points(which, logi
     assert v.shape == (4, 5) and g.shape == (4, 5, p.d)
     assert p.value(x[0, 0]).shape == ()          # a single point: unchanged
     assert p.eval_width() == p.N * p.d + p.X.shape[0]
+
+
+def test_quadratic_hessian_eigh_computed_once_and_decomposes_A():
+    from pyfed.algorithms import scaffold
+    from pyfed.oracles import GaussianOracle
+
+    A = [[[2, 1], [1, 2]], [[3, 0], [0, 1]]]
+    p = QuadraticProblem(A, [[1, 0], [0, 1]])
+    lam, Q = p.hessian_eigh()
+    assert np.allclose(lam, [[1, 3], [1, 3]], atol=1e-14)    # hand eigenvalues, ascending
+    assert np.allclose(Q @ (lam[:, :, None] * np.swapaxes(Q, 1, 2)), np.array(A, dtype=float), atol=1e-14)
+    assert not lam.flags.writeable and not Q.flags.writeable
+    scaffold(p, GaussianOracle(p, 1), S=1, K=2, T=2, eta_l=0.1, eta_g=1, R=2, rng=0)   # the closed form uses it
+    assert p.hessian_eigh()[1] is Q      # the same arrays: not recomputed

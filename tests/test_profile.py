@@ -13,9 +13,10 @@ import pytest
 import sympy
 
 from pyfed.cli import main
-from pyfed.errors import InputError
-from pyfed.engines.statement import (candidate, constant_profile, literals, outward_decimal, profile_size, search,
+from pyfed.engines.statement import (PERSIST_HALVINGS, candidate, constant_profile, instance_from_json,
+                                    instance_to_json, literals, outward_decimal, profile_size, recheck, search,
                                     structured_count)
+from pyfed.errors import InputError
 from pyfed.statements import read_file, read_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
@@ -49,6 +50,7 @@ def _row(prof, key):
     return next(c for c in prof["constants"] if c["key"] == key)
 
 
+@pytest.mark.slow
 def test_progress_counts_every_candidate(seed_profile):
     st, prof, seen = seed_profile
     # the right side once, then the step-size hypothesis relaxed, each structured + budget
@@ -59,6 +61,7 @@ def test_progress_counts_every_candidate(seed_profile):
         constant_profile(st, only=["convexRHS.noise=13"])
 
 
+@pytest.mark.slow
 def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
     """needed(12) = (lhs - (rhs - 12 u)) / u on the pinning instance (u = the noise unit, by
     hand), below 12, reached at x0 = x*, c0 = grad f_i(x*), T = 200: a structured candidate."""
@@ -82,6 +85,7 @@ def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
     assert "iff the constant is >= " + c["needed_decimal"] in c["statement"]
 
 
+@pytest.mark.slow
 def test_potential_constant_is_pinned_by_the_control_error(seed_profile):
     """The 9 of 9 N h² C₀ / S is tested: on the structured "controls off" candidate (x0 = x*,
     zero controls so C₀ > 0, σ = 0, S = 1 of N = 2) only that term is left on the right side,
@@ -101,6 +105,7 @@ def test_potential_constant_is_pinned_by_the_control_error(seed_profile):
     assert lhs > 0 and need == 9 * lhs / rhs
 
 
+@pytest.mark.slow
 def test_render_prints_short_rows(seed_profile):
     from rich.console import Console
 
@@ -115,6 +120,7 @@ def test_render_prints_short_rows(seed_profile):
     assert "already violated" not in text
 
 
+@pytest.mark.slow
 def test_profile_on_two_workers_is_identical(seed_profile):
     """The same candidates through pyfed.parallel on a 2-process LocalCluster: the same JSON."""
     pytest.importorskip("distributed")
@@ -126,6 +132,7 @@ def test_profile_on_two_workers_is_identical(seed_profile):
     assert _dump(again) == _dump(prof) and sum(seen) == prof["candidates"]
 
 
+@pytest.mark.slow
 def test_too_small_noise_constant_is_caught_by_a_structured_candidate():
     from pyfed.engines.statement import recheck
     text = SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar", SMALL_NOISE_RHS)
@@ -222,6 +229,7 @@ def test_profile_json_caps_giant_exact_thresholds():
     assert isinstance(c["exact"], dict)   # a giant Fraction object is capped too, not a crash
 
 
+@pytest.mark.slow
 def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile):
     # a statement violated whatever a constant's value: that constant's "not needed" row says
     # no value of it excludes the violations drawn (it does not read as if everything were fine)
@@ -241,6 +249,7 @@ def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile)
     assert text.count("already violated at its own constants") == 1
 
 
+@pytest.mark.slow
 def test_a_threshold_too_large_for_sympy_is_not_determined_not_a_crash(monkeypatch):
     # sympy can overflow on gigantic exact numbers (factoring the integer under a square root of a
     # long-horizon value): that instance's threshold is "not determined", the profile goes on
@@ -314,3 +323,77 @@ def test_the_numerals_left_out_are_listed_with_the_reason():
     (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", "1 * convexRHS P S K T ηl ηg μ c0 xstar"),
                       "s.lean")
     assert any(lit.description.startswith("the numeral 1 ") for lit in literals(st))
+
+
+def test_a_hypothesis_boundary_below_zero_has_its_admitted_side_found():
+    """g(c) = (1/2)^c - 4 (a step 4 times too large under `h ≤ (S/N)^c / …` with S/N = 1/2) is
+    decreasing with its root at c = -2: the hypothesis admits the instance for c ≤ -2 only, so any
+    value above -2 (the statement's 2/3 among them) excludes it."""
+    from pyfed.engines.statement.constants import _solve_side
+
+    c = sympy.Symbol("c")
+    out = _solve_side(sympy.Rational(1, 2) ** c - 4, c, Fraction(2, 3), "hyp")
+    assert out == {"threshold": Fraction(-2), "positive_above": False}
+    out = _solve_side(4 - sympy.Rational(1, 2) ** c, c, Fraction(2, 3), "hyp")
+    assert out == {"threshold": Fraction(-2), "positive_above": True}
+
+
+def test_a_hypothesis_no_instance_relaxed_says_it_was_not_explored():
+    """Boundaries all on the admitted side of the statement's own value (c ≤ b with b ≥ 15 for a
+    hypothesis `… ≤ S / (c N)` at c = 15) test nothing relaxed; one boundary below 15 does."""
+    from types import SimpleNamespace
+
+    from pyfed.engines.statement.profile import _explored_note
+
+    lit = SimpleNamespace(key="k", value=Fraction(15))
+
+    def rec(b, above=False):
+        return SimpleNamespace(extra={"k": {"threshold": Fraction(b), "positive_above": above, "holds": True}})
+
+    assert _explored_note(lit, [rec(27), rec(40)]).startswith("not explored")
+    assert _explored_note(lit, [rec(27), rec(6)]) == "no violation with this hypothesis relaxed (explored down to 6)"
+    assert _explored_note(lit, [rec(20, above=True)]) == \
+        "no violation with this hypothesis relaxed (explored up to 20)"
+
+
+@pytest.mark.slow
+def test_step_constant_of_an_already_violated_statement_has_no_threshold(no_noise_profile):
+    st, prof = no_noise_profile
+    assert prof["violated"] is not None
+    (c,) = prof["constants"]
+    assert c["needed"] is None and c["needed_display"] is None and c["excludes_violation"] is False
+    assert c["violated_at_own_value"] is True
+    assert c["note"] == "no value excludes the violations drawn (they persist at smaller steps)"
+    assert c["excludes_violation_reason"] == ("the pinning violation (boundary 81) is still violated, and admitted "
+                                              "beyond that boundary, with eta_l halved 1 to 3 times")
+    assert "iff the constant is" not in c["statement"]
+    # the claim, by hand: the pinning instance with its step divided by 2^3 is still violated and
+    # satisfies the statement's own step hypothesis with 81 replaced by 8 * 81
+    inst = instance_from_json(c["pinned_by"]["instance"])
+    inst.eta_l = Fraction(inst.eta_l) / 2 ** PERSIST_HALVINGS
+    assert recheck(st, {"instance": instance_to_json(inst)}).status == "violated"
+    h = inst.K * Fraction(inst.eta_l) * Fraction(inst.eta_g)
+    assert h <= 1 / (8 * 81 * Fraction(inst.problem.beta))
+
+
+@pytest.mark.slow
+def test_real_step_threshold_is_kept(seed_profile):
+    """The seed statement: gradient descent diverges for h > 2/beta, a violation that vanishes at
+    half the step, so 81's threshold 1/2 stays (and says it excludes the violations)."""
+    st, prof, _ = seed_profile                        # seed_convex.lean, seed 0, budget 1
+    key = next(lit.key for lit in literals(st) if lit.key.startswith("step_size:81"))
+    c = _row(prof, key)
+    assert c["needed"] == "1/2" and c["excludes_violation"] is True and not c["violated_at_own_value"]
+    assert "iff the constant is > 1/2; the statement has 81" in c["statement"]
+
+
+@pytest.mark.slow
+def test_min_max_sqrt_profile_rows_are_short():
+    text = (EXAMPLES / "seed_convex.lean").read_text(encoding="utf-8")
+    rhs = ("max (min (convexRHS P S K T ηl ηg μ c0 xstar) (Real.sqrt 2 * P.σ ^ 2))\n"
+           "        (Real.sqrt (initialPotential P S (effectiveStep K ηl ηg) c0 xstar) / (T : ℝ))")
+    (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", rhs, 1), "minmax.lean")
+    key = next(lit.key for lit in literals(st) if lit.key.startswith("rhs:2@"))
+    (c,) = constant_profile(st, seed=0, budget=0, only=[key])["constants"]
+    assert c["note"].startswith("not determined on ") and "no closed-form threshold for the constant in ~" in c["note"]
+    assert len(c["note"]) < 200 and c["note"].endswith(")")

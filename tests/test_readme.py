@@ -1,4 +1,5 @@
-"""README's two set-up commands are the ones CI and users run."""
+"""README: its two set-up commands are the ones CI and users run; the tables and notes other
+parts of pyfed rely on (exit statuses, bad input, budget, sigma_sq, divergence) are there."""
 
 import re
 from pathlib import Path
@@ -22,3 +23,12 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_venv():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_cmd in ci
     assert "rm -rf .venv" in ci.split(test_cmd)[0]
+
+
+def test_readme_documents_errors_budget_sigma_sq_and_divergence():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    bad = text.split("## Bad input", 1)[1].split("\n## ", 1)[0]
+    for flag in ("--json", "--out", "--budget", "--seed", "--replicates"):
+        assert flag in bad, flag
+    assert "random draw" in text and "sigma_sq" in text and "diverged at round" in text
+    assert "DIVERGENCE_THRESHOLD" in text

@@ -108,8 +108,8 @@ def test_blame_names_the_option_whose_default_lowers_the_estimate_most():
     assert resources.blame(est, {**defaults, "--T": 10**6}, defaults)["seconds"] == "--T"
     # several options set: the one with the larger effect
     assert resources.blame(est, {**defaults, "--N": 8, "--T": 10**6}, defaults)["seconds"] == "--T"
-    # nothing beyond the defaults: the first option
-    assert resources.blame(est, dict(defaults), defaults) == {"memory": "--N", "seconds": "--N"}
+    # nothing beyond the defaults: the option whose halving helps most (d enters as d^3 and (N d)^2)
+    assert resources.blame(est, dict(defaults), defaults) == {"memory": "--d", "seconds": "--d"}
 
 
 def test_simulation_cost_follows_its_formula():
@@ -244,6 +244,7 @@ BIG_INPUTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, option, text", BIG_INPUTS, ids=[" ".join(a[:3]) for a, _, _ in BIG_INPUTS])
 def test_big_input_is_refused_in_seconds_with_little_memory(argv, option, text, tmp_path):
     subs = {"{seed_convex}": str(EXAMPLES / "seed_convex.lean"), "{tmp}": str(tmp_path / "out"),
@@ -313,3 +314,15 @@ def test_generous_limits_let_a_run_through(monkeypatch):
     code, out, err = run_cli(["check", "--replicates", "1000000000", "--max-memory", "0", "--max-seconds", "0",
                               "--skip-statements"])
     assert code == 0 and "1 holds" in out and re.search(r"pyfed check", out)
+
+
+def test_blame_with_every_option_at_its_default_names_the_one_whose_halving_helps_most():
+    from pyfed.resources import Cost, blame
+
+    def estimate(**kw):      # seconds dominated by the budget, memory by the replicates
+        return Cost(100.0 * kw["--replicates"] + kw["--budget"], 1.0 * kw["--replicates"] + 50.0 * kw["--budget"])
+
+    defaults = {"--replicates": 256, "--budget": 24}
+    assert blame(estimate, dict(defaults), defaults) == {"memory": "--replicates", "seconds": "--budget"}
+    # an option given by the user away from its default is the one blamed when resetting it helps
+    assert blame(estimate, {"--replicates": 10 ** 6, "--budget": 24}, defaults)["seconds"] == "--replicates"

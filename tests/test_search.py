@@ -9,14 +9,15 @@ import os
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from pyfed import __version__
 from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
-from pyfed.errors import InputError
 from pyfed.engines.statement import WITNESS_SCHEMA
+from pyfed.errors import InputError
 from pyfed.search import (file_stem, load_record, recheck, run_all, search_to_dir,
                           statement_options, statement_verdicts_json)
 
@@ -46,6 +47,7 @@ def test_lemma_export_contents_and_exact_readback(tmp_path):
     assert summary["counterexamples"] == 1 and summary["statistics"]["violated"] >= 1
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_across_processes(tmp_path):
     """Two fresh interpreters (different hash seeds) write byte-identical files."""
     code = ("import sys; from pyfed.search import search_to_dir; "
@@ -138,3 +140,114 @@ def test_run_all_one_verdict_per_statement():
     assert all(v.status == "inconclusive" for _, v in res), [(n, v.status) for n, v in res]
     js = statement_verdicts_json(res)
     assert [j["statement"] for j in json.loads(json.dumps(js))] == [e.display for e in catalogue()]
+
+
+def test_search_library_rejects_a_negative_seed(tmp_path):
+    from pyfed.search import search_to_dir
+    with pytest.raises(InputError) as e:
+        search_to_dir("YoungInner", seed=-1, budget=1, out=str(tmp_path))
+    assert e.value.argument == "seed"
+
+
+def test_search_budget_unit_is_reported(tmp_path):
+    """One budget unit = one random draw; the structured cases come on top, and the summary says
+    so (issue 9: --budget 1 gave 9 counterexamples without explanation)."""
+    from pyfed.engines.statement.lemma_instances import STRUCTURED
+    from pyfed.search import search_to_dir, summary_path
+    assert search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path)) == []
+    s = json.loads(Path(summary_path(str(tmp_path), "YoungInner", 1, 1)).read_text())
+    st = s["statistics"]
+    assert s["budget"] == 1 and "random draws" in s["budget_unit"] and "structured" in s["budget_unit"]
+    assert st["drawn"] == st["candidates"] >= STRUCTURED + 1 and st["violated"] == 0
+    paths = search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path / "m"), mutate="u_constant_halved")
+    s = json.loads(Path(summary_path(str(tmp_path / "m"), "YoungInner", 1, 1, (), "u_constant_halved")).read_text())
+    assert s["statistics"]["violated"] == len(paths) == s["counterexamples"] == 1     # one witness per conjunct
+
+
+def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
+    """--quick: T = 8 rounds (40 in full) and smaller search budgets (2 random draws per statement
+    of the default report instead of 8; 8 per statement of a file instead of 24), passed to every
+    statement's search in catalogue order; the timing ratio itself is measured in
+    benchmarks/bench_check.py, not in a timed test."""
+    from types import SimpleNamespace
+
+    from pyfed.check import default_budget
+    from pyfed.checkers.registry import catalogue
+    from pyfed.engines.statement import engines
+    from pyfed.search import default_statement_budget, run_all
+    from pyfed.suites.scaffold import default_suite
+    from pyfed.verdicts import Inconclusive
+
+    assert {i.T for i in default_suite(quick=True)} == {8} and {i.T for i in default_suite()} == {40}
+    assert default_statement_budget(True) == 2 < default_statement_budget() == 8
+    assert default_budget(True) == 8 < default_budget(False) == 24
+    calls = []
+
+    def fake(st, *, seed, budget, **kw):
+        calls.append((st.name, budget))
+        return SimpleNamespace(verdict=Inconclusive(st.name, reason="not searched in this test"))
+    monkeypatch.setattr(engines, "search_statement", fake)
+    seen = []
+    out = run_all(seed=0, quick=True, progress=seen.append)
+    assert seen == [e.display for e in catalogue()] == [name for name, _ in out]
+    assert calls and {b for _, b in calls} == {2}
+
+
+# ------------------------------------------------------------------- FedAvg search records
+
+@pytest.mark.parametrize("name, edit", [
+    ("FedAvg.BoundedClientDrift", {"mutate": "drift_constant_18_to_1"}),
+    ("FedAvg.BoundedClientDrift", {"relax": ("step_size",)}),
+    ("FedAvg.ConvexFedAvgConvergence", {"mutate": "step_4_over_L"}),
+])
+def test_fedavg_search_records_are_counterexample_records_that_replay(tmp_path, capsys, name, edit):
+    """A FedAvg record of `pyfed search --mutate/--relax` has the counterexample schema and
+    `pyfed check --replay` re-decides it: the violation re-checks with both sides equal to the
+    recorded ones, exit 0 (an edited statement, as `pyfed search` itself exits)."""
+    from pyfed.cli import main
+    from pyfed.search import SEARCH_RECORD_SCHEMA
+    assert SEARCH_RECORD_SCHEMA == WITNESS_SCHEMA
+    (path,) = search_to_dir(name, seed=0, budget=1, out=str(tmp_path), **edit)
+    rec = load_record(path)
+    assert rec["schema"] == WITNESS_SCHEMA and rec["shape"] == "fedavg_run" and rec["lean_declaration"] == name
+    assert rec["mutate"] == edit.get("mutate") and rec["relax"] == list(edit.get("relax", ()))
+    lhs, rhs, margin = (Fraction(rec[k]["exact"]) for k in ("lhs", "rhs", "margin"))
+    assert margin == rhs - lhs < 0 and rec["exact"] is True
+    assert recheck(path).status == "violated"
+    capsys.readouterr()
+    assert main(["check", "--replay", path]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "verdict: violated" in text and "both sides equal the recorded ones exactly" in text
+    assert "the record is of an edited statement: exit 0" in text
+
+
+def test_a_fedavg_record_decided_in_balls_replays_and_is_counted_as_such(tmp_path, capsys):
+    """Eq. (15) without its zeta term (mutation drop_heterogeneity_term) is violated by the sqrt
+    family: the record holds certified rational bounds (no exact value, no float), the command
+    counts it "in certified balls" (not statistical), and the replay finds the same bounds."""
+    from pyfed.cli import main
+    out = tmp_path / "o"
+    assert main(["search", "FedAvg.ConvexFedAvgConvergence", "--mutate", "drop_heterogeneity_term", "--budget", "1",
+                 "--out", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(1 in certified balls)" in text and "statistical" not in text
+    (path,) = [p for p in out.glob("*.json") if not p.name.endswith("summary.json")]
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    assert rec["exact"] is False and rec["lhs"]["exact"] is None and rec["rhs"] == {"exact": "0"}
+    lo, hi = Fraction(rec["lhs"]["lower"]), Fraction(rec["lhs"]["upper"])
+    assert 0 < lo < hi and hi - lo < Fraction(1, 10 ** 30)
+    assert (Fraction(rec["margin"]["lower"]), Fraction(rec["margin"]["upper"])) == (-hi, -lo)
+    assert "float" not in path.read_text(encoding="utf-8")
+    assert main(["check", "--replay", str(path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "verdict: violated" in text and "both sides' certified bounds equal the recorded ones exactly" in text
+
+
+def test_the_violated_count_says_one_record_is_kept_per_statement(tmp_path, capsys):
+    """Two candidates violate Lemma 2 beyond its step-size hypothesis; one record (the first in
+    candidate order) is written, and the summary line says so."""
+    from pyfed.cli import main
+    assert main(["search", "FedAvg.BoundedClientDrift", "--relax", "step_size", "--out", str(tmp_path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert len([p for p in tmp_path.glob("*.json") if not p.name.endswith("summary.json")]) == 1
+    assert "2 violated (one record per statement: its first violation in candidate order)" in text

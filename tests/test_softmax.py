@@ -178,6 +178,7 @@ def test_newton_solution_is_certified_and_warm_start_reuses_it(rng):
     assert R.newton_iterations == 0 and np.array_equal(R.x_star, P.x_star)
 
 
+@pytest.mark.slow
 def test_digits_federated_splits():
     """Digits, N = 100: 1,500 training rows (15 per client, so 0.2 of the local data = 3 samples),
     297 test rows; at 0% similarity every client holds at most 2 labels; the training rows are the

@@ -303,7 +303,7 @@ def test_vacuous_statement_note_and_json(tmp_path, capsys):
 
 def test_file_mixing_scaffold_and_fedavg_theorems(tmp_path):
     """Each theorem goes to the builder of its shape (issue 19: FedAvg runs are read too; their
-    engines are tested in tests/test_engines_fedavg.py)."""
+    engines are tested in tests/test_engines_statement_fedavg_engines.py)."""
     fedavg = (ROOT / "lean" / "Pyfed" / "FedAvg" / "Theorems.lean").read_text(encoding="utf-8")
     path = tmp_path / "mixed.lean"
     path.write_text(STRICT + "\n" + fedavg[fedavg.index("namespace FedAvg"):], encoding="utf-8")
@@ -353,6 +353,7 @@ def test_weighted_gap_with_an_irrational_mu_stays_exact():
     assert v.status == "holds" and v.exact
 
 
+@pytest.mark.slow
 def test_irrational_side_of_an_exact_verdict_carries_a_certified_enclosure(tmp_path):
     # √V₀ / 800 on the exact quadratic instance: the verdict keeps the sympy expression and adds a
     # certified ball whose digits are certified (the trial saw only floats)
@@ -379,6 +380,7 @@ def test_irrational_side_of_an_exact_verdict_carries_a_certified_enclosure(tmp_p
     assert sympy.N(exact, 20).__str__().startswith(d["rhs_certified"]["decimal"][:17])
 
 
+@pytest.mark.slow
 def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
     # Without `IsMinimizer P xstar` the statement's xstar is a free point. The left side
     # weightedGap A xstar μ is relative to F(xstar), so at a point v it is the gap to the minimiser
@@ -405,6 +407,7 @@ def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
     assert Fraction(at_far.lhs) < 0 and at_far.status == "holds"
 
 
+@pytest.mark.slow
 def test_built_in_instances_that_cannot_bind_are_named_with_the_reason():
     # a free xstar (no IsMinimizer) has no value on the built-in instances: the report says so
     # instead of dropping the rows silently; the other family's instance is not listed

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pyfed.errors import InputError, UndefinedValue
 from pyfed.theory import (contraction, convex_hypotheses, convex_rhs, effective_step, failing,
                           initial_control_error, initial_potential, nonconvex_hypotheses, nonconvex_rhs,
                           round_time, squared_distance, weight, weight_sum, weights)
@@ -159,3 +160,54 @@ def test_convexity_hypothesis_is_reported_when_the_problem_decides_it():
     hs = convex_hypotheses(**GOOD, convexity=(False, None))
     assert [h.key for h in failing(hs)] == ["convexity"]
     assert "convexity" not in [h.key for h in convex_hypotheses(**GOOD)]
+
+
+def test_convex_rhs_at_mu_h_equal_two_is_a_named_error():
+    from pyfed.theory import convex_rhs, weight, weight_sum, weights
+    kw = dict(dist_sq=1, C0=1, N=2, S=1, K=1, T=3, eta_l=1, eta_g=1, sigma=0)
+    with pytest.raises(UndefinedValue) as e:
+        convex_rhs(mu=2, **kw)                          # h = 1, mu h = 2: q = 0
+    assert e.value.argument == "mu" and "q = 1 - mu h/2 = 0" in e.value.reason
+    assert isinstance(e.value, InputError) and isinstance(e.value, ZeroDivisionError)
+    for fn in (lambda: weight(0, 2, 1), lambda: weights(3, 2, 1), lambda: weight_sum(3, 2, 1)):
+        with pytest.raises(UndefinedValue):
+            fn()
+    # just beside it the formula is defined (q = 1/2: w_r = 2^(r+1))
+    assert weights(3, 1, 1) == [2, 4, 8] and weight_sum(3, 1, 1) == 14
+
+
+@pytest.mark.parametrize("name, value", [("T", 2.5), ("T", "5/2"), ("K", F(5, 2)), ("S", 1.5), ("N", -1),
+                                         ("T", float("nan"))])
+def test_non_natural_numbers_are_rejected_not_truncated(name, value):
+    from pyfed.theory import convex_hypotheses, convex_rhs, nonconvex_hypotheses, nonconvex_rhs
+    base = dict(N=4, S=2, K=2, T=3, eta_l=F(1, 1000), eta_g=1, sigma=F(1, 2))
+    calls = [
+        lambda kw: convex_rhs(dist_sq=1, C0=1, mu=0, **kw),
+        lambda kw: convex_hypotheses(beta=1, mu=0, **kw),
+        lambda kw: nonconvex_hypotheses(beta=1, **kw),
+    ]
+    if name != "N":
+        calls.append(lambda kw: nonconvex_rhs(f_gap=1, beta=1, **{k: v for k, v in kw.items() if k != "N"}))
+    for call in calls:
+        with pytest.raises(InputError) as e:
+            call(dict(base, **{name: value}))
+        assert e.value.argument == name
+    # the same values as exact integers are fine (4.0, "4", Fraction(4) are the natural number 4)
+    a = convex_rhs(dist_sq=1, C0=1, mu=0, **base)
+    assert convex_rhs(dist_sq=1, C0=1, mu=0, **dict(base, T=3.0)) == a
+    assert convex_rhs(dist_sq=1, C0=1, mu=0, **dict(base, T="3", K=F(2))) == a
+
+
+def test_convex_rhs_T_two_and_a_half_is_not_T_two():
+    from pyfed.theory import convex_rhs
+    kw = dict(dist_sq=1, C0=1, N=2, S=1, K=1, eta_l=1, eta_g=1, mu=0, sigma=0)
+    assert convex_rhs(T=2, **kw) == F(19, 2)                 # V0/(h W) = (1 + 18)/2 by hand
+    with pytest.raises(InputError):
+        convex_rhs(T=2.5, **kw)
+
+
+def test_convex_hypotheses_K_two_and_a_half_raises_as_documented():
+    from pyfed.theory import convex_hypotheses
+    with pytest.raises(InputError) as e:
+        convex_hypotheses(N=4, S=2, K=2.5, T=3, eta_l=F(1, 1000), eta_g=1, beta=1, mu=0, sigma=0)
+    assert e.value.argument == "K" and "2.5" in e.value.reason

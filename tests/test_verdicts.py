@@ -1,6 +1,12 @@
-"""Wording of violations (pyfed.verdicts.violation_wording) for each relation."""
+"""pyfed.verdicts: the wording of verdict phrases and of violations for each relation."""
 
 from pyfed.verdicts import violation_wording
+
+
+def test_inequality_phrase_reads_as_english():
+    from pyfed.verdicts import inequality_phrase
+    assert [f"the inequality itself {inequality_phrase(s)}" for s in ("holds", "violated", "undecided")] == [
+        "the inequality itself holds", "the inequality itself is violated", "the inequality itself is undecided"]
 
 
 def test_violation_wording_per_relation():

@@ -142,6 +142,7 @@ def no_noise_record():
     return st, counterexample_record(st, res.verdict, seed=0, budget=0)
 
 
+@pytest.mark.slow
 def test_counterexample_record_is_complete_and_float_free(no_noise_record):
     import hashlib
     st, rec = no_noise_record
@@ -180,6 +181,7 @@ def exported(tmp_path_factory):
     return js, lean
 
 
+@pytest.mark.slow
 def test_replay_reconfirms_the_violation_exactly(exported, capsys):
     from pyfed.cli import main
     js, _ = exported

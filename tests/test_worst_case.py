@@ -10,12 +10,14 @@ import pytest
 
 import pyfed.engines.pep as wc
 import pyfed.engines.pep.solver as wc_solver
-from pyfed.errors import InputError
 from pyfed.engines.pep import (WorstCaseResult, pep_gradient_growth, pep_nonexpansive,
                                           pep_row_for_check, smallest_constant,
                                           worst_case_fedavg, worst_case_gradient_descent,
                                           worst_case_local_sgd, worst_case_scaffold)
+from pyfed.errors import EXIT_INPUT, InputError
 from pyfed.theory import effective_step, initial_potential, weight_sum, weights
+
+from cli_helpers import forbid, one_error_line, run_main
 
 REL = 1e-4  # solver tolerance 1e-6 on values of order 0.1-1
 
@@ -423,3 +425,104 @@ def test_smallest_constant_tolerance_and_reproduction():
     from pyfed.commands.worst_case import summary_lines
     assert "not certified" in summary_lines(smallest_constant([_fake(81, 0.5), f], ratio_tol=1e-4))[0]
     assert "reproduced exactly" in summary_lines(smallest_constant([_fake(81, 0.5), f, g], ratio_tol=1e-4))[0]
+
+
+def test_worst_case_full_grid_legend_is_unambiguous():
+    import matplotlib.pyplot as plt
+
+    from pyfed.commands.worst_case import FULL_GRID, _figure
+    from pyfed.engines.pep import WorstCaseResult
+    results = []
+    for K in FULL_GRID["Ks"]:
+        for mu in FULL_GRID["mus"]:
+            for T in FULL_GRID["Ts"]:
+                for m in (1, 81):
+                    r = WorstCaseResult("scaffold", 0.5, 1, 1, 0.5, "X", "optimal", 0.0)
+                    r.parameters.update(m=m, K=K, mu=str(mu), T=T)
+                    results.append(r)
+    fig = _figure(results, 2)
+    try:
+        ax = fig.axes[0]
+        series = [ln for ln in ax.get_lines() if ln.get_label().startswith("K=")]
+        assert len(series) == 18
+        styles = {(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in series}
+        assert len(styles) == 18                   # every series distinguishable without colour alone
+        assert "marker: mu" in ax.get_legend().get_title().get_text()
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("argv, argument", [
+    (["--quick", "--out", ""], "--out"),
+    (["--quick", "--solver", "NO-SUCH-SOLVER"], "--solver"),
+])
+def test_bad_output_and_solver_are_refused_before_work(argv, argument, monkeypatch, capsys):
+    forbid(monkeypatch, "pyfed.commands.tightness", "tightness_sweep")
+    forbid(monkeypatch, "pyfed.engines.pep", "sweep_scaffold")
+    forbid(monkeypatch, "pyfed.lean.render", "write_all")
+    code, out, err = run_main(["worst-case"] + argv, capsys)
+    assert code == EXIT_INPUT
+    one_error_line(err, argument)
+
+
+def test_worst_case_summary_is_plain():
+    from pyfed.commands.worst_case import summary_lines
+    sc = {"c": Fraction(3, 4), "m_star": 108, "m_fail": 135, "grid_max": 162, "used": 6, "excluded": 0,
+          "all_optimal": True}
+    (line,) = summary_lines(sc)
+    assert line.startswith("smallest c on the swept grid such that h <= 1/(c beta) keeps worst/bound <= 1: "
+                           "c = 0.75 (the theorem uses c = 81); first failure at h = 135/(81 beta)")
+    assert "(0.6, 0.75]" in line and "81/" not in line
+    lines = summary_lines(dict(sc, c=Fraction(81, 162), m_star=162, m_fail=None, excluded=2, used=4))
+    assert "c = 0.5 (the theorem uses c = 81)" in lines[0] and "162/(81 beta)" in lines[0]
+    assert "2 of 6 points" in lines[1]
+    assert "no constant c" in summary_lines(dict(sc, c=None, m_star=None, m_fail=1))[0]
+
+
+def test_worst_case_plot_shows_the_hypothesis_line():
+    import matplotlib.pyplot as plt
+
+    from pyfed.engines.pep import WorstCaseResult
+    from pyfed.commands.worst_case import _figure
+    results = []
+    for m, ratio in ((1, 0.01), (27, 0.25), (81, 0.5), (162, 2.0)):
+        r = WorstCaseResult("scaffold", ratio, ratio, 1, ratio, "X", "optimal", 0.0)
+        r.parameters.update(m=m, K=1, mu="0", T=2)
+        results.append(r)
+    fig = _figure(results, 2)
+    try:
+        ax = fig.axes[0]
+        lo, hi = ax.get_xlim()
+        assert lo < 1 / 1.2 and hi > 162 * 1.2      # m = 1 and m = 162 are inside, not on the edge
+        legend = ax.get_legend()
+        assert min(t.get_fontsize() for t in legend.get_texts()) >= 8
+        assert "h = 1/(81 beta) (hypothesis)" in [t.get_text() for t in legend.get_texts()]
+        assert any(t.get_text() == "h = 1/(81 beta)" for t in ax.texts)
+    finally:
+        plt.close(fig)
+
+
+def test_worst_case_verdict_label():
+    from types import SimpleNamespace
+
+    from pyfed.commands.worst_case import verdict_label
+    assert verdict_label(SimpleNamespace(status="violated", details={}), False) == "violated (beyond hyp.)"
+    assert verdict_label(SimpleNamespace(status="inconclusive", details={"inequality": "holds"}), False) \
+        == "holds (beyond hyp.)"
+    assert verdict_label(SimpleNamespace(status="holds", details={}), True) == "holds"
+
+
+def test_worst_case_quick_free_text_is_one_line_per_message_in_a_pipe(capsys, tmp_path):
+    """Written to a pipe, the lines under the table are not hard-wrapped (README: "the lines of
+    free text under them are not broken"): the inconclusive point beyond the hypothesis is one
+    line with its reason, and so is the smallest-constant summary."""
+    code, out, err = run_main(["worst-case", "--quick", "--out", str(tmp_path)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    (point,) = [ln for ln in lines if ln.startswith("inconclusive at ")]
+    assert point.startswith("inconclusive at K=2, mu=0, T=2, h=162/(81 beta): hypotheses fail (h <= 1/(81 beta))")
+    assert point.endswith("is within the tolerance 0.0001 of 1)")
+    (summary,) = [ln for ln in lines if ln.startswith("smallest c on the swept grid")]
+    assert summary.endswith("the critical constant lies in (0.6, 1]. The failure was reproduced exactly on a "
+                            "quadratic instance.")
+    assert "inconclusive (beyond hyp.)" in out and "undecided (beyond hyp.)" not in out

@@ -13,6 +13,8 @@ with a Gaussian (or exact) oracle, :func:`fedavg`, :func:`scaffold` and :func:`s
 draw each round from its closed-form law by default (:mod:`pyfed.algorithms.rounds`: one affine
 map and one Gaussian per client; ``method="steps"`` runs the local steps one by one). Local SGD's
 randomness is the choice of components, not Gaussian noise, so it has no such closed form.
+:func:`fedavg`, :func:`fedprox`, :func:`scaffold` and :func:`scaffold_run` run with one BLAS
+thread when d <= :data:`pyfed.blas.SMALL_DIMENSION` (:mod:`pyfed.blas`; ``PYFED_BLAS_THREADS``).
 """
 
 from .common import LocalSGDTrajectory, Trajectory

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..blas import small_matrix_kernel
 from ..errors import InputError, check_int
 from ..sampling import sample_clients
 from .common import (Trajectory, as_step, check_divergence, check_oracle, check_problem, check_rounds,
@@ -43,6 +44,7 @@ def _check_counts(counts, N: int) -> np.ndarray:
     return np.array(vals, dtype=np.int64)
 
 
+@small_matrix_kernel
 def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=None, x0=None, R=1,
            rng, method="auto") -> Trajectory:
     """Simulate FedAvg (seed 002) for R independent replicates.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..blas import small_matrix_kernel
 from ..errors import check_nonnegative
 from ..sampling import sample_clients
 from .common import Trajectory, as_step, check_oracle, check_problem, check_rounds, check_x0, seed_of, split_streams
@@ -32,6 +33,7 @@ from .rounds import Slots, step_displacements
 __all__ = ["fedprox"]
 
 
+@small_matrix_kernel
 def fedprox(problem, oracle, *, S, K, T, eta_l, eta_g=1, mu=1, x0=None, R=1, rng) -> Trajectory:
     """Simulate FedProx (local SGD on the proximal objective) for R independent replicates.
 

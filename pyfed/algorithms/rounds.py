@@ -197,7 +197,8 @@ class LocalPathLaw:
         A, b = problem.A, problem.b
         # A_i = Q diag(lam) Q^T (symmetric): D_i = Q diag(m) Q^T with m = 1 - eta lam, so every
         # matrix of the law is diagonal in Q: D^K - I, G = eta sum_j D^j, Sigma = s^2 eta^2 sum_j D^2j
-        lam, Q = np.linalg.eigh(A)
+        # (the decomposition is computed once per problem: QuadraticProblem.hessian_eigh)
+        lam, Q = problem.hessian_eigh()
         m = 1.0 - eta * lam
         geo = np.zeros_like(m)
         geo2 = np.zeros_like(m)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..blas import small_matrix_kernel
 from ..errors import InputError
 from ..sampling import sample_clients
 from .common import (Trajectory, as_global_step_run, as_step, check_c0, check_divergence, check_oracle,
@@ -46,6 +47,7 @@ def _check_controls(r, values, slots=None):
     check_divergence(r, values if slots is None else slots.to_slots(values), quantity="controls")
 
 
+@small_matrix_kernel
 def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0=None, R=1,
              rng, record_controls=False, method="auto") -> Trajectory:
     """Simulate SCAFFOLD as the seed-002 procedure (Algorithm 1, options I and II).
@@ -193,6 +195,7 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
                       meta=meta, c_server=c, c_server_history=cs_hist)
 
 
+@small_matrix_kernel
 def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=1, rng,
                  record_controls=False, method="auto") -> Trajectory:
     """Simulate the seed-000 ``Run`` model of SCAFFOLD (Lean ``SCAFFOLD.Run``).

@@ -308,8 +308,10 @@ def _render_file(console, path, reports, theorem=None) -> None:
                 rel, _short(s.details.get("lhs_exact")), _short(s.details.get("rhs_exact")),
                 s.details.get("lhs_exact") == s.details.get("rhs_exact"))
             print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                                             f"{s.details.get('description')}; {wording} (exact; the JSON report has "
-                                             "every digit)") + "[/red]")
+                                             f"{s.details.get('description')}; {wording} "
+                                             + ("(certified ball enclosures; the JSON report has their bounds)"
+                                                if getattr(s, "balls", None) else
+                                                "(exact; the JSON report has every digit)")) + "[/red]")
         for out in rep.exports:
             print_line(console, f"  counterexample written to {escape(str(out))}")
         if rep.profile is not None:

@@ -33,7 +33,9 @@ def evidence(v) -> str:
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):
-        n = d.get("decided", 0)
+        n, b = d.get("decided", 0), d.get("decided_in_balls", 0)
+        if b:
+            return f"search: {n} instance{'' if n == 1 else 's'} decided ({n - b} exactly, {b} in certified balls)"
         return f"search: {n} instance{'' if n == 1 else 's'} decided exactly"
     arith = str(d.get("arithmetic", ""))
     if "ball" in arith:
@@ -75,7 +77,8 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
         by_theorem.setdefault(v.statement, []).append(v)
     for theorem, vs in by_theorem.items():
         src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
-        name = theorem if (src or "." in theorem) else f"SCAFFOLD.{theorem}"
+        ours = not src or str(src).startswith("lean/Pyfed/Scaffold/")      # pyfed's SCAFFOLD statements
+        name = f"SCAFFOLD.{theorem}" if ours and "." not in theorem else theorem
         t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
         # column widths from print_table: every word whole, cells wrapped between words, rows stacked
         # as "field: value" lines when the columns cannot fit
@@ -85,7 +88,10 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             d = v.details
             hyps = d.get("hypotheses", [])
             bad = [h["statement"] for h in hyps if not h["holds"]]
-            hyp = "all met" if not bad else escape("FAIL: " + ", ".join(bad))
+            if bad:
+                hyp = escape("FAIL: " + ", ".join(bad))
+            else:   # a search that drew no instance met nothing
+                hyp = "none met" if not hyps and d.get("decided") == 0 else "all met"
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
             lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
@@ -128,7 +134,8 @@ def render_statement_verdicts(console, results) -> None:
             result = "[bold red]COUNTEREXAMPLE[/]"
         else:
             result = d.get("search_result", "-")
-        how = "exactly" if d.get("tightest_exact", v.exact) else "mpmath"
+        how = ("exactly" if d.get("tightest_exact", v.exact) else
+               "in certified balls" if d.get("lhs_ball") else "mpmath")
         decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
         t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))

@@ -187,6 +187,29 @@ def _recorded(rec, key):
     return None
 
 
+def _print_balls(console, st, rec, balls) -> None:
+    """Both sides and the margin of a verdict decided in certified balls (python-flint arb): each
+    ball in full, and whether its certified rational bounds equal the recorded ones."""
+    from rich.markup import escape
+
+    from ..export import ball_side_json
+    margin = balls.get("margin")
+    if margin is None:
+        margin = balls["rhs"] - balls["lhs"]
+    console.print(f"  left side  {escape(st.lhs.text)} in {balls['lhs'].str(40, radius=True)} (certified ball)",
+                  soft_wrap=True)
+    console.print(f"  right side {escape(st.rhs.text)} in {balls['rhs'].str(40, radius=True)} (certified ball)",
+                  soft_wrap=True)
+    weak = str(st.relation).startswith("≤") or st.relation == "="
+    console.print(f"  margin rhs - lhs in {margin.str(40, radius=True)} ({st.relation} needs "
+                  f"{'≥ 0' if weak else '> 0'})", soft_wrap=True)
+    now = [ball_side_json(balls["lhs"]), ball_side_json(balls["rhs"])]
+    old = [rec.get("lhs"), rec.get("rhs")]
+    console.print("  both sides' certified bounds equal the recorded ones exactly" if now == old else
+                  "  [yellow]the sides' certified bounds differ from the recorded ones (the record was edited, or "
+                  "the statement changed)[/yellow]")
+
+
 def run(args) -> int:
     """Front end of ``pyfed check --replay FILE.json [PATH.lean] [--force]``: prints the verdict,
     both sides and the margin exactly; returns 1 (violation re-confirmed) or 0 (see the module
@@ -209,9 +232,13 @@ def run(args) -> int:
                   f"of seed {rec.get('seed')}")
     status = v.status
     how = ("exact moments, exact arithmetic" if st.shape == "scaffold_run" else
-           "the statement's terms evaluated exactly on the recorded instance")
+           "the statement's terms evaluated in certified ball arithmetic (python-flint arb) on the recorded instance"
+           if getattr(v, "balls", None) else "the statement's terms evaluated exactly on the recorded instance")
     console.print(f"verdict: [{STYLE.get(status, '')}]{status}[/] ({how})")
-    if v.lhs is not None and v.rhs is not None:
+    balls = getattr(v, "balls", None) or {}
+    if balls.get("lhs") is not None and balls.get("rhs") is not None:
+        _print_balls(console, st, rec, balls)
+    elif v.lhs is not None and v.rhs is not None:
         margin = v.rhs - v.lhs
         console.print(f"  left side  {escape(st.lhs.text)} = {_full(v.lhs)}", soft_wrap=True)
         console.print(f"  right side {escape(st.rhs.text)} = {_full(v.rhs)}", soft_wrap=True)

@@ -84,6 +84,19 @@ def add_parallel_arguments(p, what: str) -> None:
                    help=f"evaluate {what} on an existing Dask cluster, e.g. tcp://127.0.0.1:8786")
 
 
+def _record_kind(path) -> str:
+    """How a written record's sides were decided: ``"exact"`` (rationals), ``"in certified balls"``
+    (certified rational bounds, no exact value) or ``"statistical"``."""
+    with open(path, encoding="utf-8") as fh:
+        rec = json.load(fh)
+    if rec.get("exact"):
+        return "exact"
+    sides = [rec.get(k) for k in ("lhs", "rhs")]
+    if all(isinstance(x, dict) and (x.get("exact") is not None or {"lower", "upper"} <= set(x)) for x in sides):
+        return "in certified balls"
+    return "statistical"
+
+
 def run(args) -> int:
     """Execute ``pyfed search``; returns 1 if a counterexample to the statement itself (no
     ``--relax``, no ``--mutate``) is found, else 0. The count of counterexamples and the search
@@ -133,12 +146,9 @@ def run(args) -> int:
                               progress=lambda n: progress.advance(task, n),
                               workers=args.workers, scheduler=args.scheduler)
     what = entry.name + (f" (mutation {args.mutate})" if args.mutate else "")
-    kinds = []
-    for p in paths:
-        with open(p, encoding="utf-8") as fh:
-            kinds.append("exact" if json.load(fh).get("exact") else "statistical")
-    split = (f" ({kinds.count('exact')} exact, {kinds.count('statistical')} statistical)"
-             if "statistical" in kinds else "")
+    kinds = [_record_kind(p) for p in paths]
+    split = (" (" + ", ".join(f"{kinds.count(k)} {k}" for k in ("exact", "in certified balls", "statistical")
+                              if k in kinds) + ")" if set(kinds) - {"exact"} else "")
     if args.relax:
         head = (f"{len(paths)} instance(s) beyond hypothesis {', '.join(args.relax)} where the inequality of "
                 f"{what} fails{split} (not counterexamples to the theorem, which assumes it)")
@@ -155,8 +165,10 @@ def run(args) -> int:
     with open(spath, encoding="utf-8") as fh:
         summary = json.load(fh)
     st = summary["statistics"]
+    per = (f" (one record per {'conjunct' if len(summary['conjuncts']) > 1 else 'statement'}: its first violation "
+           "in candidate order)" if st["violated"] > len(paths) else "")
     console.print(f"searched {st['drawn']} candidates (the structured edge cases, {budget} random draw(s) and their "
-                  f"refinements): {st['holds']} hold, {st['violated']} violated, {st['undecided']} undecided, "
+                  f"refinements): {st['holds']} hold, {st['violated']} violated{per}, {st['undecided']} undecided, "
                   f"{st['outside_hypotheses']} outside the hypotheses", highlight=False, soft_wrap=True)
     tight = summary.get("tightest")
     if tight and tight.get("lhs") and tight.get("rhs"):

@@ -297,7 +297,10 @@ def render_counterexample(record: dict) -> str:
     :data:`DEFAULT_INSTANCES`), ``lhs`` and ``rhs`` (exact rationals as ``"p/q"`` strings: the
     violating left side and the theorem's right side), optional ``id`` and ``note``, optional
     ``lhs_exact`` (bool, default True: the left side is the exact value, not a rounded
-    estimate; the file says which), ``generated_by`` (command named in the header, default
+    estimate; the file says which), ``lhs_bound`` / ``rhs_bound`` (bool, default False: ``lhs`` is
+    a certified lower bound of the left side, ``rhs`` a certified upper bound of the right side,
+    from ball arithmetic; the file says so, and skips re-deriving a right side that is only
+    bounded), ``generated_by`` (command named in the header, default
     ``pyfed search``), ``relax`` (hypothesis keys searched beyond: the file then says it is NOT
     a counterexample to the theorem) and ``data`` (the raw instance, quoted in a comment).
 
@@ -346,20 +349,26 @@ def render_counterexample(record: dict) -> str:
         for hy in hyps:
             facts.append({"statement": "hypothesis: " + hy["statement"], "prop": hy["prop"],
                           "unfold": hy["unfold"], "norm_num": True, "guard": None})
-    elif lean_namespace == "FedAvg" and lean_name in FEDAVG_STATEMENTS:
+    elif lean_namespace == "FedAvg" and lean_name in FEDAVG_STATEMENTS and not record.get("rhs_bound"):
         facts.extend(_fedavg_counterexample_facts(lean_name, inst, rhs))
-    facts.append({"statement": "the witness: the left side exceeds the right side",
+    lhs_bound, rhs_bound = bool(record.get("lhs_bound")), bool(record.get("rhs_bound"))
+    facts.append({"statement": ("the witness: the left side exceeds the right side" if not (lhs_bound or rhs_bound)
+                                else "the witness: " + ("a certified upper bound of the right side" if rhs_bound
+                                                        else "the right side") + " is below "
+                                + ("a certified lower bound of the left side" if lhs_bound else "the left side")),
                   "prop": f"{rat(rhs)} < {rat(lhs)}", "unfold": "", "norm_num": True,
                   "guard": f"{rat(rhs)} < {rat(lhs)}"})
     inst_text = ", ".join(f"{k} = {inst[k]}" for k in sorted(inst) if k not in ("theorem", "name"))
     generated_by = str(record.get("generated_by") or "pyfed search").replace("`", "")
     header = COUNTEREXAMPLE_HEADER.replace("pyfed search", generated_by)
-    lhs_kind = "exact" if record.get("lhs_exact", True) else "estimate, rounded to a rational"
+    lhs_kind = ("certified lower bound (python-flint arb ball)" if lhs_bound else
+                "exact" if record.get("lhs_exact", True) else "estimate, rounded to a rational")
+    rhs_kind = "certified upper bound (python-flint arb ball)" if rhs_bound else ""
     tpl = environment().get_template("counterexample.lean.j2")
     relax = ", ".join(str(r) for r in (record.get("relax") or ()))
     data = record.get("data")
     data_text = _doc_safe(json.dumps(data, sort_keys=True, separators=(", ", ": "))) if data else ""
-    return tpl.render(header=header, generated_by=generated_by, lhs_kind=lhs_kind, relax=relax,
+    return tpl.render(header=header, generated_by=generated_by, lhs_kind=lhs_kind, rhs_kind=rhs_kind, relax=relax,
                       data_text=data_text, lean_namespace=lean_namespace, open_namespace=model_namespace,
                       namespace=f"PyfedTest.Generated.Counterexample_{ident}", ident=ident,
                       lean_name=lean_name, instance_text=_doc_safe(inst_text),

@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..blas import small_matrix_threads
 from ..errors import InputError, check_finite_array, check_int, check_rng
 from ..exact import all_exact, coerce_array
 from .base import Problem
@@ -198,6 +199,27 @@ class QuadraticProblem(Problem):
         self._certify_constants(beta, mu)
         self._solve_minimiser()
 
+    def hessian_eigh(self) -> tuple[np.ndarray, np.ndarray]:
+        """The eigendecompositions A_i = Q_i diag(lam_i) Q_i^T of the float Hessians, computed once
+        per problem (``numpy.linalg.eigh`` with the BLAS thread limit of :mod:`pyfed.blas`) and
+        reused by every simulation of it (:class:`pyfed.algorithms.rounds.LocalPathLaw`).
+
+        Returns
+        -------
+        lam : ndarray float64 (N, d)
+            Eigenvalues of each A_i, ascending.
+        Q : ndarray float64 (N, d, d)
+            Orthonormal eigenvectors, column j of Q_i for lam_i[j]. Both arrays are read-only.
+        """
+        cached = self.__dict__.get("_hessian_eigh")
+        if cached is None:
+            with small_matrix_threads(self.d):
+                lam, Q = np.linalg.eigh(self.A)
+            lam.setflags(write=False)
+            Q.setflags(write=False)
+            cached = self._hessian_eigh = (lam, Q)
+        return cached
+
     # -- constants -----------------------------------------------------------------
     def _certify_constants(self, beta, mu):
         if self.d == 0:  # R^0: every f_i is constant, beta-smooth and mu-strongly convex for all beta, mu
@@ -211,7 +233,8 @@ class QuadraticProblem(Problem):
             self.derivations["mu"] = ("d = 0: every f_i is mu-strongly convex for every mu on R^0; "
                                       + ("mu = 0 by default" if mu is None else "mu as given"))
             return
-        eig = np.linalg.eigvalsh(self.A) if self.d else np.zeros((self.N, 0))
+        with small_matrix_threads(self.d):
+            eig = np.linalg.eigvalsh(self.A)
         lmax = float(eig.max()) if self.d else 0.0
         lmin = float(eig.min()) if self.d else 0.0
         if self.exact:

@@ -364,7 +364,12 @@ class Elaboration:
             target = node.args[1]
             tt = self.type_of_binder(target)
             if tt.kind in ("nat", "real"):
-                self.term(node.args[0], tt if tt.kind == "nat" else None)
+                inner = node.args[0]
+                arithmetic = inner.kind in ("num", "neg") or (inner.kind == "binop" and (inner.value in _ARITH
+                                                                                         or inner.value == "^"))
+                # Lean elaborates `(e : ℝ)` with ℝ expected: an arithmetic tree's numerals and ℕ
+                # leaves become reals (`(1 / 2 : ℝ)` is one half); a name is coerced as a whole.
+                self.term(inner, tt if tt.kind == "nat" or arithmetic else None)
                 if tt.kind == "real":
                     _coerce_real(node.args[0])
                 node.ty = tt.kind

@@ -18,6 +18,9 @@ contradiction from the statement's text, exactly, in three cases:
   inequalities kept apart). ℕ parameters are relaxed to reals there, which can only miss a
   contradiction, never invent one.
 
+The hypotheses read are the comparisons of a run statement and, of a run-free statement, its
+propositions that are comparisons (``0 < a``, ``a < 0``).
+
 Anything else (non-linear hypotheses such as ``effectiveStep K ηl ηg ≤ …``, ``≠``) is not used
 for a proof; the report then says when no instance it drew satisfied the hypotheses, without
 calling the statement vacuous.
@@ -91,20 +94,21 @@ def vacuity(st) -> str | None:
             if v is not None:
                 bounds.setdefault(v[0], []).append(("≥", Fraction(0), f"`{h.text}` (0 ≤ {v[0]})"))
             continue
-        if h.kind != "compare" or h.node is None or len(h.node.args) != 2:
+        cmp = _comparison(h)
+        if cmp is None:
             continue
-        a, b = h.node.args
+        a, op, b = cmp
         ca, cb = _closed(a), _closed(b)
         if ca is not None and cb is not None:
-            if not decide(h.op, ca, cb):
+            if not decide(op, ca, cb):
                 return f"the hypothesis `{h.text}` is false"
             continue
         va, vb = _variable(a, st), _variable(b, st)
         if va is not None and cb is not None:
-            bounds.setdefault(va[0], []).append((h.op, Fraction(cb), f"`{h.text}`"))
+            bounds.setdefault(va[0], []).append((op, Fraction(cb), f"`{h.text}`"))
             nat[va[0]] = nat.get(va[0], False) or va[1]
         elif vb is not None and ca is not None:
-            bounds.setdefault(vb[0], []).append((_rev(h.op), Fraction(ca), f"`{h.text}`"))
+            bounds.setdefault(vb[0], []).append((_rev(op), Fraction(ca), f"`{h.text}`"))
             nat[vb[0]] = nat.get(vb[0], False) or vb[1]
     for name, bs in bounds.items():
         why = _empty(bs, nat.get(name, False))
@@ -178,16 +182,17 @@ def _linear_contradiction(st, bounds) -> str | None:
             rows.extend(_rows({x: Fraction(1)}, -Fraction(v), op, src))
     linear_sources = set()
     for h in st.hypotheses:
-        if h.kind != "compare" or h.node is None or len(h.node.args) != 2 or h.op == "≠":
+        cmp = _comparison(h)
+        if cmp is None or cmp[1] == "≠":
             continue
         try:
-            a, b = (evaluate(side, Valuation("symbolic", env, access)) for side in h.node.args)
+            a, b = (evaluate(side, Valuation("symbolic", env, access)) for side in (cmp[0], cmp[2]))
             form = _affine(sympy.sympify(a) - sympy.sympify(b), symbols)
         except Exception:   # not a term of the parameters alone (a run statistic, a vector, ...)
             continue
         if form is None:
             continue
-        rows.extend(_rows(form[0], form[1], h.op, f"`{h.text}`"))
+        rows.extend(_rows(form[0], form[1], cmp[1], f"`{h.text}`"))
         linear_sources.add(f"`{h.text}`")
     if not linear_sources:       # the bounds alone: the per-parameter pass has decided them
         return None
@@ -240,6 +245,22 @@ def _eliminate(rows, symbols):
     for coefs, const, strict, src in rows:
         if not coefs and (const > 0 or (const == 0 and strict)):
             return src
+    return None
+
+
+def _comparison(h):
+    """``(a, op, b)`` with ``op`` in ≤ < = ≠ when the hypothesis ``h`` is a comparison ``a op b``
+    (a run statement's ``compare`` hypothesis, or a run-free statement's proposition that is one;
+    ``a > b`` read as ``b < a``), else None."""
+    node = h.node
+    if h.kind not in ("compare", "prop") or node is None or node.kind != "binop" or len(node.args) != 2:
+        return None
+    op = node.value if h.kind == "prop" else h.op
+    a, b = node.args
+    if op in (">", "≥"):
+        return b, {">": "<", "≥": "≤"}[op], a
+    if op in ("≤", "<", "=", "≠"):
+        return a, op, b
     return None
 
 

@@ -184,11 +184,9 @@ def _verdict(st, records, seed, budget, relax):
 
 
 def _short_side(v) -> str:
-    """A side for a one-line witness: the exact rational when at most 40 characters, else ``~``
-    its 6 correctly rounded digits (the JSON report has every digit)."""
-    from ...exact import format_number
-    e = _s(v)
-    return e if len(e) <= 40 else "~" + format_number(to_exact(v))
+    """A side for a one-line witness (:func:`pyfed.exact.short_exact` of its exact value)."""
+    from ...exact import short_exact
+    return short_exact(to_exact(v))
 
 
 def _s(v):

@@ -100,7 +100,7 @@ def _solve_side(expr, c, current, kind) -> dict:
         v = expr.subs(c, sympy.Rational(current.numerator, current.denominator))
         return {"constant": bool(decide_sign(v) >= 0)}
     r = roots[0]
-    probe = r * 2 if decide_sign(r) != 0 else sympy.Integer(1)
+    probe = r + (abs(r) if decide_sign(r) != 0 else sympy.Integer(1))      # a point above r (r may be < 0)
     up = decide_sign(sympy.simplify(expr.subs(c, probe)))
     return {"threshold": to_exact(r), "positive_above": up > 0}
 

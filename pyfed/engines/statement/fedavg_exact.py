@@ -206,7 +206,9 @@ def _deterministic_path(inst, S, eta):
 class ExactOutcome:
     """What :func:`decide_instance` found: ``status`` (``holds``, ``violated``, ``outside``: a
     hypothesis fails, ``undecided``), ``verdict``, ``lhs``/``rhs`` (at the worst assignment),
-    ``margin``, ``failing`` (hypothesis keys), ``witness`` (dict)."""
+    ``margin``, ``failing`` (hypothesis keys), ``witness`` (dict). ``lhs``/``rhs`` are exact
+    rationals, or python-flint ``arb`` balls when the instance was decided in certified balls
+    (then ``verdict.balls`` holds the balls of lhs, rhs, margin and ratio)."""
 
     def __init__(self, status, verdict, lhs=None, rhs=None, failing=(), witness=None):
         self.status, self.verdict, self.lhs, self.rhs = status, verdict, lhs, rhs
@@ -503,13 +505,23 @@ def _scalar_verdict(name, status, lhs, rhs, a, details, inst, S) -> ExactOutcome
     margin = rb - lb
     details.update(lhs_ball=lb.str(30, radius=True), rhs_ball=rb.str(30, radius=True),
                    margin_ball=margin.str(30, radius=True))
+    details["arithmetic"] = f"certified balls (python-flint arb, {_arb_bits()} bits)"
     lm, rm = float(lb.mid()), float(rb.mid())
     if status == "holds":
         v = Holds(name, lm, rm, True, details, evidence=Evidence.BALL,
                   certificate=f"certified ball arithmetic (python-flint arb): rhs - lhs = {details['margin_ball']}")
     else:
         v = Violated(name, lm, rm, True, details, witness=wit, evidence=Evidence.BALL)
-    return ExactOutcome(status, v, lm, rm, witness=wit if status == "violated" else None)
+    # the balls themselves: reports print only the digits they certify (Verdict.to_json), records
+    # their certified rational bounds (pyfed.export)
+    v.balls = {"lhs": lb, "rhs": rb, "margin": margin, "ratio": lb / rb if rb > 0 else None}
+    return ExactOutcome(status, v, lb, rb, witness=wit if status == "violated" else None)
+
+
+def _arb_bits() -> int:
+    """The working precision (bits) of python-flint's arb context."""
+    from flint import ctx
+    return int(ctx.prec)
 
 
 def _instance_json(inst) -> dict:

@@ -26,11 +26,12 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import InputError
-from ...exact import rational_str
+from ...exact import format_number, rational_str
 from ...statements.evaluate import Undecided, compare, to_exact
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .adversarial import Record, SearchResult
 from .fedavg_access import Scalars, Undefined, bind, float_of, value_str
+from .fedavg_scalars import is_ball
 from .fedavg_exact import decide_instance
 from .fedavg_families import F, huber_zeta_sq, instance_from_json, q
 
@@ -312,21 +313,35 @@ def _verdict(st, records, seed, budget, relax):
                "undecided": sum(r.status == "undecided" for r in records),
                "skipped": sum(r.status == "skipped" for r in records),
                "instance": f"adversarial search ({len(decided)} exactly decided instances)", "relax": list(relax)}
+    in_balls = sum(is_ball(r.lhs) or is_ball(r.rhs) for r in decided)
+    if in_balls:        # decided in certified balls (python-flint arb), not in exact arithmetic
+        details.update(engine="adversarial search (FedAvg families, decided exactly or in certified balls)",
+                       decided_in_balls=in_balls,
+                       instance=(f"adversarial search ({len(decided)} decided instances: {len(decided) - in_balls} "
+                                 f"exactly, {in_balls} in certified balls)"))
     if viol:
         r = viol[0]
         v = r.extra["verdict"]
         vd = v.details or {}
         exact = isinstance(to_exact(r.lhs), Fraction) and isinstance(to_exact(r.rhs), Fraction)
-        details.update(lhs_exact=vd.get("lhs_exact", _s(r.lhs)), rhs_exact=vd.get("rhs_exact", _s(r.rhs)),
-                       margin_exact=vd.get("margin_exact"), index=r.index, description=r.description,
+        details.update(index=r.index, description=r.description,
                        search_result=f"counterexample (candidate {r.index})", at=vd.get("witness_label", vd.get("at")),
                        witness_text=violation_wording("≤", _short(r.lhs), _short(r.rhs),
                                                       exact and compare(r.lhs, r.rhs) == 0))
+        if exact:
+            details.update(lhs_exact=vd.get("lhs_exact", _s(r.lhs)), rhs_exact=vd.get("rhs_exact", _s(r.rhs)),
+                           margin_exact=vd.get("margin_exact", _s(to_exact(r.rhs) - to_exact(r.lhs))))
+        else:       # decided in certified balls: the balls, never a rounded value called exact
+            details.update({k: vd[k] for k in ("lhs_ball", "rhs_ball", "margin_ball", "arithmetic") if k in vd})
         if "witness_start" in vd:
             details["round_start"] = vd["witness_start"]
         w = dict(v.witness or {})
         w.update(instance=r.instance, statement=st.name, source=st.source, index=r.index, seed=seed)
-        return Violated(st.name, r.lhs, r.rhs, True, details, evidence=Evidence.SEARCH, witness=w)
+        if exact:
+            return Violated(st.name, r.lhs, r.rhs, True, details, evidence=Evidence.SEARCH, witness=w)
+        out = Violated(st.name, float_of(r.lhs), float_of(r.rhs), True, details, evidence=Evidence.BALL, witness=w)
+        out.balls = dict(getattr(v, "balls", None) or {"lhs": r.lhs, "rhs": r.rhs})
+        return out
     tight = [r for r in decided if r.rhs is not None]
     if tight:
         def key(r):
@@ -336,18 +351,24 @@ def _verdict(st, records, seed, budget, relax):
             except (ZeroDivisionError, OverflowError, ValueError):
                 return (float("-inf"), -r.index)
         t = max(tight, key=key)
-        details.update(tightest_index=t.index, tightest=t.description, tightest_instance=t.instance,
-                       lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs), tightest_exact=True)
-        lhs, rhs = t.lhs, t.rhs
+        details.update(tightest_index=t.index, tightest=t.description, tightest_instance=t.instance)
+        if is_ball(t.lhs) or is_ball(t.rhs):   # certified balls: their text, no value called exact
+            details.update(lhs_ball=_s(t.lhs), rhs_ball=_s(t.rhs), tightest_exact=False)
+            lhs, rhs = float_of(t.lhs), float_of(t.rhs)
+        else:
+            details.update(lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs), tightest_exact=True)
+            lhs, rhs = t.lhs, t.rhs
     else:
         lhs = rhs = None
     details["search_result"] = f"no counterexample among {len(decided)} decided"
+    how = "exactly decided" if not in_balls else "decided (exactly or in certified balls)"
     return Inconclusive(st.name, lhs, rhs, True, details,
-                        reason=(f"no counterexample among {len(decided)} exactly decided instances "
-                                "(a finite search proves nothing)"))
+                        reason=f"no counterexample among {len(decided)} {how} instances (a finite search proves nothing)")
 
 
 def _short(v) -> str:
+    if is_ball(v):
+        return format_number(v, 10)     # the digits the ball certifies
     e = _s(v)
     if len(e) <= 40:
         return e
@@ -377,13 +398,24 @@ def recheck_witness(st, witness: dict):
 
 def lean_record(st, verdict, *, lean_name: str, relax=()) -> dict | None:
     """The record :func:`pyfed.lean.render.render_counterexample` turns into a Lean file for a
-    violation ``verdict`` of the search (``lean_name`` qualified, ``FedAvg.X``): both sides as exact
-    ``"p/q"`` and the instance's scalars (M, tau, T, eta, L, sigma_sq, zeta_sq, dist_sq); None when a
-    side is not an exact rational (a certified ball) or the instance has no step."""
+    violation ``verdict`` of the search (``lean_name`` qualified, ``FedAvg.X``): both sides as
+    ``"p/q"`` and the instance's scalars (M, tau, T, eta, L, sigma_sq, zeta_sq, dist_sq). Sides
+    decided in certified balls (``verdict.balls``) are stated by their certified rational bounds:
+    ``lhs`` the lower end of the left side's ball, ``rhs`` the upper end of the right side's
+    (``lhs_bound`` / ``rhs_bound`` True; a ball of radius 0 is its exact value), so ``rhs < lhs``
+    still implies the violation. None when a side is neither (no balls) or the bounds do not
+    separate."""
     d = verdict.details or {}
     lhs, rhs = to_exact(verdict.lhs), to_exact(verdict.rhs)
+    flags = {}
+    balls = getattr(verdict, "balls", None) or {}
     if not (isinstance(lhs, Fraction) and isinstance(rhs, Fraction)):
-        return None
+        if balls.get("lhs") is None or balls.get("rhs") is None:
+            return None
+        lhs, flags["lhs_bound"] = _ball_end(balls["lhs"], "lower")
+        rhs, flags["rhs_bound"] = _ball_end(balls["rhs"], "upper")
+        if not rhs < lhs:
+            return None
     inst_json = dict((verdict.witness or {}).get("instance") or {})
     inst_json.pop("values", None)
     ri = instance_from_json(inst_json)
@@ -392,4 +424,19 @@ def lean_record(st, verdict, *, lean_name: str, relax=()) -> dict | None:
     if ri.eta is not None:
         scal["eta"] = value_str(ri.eta)
     return {"lean_name": lean_name, "lhs": rational_str(lhs), "rhs": rational_str(rhs), "instance": scal,
-            "relax": list(relax), "data": inst_json, "note": d.get("description", "")}
+            "relax": list(relax), "data": inst_json, "note": d.get("description", ""), **flags}
+
+
+def _ball_end(ball, end: str) -> tuple:
+    """``(Fraction, is_bound)``: the exact value of a ball of radius 0 (False), else its certified
+    ``end`` (``"lower"`` or ``"upper"``) as an exact rational (True)."""
+    from ...exact import precision
+
+    def frac(x):
+        m, e = x.mid().man_exp()
+        m, e = int(m), int(e)
+        return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** (-e))
+    if ball.is_exact():
+        return frac(ball), False
+    with precision(256):        # the bounds of pyfed.engines.statement.side_json (the JSON record's)
+        return frac(ball.lower() if end == "lower" else ball.upper()), True

@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from ...errors import InputError
-from ...exact import as_float, rational_str
+from ...exact import as_float, rational_str, short_exact
 from ...statements.evaluate import EvaluationError, Undecided, arith, compare, decide_sign, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
@@ -308,7 +308,8 @@ def _verdict(st, records, seed, budget):
         if r.lhs is not None and r.rhs is not None:
             details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
                            witness_text=violation_wording(st.relation if st.relation in ("≤", "<", "=") else "≤",
-                                                          _s(r.lhs)[:40], _s(r.rhs)[:40], compare(r.lhs, r.rhs) == 0))
+                                                          short_exact(to_exact(r.lhs)), short_exact(to_exact(r.rhs)),
+                                                          compare(r.lhs, r.rhs) == 0))
         else:
             details["witness_text"] = f"the conclusion is false at candidate {r.index} ({r.description})"
         witness = {"schema": LEMMA_WITNESS_SCHEMA, "instance": r.instance, "statement": st.name, "source": st.source,

@@ -422,13 +422,7 @@ def _profile_hyp(lit, records, st=None):
     if failed and best is None:
         return _entry(lit, len(records), None, True, None, direction, failed)
     if best is None:
-        bs = [(r.extra.get(lit.key) or {}).get("threshold") for r in records]
-        bs = [b for b in bs if b is not None and decide_sign(b) > 0]
-        note = "no violation with this hypothesis relaxed"
-        if bs:
-            lo = min(bs, key=_float)
-            note += f" (explored down to {outward_decimal(lo, up=False)})"
-        return _entry(lit, len(records), None, True, None, direction, note)
+        return _entry(lit, len(records), None, True, None, direction, _explored_note(lit, records))
     if st is not None:
         persists, further = _smaller_steps(st, lit, pin, best, direction == "at least")
         if persists:
@@ -446,6 +440,34 @@ def _profile_hyp(lit, records, st=None):
     if st is not None:
         e["excludes_violation"] = True
     return e
+
+
+def _explored_note(lit, records) -> str:
+    """The note of a hypothesis constant no violating instance constrains: how far beyond the
+    statement's own value the decided instances reach. An instance with boundary b is admitted
+    for values below b (or above b, ``positive_above``); it lies beyond the statement's hypothesis
+    when b is below (above) the statement's own value."""
+    own = sympy.sympify(lit.value)
+    below, above = [], []
+    for r in records:
+        d = r.extra.get(lit.key) or {}
+        b = d.get("threshold")
+        if b is None:
+            continue
+        if d.get("positive_above", False):
+            if decide_sign(sympy.sympify(b) - own) > 0:
+                above.append(b)
+        elif decide_sign(own - sympy.sympify(b)) > 0:
+            below.append(b)
+    parts = []
+    if below:
+        parts.append(f"down to {outward_decimal(min(below, key=_float), up=False)}")
+    if above:
+        parts.append(f"up to {outward_decimal(max(above, key=_float), up=True)}")
+    if parts:
+        return f"no violation with this hypothesis relaxed (explored {' and '.join(parts)})"
+    return ("not explored: every decided instance satisfies this hypothesis at the statement's own value, "
+            "so none tested it relaxed")
 
 
 #: The note of a hypothesis constant whose pinning violation persists at smaller steps.

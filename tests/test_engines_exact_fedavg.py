@@ -1,6 +1,6 @@
 """Exact FedAvg shadow statistics (pyfed.engines.exact.fedavg) against brute force and sympy, and
 the exact minimisation of a quadratic form in the round start (pyfed.engines.exact.fedavg_margin).
-The decisions of statements are tested in tests/test_engines_fedavg.py."""
+The decisions of statements are tested in tests/test_engines_statement_fedavg_engines.py."""
 
 import itertools
 from fractions import Fraction as Fr
@@ -95,6 +95,7 @@ def test_noisy_moments_equal_enumeration_of_rademacher_noise():
     assert m.drift == [[[v / N for v in u] for u in row] for row in acc_r]
 
 
+@pytest.mark.slow
 def test_symbolic_expectation_d1_tau2_T2():
     """sigma > 0, d = 1, tau = 2, T = 2, M = 2: every statistic as a polynomial in the noises,
     expectation taken symbolically (E xi = 0, E xi^2 = sigma^2, independent), then evaluated at

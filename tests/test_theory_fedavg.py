@@ -87,6 +87,7 @@ def test_optimized_step_irrational_is_exact_algebraic_and_minimal():
     assert sympy.simplify(sympy.sympify(eta) ** n - sympy.Rational(r.numerator, r.denominator)) == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(D2=st.fractions(min_value=Fr(1, 10), max_value=10, max_denominator=100),
        s2=st.fractions(min_value=Fr(1, 100), max_value=10, max_denominator=100),

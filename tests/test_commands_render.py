@@ -10,9 +10,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+
+from pyfed.commands.render import render_profile, render_verdicts
+from pyfed.verdicts import Holds, Inconclusive, Violated
 
 from cli_helpers import run_cli
-from pyfed.verdicts import Holds, Inconclusive, Violated
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"
@@ -52,6 +55,7 @@ def test_labels_of_hand_made_verdicts():
     assert (j["status"], j["certified"], j["label"]) == ("holds", False, "holds (numerical)")
 
 
+@pytest.mark.slow
 def test_monte_carlo_and_pep_rows_are_numerical_exact_row_certified(no_noise):
     code, out, report = no_noise
     assert code == 1
@@ -134,6 +138,7 @@ def test_brackets_in_names_reasons_and_hypotheses_survive_the_tables():
 
 # ---------------------------------------------------------------- 4. several Lean files
 
+@pytest.mark.slow
 def test_two_lean_files_one_report_exit_1_if_any_is_violated(tmp_path):
     rep = tmp_path / "r.json"
     a, b = str(EXAMPLES / "seed_convex.lean"), str(EXAMPLES / "convex_no_noise.lean")
@@ -232,3 +237,53 @@ def test_parameter_lines_print_six_digit_floats(no_noise):
     assert f"beta={float(beta):.6g}," in line and beta not in line
     eta_l = mc["details"]["parameters"]["eta_l"]
     assert "/" in eta_l and f"eta_l={eta_l}," in line     # exact rationals stay exact
+
+
+def test_a_search_that_drew_no_instance_shows_none_met_and_our_statements_their_source():
+    from rich.console import Console
+
+    from pyfed.commands.render import render_verdicts
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=200)
+    drew_none = Inconclusive("T.Odd", None, None, False, {"instance": "adversarial search", "decided": 0},
+                             reason="no instance could be drawn")
+    drew_some = Inconclusive("T.Odd", None, None, False, {"instance": "adversarial search", "decided": 3},
+                             reason="no counterexample")
+    ours = Inconclusive("ConvexFiniteRoundConvergence", None, None, False,
+                        {"instance": "x", "source": "lean/Pyfed/Scaffold/Theorems.lean:31"}, reason="r")
+    render_verdicts(console, [drew_none, drew_some, ours], "pyfed check")
+    text = buf.getvalue()
+    lines = text.splitlines()
+    assert any("none met" in ln for ln in lines) and any("all met" in ln for ln in lines)
+    title = " ".join(text.split())     # the title may wrap
+    assert "pyfed check: SCAFFOLD.ConvexFiniteRoundConvergence (lean/Pyfed/Scaffold/Theorems.lean:31)" in title
+
+
+def _text(con) -> str:
+    return " ".join(con.export_text().split())
+
+
+@pytest.mark.slow
+def test_render_says_no_value_excludes_persistent_violations(no_noise_profile):
+    _, prof = no_noise_profile
+    con = Console(record=True, width=300)
+    render_profile(con, prof)
+    text = _text(con)
+    assert "no value excludes the violations drawn (they persist at smaller steps)" in text
+    assert "> 81" not in text
+
+
+def test_verdict_table_prints_a_dash_for_a_ratio_without_digits():
+    from pyfed.verdicts import Inconclusive
+    est = {"mean": 0.3, "upper": 41.3, "confidence": 0.999, "replicates": 2}
+    v = Inconclusive("T", 0.3, Fraction(3, 2), False, {"instance": "mc", "estimate": est, "hypotheses": []},
+                     reason="interval contains the right side")
+    w = Inconclusive("T", 0.51, Fraction(1), False,
+                     {"instance": "mc2", "estimate": {**est, "mean": 0.51, "upper": 0.75}, "hypotheses": []},
+                     reason="r")
+    con = Console(record=True, width=250)
+    render_verdicts(con, [v, w], "t")
+    rows = [line for line in con.export_text().splitlines() if "± " in line]
+    cells = [[c.strip() for c in line.split("│")] for line in rows]
+    assert [(c[3], c[5]) for c in cells] == [("0 ± 41", "-"), ("0.5 ± 0.24", "0.5")]

@@ -86,6 +86,7 @@ def test_vector_lemma_variants(name, edits, false):
     (_violated if false else _never_violated)(st)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,edits,false", FUNCTION_CLASS, ids=_ids(FUNCTION_CLASS))
 def test_function_class_lemma_variants(name, edits, false):
     st = _variant(name, edits)
@@ -93,6 +94,7 @@ def test_function_class_lemma_variants(name, edits, false):
     (_violated if false else _never_violated)(st)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,edits,false", SEQUENCE, ids=_ids(SEQUENCE))
 def test_sequence_lemma_variants(name, edits, false):
     st = _variant(name, edits)
@@ -109,10 +111,25 @@ LOCAL_SGD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,edits,false", LOCAL_SGD, ids=_ids(LOCAL_SGD))
 def test_local_sgd_variants(name, edits, false):
     st = _variant(name, edits)
     (_violated if false else _never_violated)(st, budget=4)
+
+
+def test_a_witness_side_too_long_to_print_is_shown_by_its_rounded_value_never_cut():
+    """1/2 + 1/10^900 has 1801 characters as "p/q": the one-line witness shows ~0.5, the
+    details keep every digit."""
+    text = """import Pyfed
+open SCAFFOLD
+theorem YoungTiny {d : ℕ} (u v : Space d) (a : ℝ) (ha : 0 < a) :
+    2 * |inner ℝ u v| ≤ a * ‖u‖ ^ 2 / 10 ^ 900 + a⁻¹ * ‖v‖ ^ 2 := by sorry
+"""
+    (st,) = read_text(text, "tiny.lean")
+    v = _violated(st, budget=2)
+    assert len(v.details["rhs_exact"]) > 1000
+    assert "right side ~0.5" in v.details["witness_text"] and "0000000000" not in v.details["witness_text"]
 
 
 def test_a_term_that_cannot_be_evaluated_is_not_reported_as_failed_hypotheses():

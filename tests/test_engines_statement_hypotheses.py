@@ -39,6 +39,7 @@ def _row(rep, name):
     return v
 
 
+@pytest.mark.slow
 def test_tighter_step_gives_a_decided_exact_row_inside_the_hypothesis(c100):
     st, rep = c100
     quad = default_suite(quick=True)[0]
@@ -69,6 +70,7 @@ def test_tighter_step_runs_the_monte_carlo_row(c100):
     assert all(hy["holds"] for hy in v.details["hypotheses"])
 
 
+@pytest.mark.slow
 def test_tiny_step_bound_gets_decided_rows_and_a_pep_row():
     st = _statement("effectiveStep K ηl ηg ≤ 1 / (10000000000 * P.β) →")
     rep = check_statement(st, quick=True, profile=False, budget=1)
@@ -89,6 +91,7 @@ def test_tiny_step_bound_gets_decided_rows_and_a_pep_row():
     assert search.details["decided"] > 0
 
 
+@pytest.mark.slow
 def test_large_horizon_pep_skip_names_the_size_limit_and_the_note_is_not_a_vacuity_claim():
     st = _statement(extra=" (T : ℝ) ≥ 100000 → (N : ℝ) ≥ 50 →")
     rep = check_statement(st, quick=True, profile=False, budget=1)
@@ -107,6 +110,7 @@ def test_large_horizon_pep_skip_names_the_size_limit_and_the_note_is_not_a_vacui
     assert "possibly vacuous" not in text and "vacuity is not proven" in text
 
 
+@pytest.mark.slow
 def test_fit_step_only_for_step_hypotheses_and_gives_up_honestly():
     quad = default_suite(quick=True)[0]
     ri = to_run_instance(quad)
@@ -132,6 +136,7 @@ def test_fit_step_only_for_step_hypotheses_and_gives_up_honestly():
     assert prev > Fraction(1, 1000) / Fraction(quad.problem.beta) >= effective_step(ri.K, fitted.eta_l, ri.eta_g)
 
 
+@pytest.mark.slow
 def test_cli_prints_the_step_reduction(tmp_path, capsys):
     from pyfed.cli import main
     path = tmp_path / "c100.lean"

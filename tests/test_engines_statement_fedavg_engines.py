@@ -82,12 +82,11 @@ def test_default_rows_on_the_exact_instance_equal_the_stored_report():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("key", ["quick=True,seed=0", "quick=True,seed=3", "quick=False,seed=0"])
-def test_default_fedavg_rows_reproduce_the_stored_report(key):
-    from pyfed.check import run_check
+def test_default_fedavg_rows_reproduce_the_stored_report(key, default_check):
     base = json.loads(BASELINE.read_text())[key]
     quick = key.startswith("quick=True")
     seed = int(key.rsplit("=", 1)[1])
-    vs = run_check(quick=quick, seed=seed, replicates=64 if quick else 256)
+    vs = default_check(quick, seed)                   # run_check(quick=quick, seed=seed, replicates=64 if quick else 256)
     new = [json.loads(json.dumps(v.to_json(), default=str)) for v in vs if v.statement.startswith("FedAvg.")]
     assert [r["statement"] for r in new] == [r["statement"] for r in base]
     for n, o in zip(new, base):
@@ -274,3 +273,25 @@ def test_cli_exit_codes_of_the_example_and_a_true_variant(tmp_path, capsys):
     ok = tmp_path / "ok.lean"
     ok.write_text(text, encoding="utf-8")
     assert main(["check", str(ok), "--quick", "--no-profile", "--budget", "1"]) == 0
+
+
+def test_a_sqrt_instance_is_decided_in_balls_and_keeps_them():
+    """The sqrt family is irrational: decide_instance returns arb balls as the sides (not their
+    float midpoints) and the verdict carries the balls of lhs, rhs, margin; with x0 at the optimum
+    the left side of eq. (15)'s average loss is positive while dist² = σ = 0."""
+    from flint import arb
+
+    from pyfed.checkers.fedavg import FEDAVG_MUTATIONS
+    from pyfed.checkers.mutations import mutated_statements
+    from pyfed.statements import fedavg_theorems_path
+
+    mut = next(m for m in FEDAVG_MUTATIONS["FedAvg.ConvexFedAvgConvergence"] if m.name == "drop_heterogeneity_term")
+    (st,) = mutated_statements(fedavg_theorems_path(), "ConvexFedAvgConvergence", mut)
+    inst = instance_from_json({"family": "sqrt", "a": "1", "b": ["1", "-1"], "c": ["1", "-1"], "L": "2",
+                               "sigma": "0", "zeta_sq": "4", "tau": "4", "T": "2", "x0": ["0"], "eta": "1/8"})
+    out = decide_instance(st, inst, gate=False)
+    assert out.status == "violated" and isinstance(out.lhs, arb) and isinstance(out.rhs, arb)
+    v = out.verdict
+    assert v.evidence == Evidence.BALL and v.certified and "certified balls" in v.details["arithmetic"]
+    assert "lhs_exact" not in v.details and v.balls["margin"] < 0 and v.balls["rhs"] == 0
+    assert v.balls["lhs"].overlaps(arb("0.002660833175193891076588464063653838")) and v.balls["lhs"].rad() < 1e-30

@@ -1,0 +1,81 @@
+"""BLAS thread limits for the small dense matrices of the simulators.
+
+The quadratic simulators multiply many small matrices (an (m, d) block by a (d, d) Hessian,
+d in the tens) and decompose N Hessians of size d x d. A multithreaded BLAS gains nothing on
+such sizes, and on a machine whose cores are busy its threads wait for each other: measured on
+2 cores at load 8, a run of 100 eigendecompositions and products with d = 50 took 10-20 times
+longer with OpenBLAS's default 2 threads than with one (benchmarks/bench_scaffold.py). The
+kernels that work on such matrices therefore run under :func:`small_matrix_threads`, which
+limits the BLAS libraries loaded in the process (threadpoolctl) to one thread for the duration
+of the call, and restores the previous limit afterwards.
+
+``PYFED_BLAS_THREADS`` (environment) changes the limit: a positive integer, or ``default`` for
+no limit (the BLAS library's own setting). The limit is process-wide while it is in force:
+another thread of the same process calling BLAS meanwhile gets it too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+
+from .errors import InputError
+
+__all__ = ["SMALL_DIMENSION", "small_matrix_threads", "blas_thread_limit", "small_matrix_kernel"]
+
+#: Matrices whose dimension is at most this are "small": their products and decompositions run
+#: with :func:`blas_thread_limit` threads (beyond it a multithreaded BLAS can pay off).
+SMALL_DIMENSION = 512
+
+
+def blas_thread_limit() -> int | None:
+    """The thread limit for small-matrix kernels: ``PYFED_BLAS_THREADS`` if set (``None`` for
+    ``default``: no limit), else 1.
+
+    Raises
+    ------
+    InputError("PYFED_BLAS_THREADS")
+        Neither a positive integer nor ``default``.
+    """
+    text = os.environ.get("PYFED_BLAS_THREADS", "").strip()
+    if not text:
+        return 1
+    if text.lower() == "default":
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError("PYFED_BLAS_THREADS", f"must be a positive integer or 'default', got {text!r}")
+    return n
+
+
+@contextlib.contextmanager
+def small_matrix_threads(d: int):
+    """Context in which BLAS uses :func:`blas_thread_limit` threads when ``d`` (the matrices'
+    dimension) is at most :data:`SMALL_DIMENSION`; no change otherwise."""
+    limit = blas_thread_limit()
+    if limit is None or int(d) > SMALL_DIMENSION:
+        yield
+        return
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=limit, user_api="blas"):
+        yield
+
+
+def small_matrix_kernel(func):
+    """Decorator: run ``func(problem, ...)`` under :func:`small_matrix_threads` of the problem's
+    dimension ``problem.d`` (no limit when the first argument has no ``d``)."""
+
+    @functools.wraps(func)
+    def wrapper(problem, *args, **kwargs):
+        d = getattr(problem, "d", None)
+        if not isinstance(d, int):
+            return func(problem, *args, **kwargs)
+        with small_matrix_threads(d):
+            return func(problem, *args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,82 @@
+"""``pyfed check --replay`` (pyfed.commands.replay): a search record without its Lean file names the
+command that reproduces it; a FedAvg counterexample whose sides were decided in certified balls
+replays, unedited, with the same certified bounds."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from cli_helpers import run_main
+from pyfed.cli import main
+
+#: Eq. (15) of the Field Guide without its heterogeneity term 18 τ² η² L ζ² (false: the sqrt family
+#: started at the optimum makes every remaining term 0 while the clients drift apart).
+NO_ZETA = """import Pyfed
+
+open MeasureTheory
+
+namespace FedAvg.Trial
+
+universe u
+
+noncomputable def noZetaRHS {d M : ℕ} (P : Problem d M) (τ T : ℕ) (η : ℝ) : ℝ :=
+  distance P ^ 2 / (2 * η * (τ : ℝ) * (T : ℝ)) + η * P.σ ^ 2 / (M : ℝ) +
+    4 * (τ : ℝ) * η ^ 2 * P.L * P.σ ^ 2
+
+theorem ConvexFedAvgNoZeta :
+  ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ]
+    (τ T : ℕ) (η : ℝ),
+    0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
+    ∀ R : Run P μ τ T η, (∫ ω, avgLoss R ω ∂μ) ≤ noZetaRHS P τ T η := by sorry
+
+end FedAvg.Trial
+"""
+
+
+@pytest.mark.slow
+def test_a_ball_witness_is_labelled_as_such_written_in_lean_and_replays(tmp_path, capsys):
+    path = tmp_path / "no_zeta.lean"
+    path.write_text(NO_ZETA, encoding="utf-8")
+    out = tmp_path / "ce"
+    assert main(["check", str(path), "--quick", "--no-profile", "--out", str(out)]) == 1
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(certified ball enclosures; the JSON report has their bounds)" in text
+    assert "(exact; the JSON report has every digit)" not in text
+    (jpath,) = out.glob("*.json")
+    raw = jpath.read_text(encoding="utf-8")
+    rec = json.loads(raw)
+    # no rounded value called exact: the left side is an enclosure by exact rational bounds
+    assert rec["exact"] is False and rec["lhs"]["exact"] is None and rec["margin"]["exact"] is None
+    lo, hi = Fraction(rec["lhs"]["lower"]), Fraction(rec["lhs"]["upper"])
+    assert Fraction(266083317519389, 10 ** 17) < lo < hi < Fraction(266083317519390, 10 ** 17)
+    assert "10^18" not in raw and "1000000000000000000" not in raw
+    # the Lean file states the certified lower bound of the left side above the exact right side
+    lean = jpath.with_suffix(".lean").read_text(encoding="utf-8")
+    assert "certified lower bound" in lean
+    assert f"#guard (0/1 : ℚ) < ({lo.numerator}/{lo.denominator} : ℚ)" in lean
+    # the unedited record replays: violated again, the same certified bounds, exit 1
+    assert main(["check", "--replay", str(jpath)]) == 1
+    text = " ".join(capsys.readouterr().out.split())
+    assert "verdict: violated" in text and "certified ball" in text
+    assert "both sides' certified bounds equal the recorded ones exactly" in text and "differ" not in text
+    # an edited bound is noticed
+    rec["lhs"]["lower"] = str(lo - 1)
+    jpath.write_text(json.dumps(rec), encoding="utf-8")
+    assert main(["check", "--replay", str(jpath)]) == 1
+    assert "certified bounds differ from the recorded ones" in " ".join(capsys.readouterr().out.split())
+
+
+def test_replay_of_a_search_record_names_the_command_that_reproduces_it(tmp_path, capsys):
+    rec = {"statement": "ConvexFiniteRoundConvergence", "lean_declaration": "SCAFFOLD.ConvexFiniteRoundConvergence",
+           "seed": 3, "budget": 16, "relax": ["step_size"], "mutate": None, "instance": {}, "index": 0}
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    code, out, err = run_main(["check", "--replay", str(path)], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "a record of `pyfed search ConvexFiniteRoundConvergence`" in err
+    assert "`pyfed search ConvexFiniteRoundConvergence --seed 3 --budget 16 --relax step_size --out DIR`" in err
+    assert "give PATH.lean" not in err
