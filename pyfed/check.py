@@ -100,7 +100,8 @@ class StatementReport:
     SearchResult; exports : written counterexample files; engines : which engines apply
     (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
     hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
-    any engine satisfied the hypotheses (the statement may be vacuous; not proven); tried : how
+    any engine satisfied the hypotheses and none failed to evaluate (the statement may be vacuous;
+    not proven); tried : how
     many instances were tried (built-in rows, search candidates, the PEP row's instance);
     skipped : ``[(instance name, why)]`` of the built-in instances that cannot bind the statement
     (:func:`pyfed.engines.statement.fits`), said in the report rather than dropped silently.
@@ -164,7 +165,10 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
     res = rec.get("search")
     rep = StatementReport(st, verdicts, rec.get("pep_note", ""), rec.get("profile"), res,
                           engines=applicable_engines(st), vacuous=None, skipped=rec.get("skipped", []))
-    rep.no_instance = (res is None or (res.verdict.details or {}).get("decided", 0) == 0) and \
+    found = (res.verdict.details or {}) if res is not None else {}
+    # an instance the engines could not evaluate is not one that fails the hypotheses: then the
+    # search's own reason (the evaluation error) is the report, not a note about the hypotheses
+    rep.no_instance = (res is None or (found.get("decided", 0) == 0 and not found.get("undecided", 0))) and \
         all(v.status == "inconclusive" for v in verdicts)
     rep.tried = int(rec.get("tried", 0))
     if out is not None and res is not None and res.verdict.status == "violated":

@@ -87,11 +87,12 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
     * the statement: ``statement`` (bare name), ``lean_declaration`` (qualified), ``source``
       (``file:line``), ``file`` (``{"path", "line", "col", "sha256"}``: the file as read, its
       hash, None when it was not read from a file), ``statement_text`` (the theorem's Lean text),
-      ``lhs_text``, ``rhs_text``, ``relation`` (``≤`` or ``<``), ``init``;
+      ``lhs_text``, ``rhs_text``, ``relation`` (``≤``, ``<`` or ``=``), ``init``;
     * ``instance``: every number needed to re-decide it exactly
       (:func:`pyfed.engines.statement.instance_to_json`: A, b, β, σ, x0, c0 or the warm start,
       x⋆, μ, N, d, S, K, T, ηl, ηg, oracle and sampling laws);
-    * ``lhs``, ``rhs``, ``margin`` (= rhs - lhs, negative for a violation): ``{"exact": "p/q"}``,
+    * ``lhs``, ``rhs``, ``margin`` (= rhs - lhs: negative for a violated ``≤``, at most 0 for
+      ``<``, not 0 for ``=``): ``{"exact": "p/q"}``,
       or for irrational values ``{"exact": null, "expression", "lower", "upper"}`` (certified
       rational bounds, :func:`pyfed.engines.statement.side_json`); ``exact``: both sides rational;
     * provenance: ``engine`` (the search), ``decided_by`` (the exact engine), ``seed``,
@@ -170,7 +171,17 @@ def render_statement_counterexample(record: dict) -> str:
     except (KeyError, TypeError, ValueError, AttributeError):
         raise InputError("record", "the counterexample's sides are neither exact rationals nor certified "
                          "rational bounds") from None
-    strict = record.get("relation", "≤") == "≤"     # violating `lhs ≤ rhs` means rhs < lhs; `lhs < rhs`: rhs ≤ lhs
+    relation = record.get("relation", "≤")
+    if relation == "=" and not exact:
+        raise InputError("record", "a violated `=` needs both sides exact (certified bounds of an irrational "
+                         "side do not show that the sides differ)")
+    strict = relation == "≤"     # violating `lhs ≤ rhs` means rhs < lhs; `lhs < rhs`: rhs ≤ lhs; `lhs = rhs`: lhs ≠ rhs
+    if relation == "=":
+        witness, words = "lhs ≠ rhs", "the two sides differ"
+    elif strict:
+        witness, words = "rhs < lhs", "the left side exceeds the right side"
+    else:
+        witness, words = "rhs ≤ lhs", "the left side is not below the right side (the strict < fails)"
     ident = sanitize(f"{record['statement']}_s{record['seed']}_c{record.get('index', 0)}")
     sides = [{"name": "lhs", "type": "ℚ", "value": _lean_q(lhs),
               "doc": "left side (exact)" if record["lhs"].get("exact") is not None
@@ -184,9 +195,7 @@ def render_statement_counterexample(record: dict) -> str:
                   statement_text=_doc_safe(record.get("statement_text", "")),
                   description=_doc_safe(record.get("description", "")),
                   lhs_text=_doc_safe(record.get("lhs_text", "")), rhs_text=_doc_safe(record.get("rhs_text", "")),
-                  lhs=_lean_q(lhs), rhs=_lean_q(rhs), rel="<" if strict else "≤",
-                  witness_words=("the left side exceeds the right side" if strict else
-                                 "the left side is not below the right side (the strict < fails)"),
+                  lhs=_lean_q(lhs), rhs=_lean_q(rhs), witness=witness, witness_words=words,
                   exact=exact, namespace=f"PyfedCounterexample.{ident}")
     if record.get("shape", "scaffold_run") != "scaffold_run":
         defs, described = _lemma_defs(inst)

@@ -210,7 +210,10 @@ def _estimate_sides(est: dict, rhs) -> dict:
 def violation_wording(relation: str, lhs_text: str, rhs_text: str, equal: bool) -> str:
     """How a violated ``lhs relation rhs`` reads: ``"left side L > right side R"`` for ``≤`` (and
     for ``<`` when lhs > rhs), ``"left side = right side = L, strict < fails"`` when a strict
-    statement fails with equal sides (never "exceeds" then)."""
+    statement fails with equal sides (never "exceeds" then), ``"left side L ≠ right side R"`` for
+    ``=`` (whichever side is larger)."""
+    if relation == "=":
+        return f"left side {lhs_text} ≠ right side {rhs_text}"
     if equal and relation == "<":
         return f"left side = right side = {lhs_text}, strict < fails"
     return f"left side {lhs_text} > right side {rhs_text}"

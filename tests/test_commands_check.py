@@ -326,3 +326,22 @@ def test_vacuous_statement_prints_only_its_note(tmp_path, capsys):
 def test_path_only_options_are_refused_without_a_path_whatever_their_value(argv, flag, capsys):
     code, out, err = run_main(["check", "--quick", *argv], capsys)
     assert code == 2 and err.startswith(f"pyfed: error: {flag}: only applies with a PATH.lean to check")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["check", str(EXAMPLES / "young_small_constant.lean")], "pyfed: error: --out: is empty: give a directory such as out/"),
+    (["search", "YoungInner", "--budget", "1"],
+     "pyfed: error: --out: required: the directory for the counterexample files and the summary")])
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_empty_out_is_refused_before_any_work(argv, message, empty, monkeypatch):
+    """`--out ""` is a one-line error (exit 2) raised before the statements are read or searched."""
+    import pyfed.commands.check as cmd_check
+    import pyfed.commands.search as cmd_search
+
+    def boom(*a, **k):
+        raise AssertionError("work started")
+    monkeypatch.setattr(cmd_check, "_read_all", boom)
+    monkeypatch.setattr(cmd_search, "search_to_dir", boom)
+    code, out, err = run_cli(argv + ["--out", empty])
+    assert code == 2
+    assert err.strip() == message

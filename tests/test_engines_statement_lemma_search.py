@@ -130,3 +130,17 @@ theorem YoungTiny {d : ℕ} (u v : Space d) (a : ℝ) (ha : 0 < a) :
     v = _violated(st, budget=2)
     assert len(v.details["rhs_exact"]) > 1000
     assert "right side ~0.5" in v.details["witness_text"] and "0000000000" not in v.details["witness_text"]
+
+
+def test_a_term_that_cannot_be_evaluated_is_not_reported_as_failed_hypotheses():
+    """Every draw with a < 0 meets its hypotheses on the numbers but `Real.rpow` of a negative
+    base cannot be evaluated: the search says so, it never claims that the hypotheses failed."""
+    from pyfed.engines.statement.lemma_search import search_lemma
+    text = ("import Pyfed\n\ntheorem NegRpow (a : ℝ) (ha : a < 0) (h : Real.rpow a (1 / 2) ≤ 10) : a ≤ 0 := by sorry\n")
+    [st] = read_text(text, "t.lean")
+    res = search_lemma(st, seed=0, budget=2)
+    v = res.verdict
+    assert v.status == "inconclusive"
+    assert v.details["decided"] == 0 and v.details["undecided"] > 0
+    assert "Real.rpow of a negative base" in v.reason
+    assert "hypotheses" not in v.reason

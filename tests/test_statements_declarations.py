@@ -1,7 +1,8 @@
 """Lean's name resolution in the statement reader: the model's names (namespace SCAFFOLD) are in
 scope only through `open SCAFFOLD`, an enclosing `namespace SCAFFOLD…` or qualification; a def
 of the current namespace shadows a model definition (and its body is what is evaluated); a
-bare name with two interpretations after `open` is ambiguous. Errors carry file:line:col."""
+bare name with two interpretations after `open` is ambiguous. Errors carry file:line:col. Commands Lean refuses (a misspelt keyword, a theorem without a proof)
+are refused at their position."""
 
 from __future__ import annotations
 
@@ -148,3 +149,45 @@ def test_repository_files_still_read():
         assert read_file(f)
     from pyfed.statements import our_statements
     assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence"} <= set(our_statements())
+
+
+STMT = "(a : ℝ) (ha : 0 < a) :\n    0 < a * a"
+
+
+def _refused(text) -> str:
+    with pytest.raises(ReaderError) as exc:
+        read_text(text, "t.lean")
+    return str(exc.value)
+
+
+@pytest.mark.parametrize("typo, meant", [("theorm", "theorem"), ("namespce", "namespace"), ("lema", "lemma")])
+def test_misspelt_command_is_named_at_its_position(typo, meant):
+    text = f"import Pyfed\n\nnamespace SCAFFOLD.Trial\n\n{typo} T {STMT} := by sorry\n\nend SCAFFOLD.Trial\n"
+    msg = _refused(text)
+    assert msg.startswith("t.lean:5:1: ")
+    assert f"`{typo}`" in msg and f"did you mean `{meant}`?" in msg
+
+
+def test_misspelt_command_after_a_theorem_is_not_swallowed_by_it():
+    text = f"import Pyfed\n\ntheorem A {STMT} := by sorry\n\ntheorm B {STMT} := by sorry\n"
+    assert _refused(text).startswith("t.lean:6:1: ")
+
+
+def test_a_continuation_line_at_column_one_is_not_a_command():
+    text = "import Pyfed\n\ntheorem A (a : ℝ) (ha : 0 < a) :\n0 < a * a := by\n  sorry\n"
+    assert [s.name for s in read_text(text, "t.lean")] == ["A"]
+
+
+def test_theorem_without_a_proof_is_refused_where_the_proof_should_start():
+    text = f"import Pyfed\n\ntheorem NoBody {STMT}\n\ntheorem Fine {STMT} := by sorry\n"
+    msg = _refused(text)
+    # the statement ends at `a * a` on line 4: `:=` was expected right after it
+    assert msg.startswith(f"t.lean:4:{len('    0 < a * a') + 1}: ")
+    assert "NoBody" in msg and "without a proof" in msg and "Fine" not in msg
+
+
+def test_an_unclosed_bracket_is_reported_as_such_not_as_a_missing_proof():
+    text = "import Pyfed\n\ntheorem P (a : ℝ) (ha : 0 < a) :\n    0 < a * (a + 1 := by sorry\n"
+    msg = _refused(text)
+    assert msg.startswith(f"t.lean:4:{'    0 < a * (a + 1 '.__len__() + 1}: ") and "expected ')'" in msg
+    assert "without a proof" not in msg

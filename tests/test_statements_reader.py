@@ -274,3 +274,19 @@ def test_old_big_operator_spelling_names_the_new_one():
                   "    ∑ r in Finset.range T, a r ≤ ∑ r in Finset.range T, |a r| := by\n  sorry\n", "s.lean")
     msg = str(info.value)
     assert msg.startswith("s.lean:6:") and "∑ x ∈ s" in msg
+
+
+def test_a_file_that_is_not_utf8_is_named_with_line_and_column(tmp_path):
+    from pyfed.errors import InputError
+    from pyfed.statements import read_file
+    p = tmp_path / "latin1.lean"
+    p.write_bytes("import Pyfed\n\ntheorem Bad".encode("utf-8") + b"\xff" + " (a : ℝ) : a ≤ a := by sorry\n".encode("utf-8"))
+    with pytest.raises(InputError) as exc:
+        read_file(p)
+    msg = str(exc.value)
+    assert msg.startswith(f"{p}:3:12: ") and "not UTF-8" in msg and "ff" in msg
+    assert "codec" not in msg
+    # a character before the bad byte counts as one column
+    p.write_bytes("import Pyfed\n\n-- ℝ".encode("utf-8") + b"\xfe\n")
+    with pytest.raises(InputError, match=r":3:5: the file is not UTF-8 \(byte fe\)"):
+        read_file(p)

@@ -12,6 +12,7 @@ from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
 from . import make_console, print_line
 from .display import Stages
 from .render import _short, render_profile, render_statement_verdicts, render_verdicts, summary_counts
+from ..verdicts import violation_wording
 
 __all__ = ["register", "run", "run_file"]
 
@@ -223,7 +224,7 @@ def run_file(args, limits=None) -> int:
         check_int("--budget", args.budget, minimum=1)
     workers, scheduler = check_workers(getattr(args, "workers", None), getattr(args, "scheduler", None))
     limits = limits if limits is not None else limits_from_args(args)
-    if args.out:
+    if args.out is not None:          # `--out ""` too: refused here, before any reading or search
         from ..search import prepare_out
         prepare_out(args.out)
     read = _read_all(paths, args.theorem)      # ReaderError: exit 2 with file:line:col
@@ -302,8 +303,10 @@ def _render_file(console, path, reports, theorem=None) -> None:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
         if s.status == "violated":
-            wording = s.details.get("witness_text") or (f"left side {_short(s.details.get('lhs_exact'))} > right side "
-                                                        f"{_short(s.details.get('rhs_exact'))}")
+            rel = rep.statement.relation if rep.statement.relation in ("≤", "<", "=") else "≤"
+            wording = s.details.get("witness_text") or violation_wording(
+                rel, _short(s.details.get("lhs_exact")), _short(s.details.get("rhs_exact")),
+                s.details.get("lhs_exact") == s.details.get("rhs_exact"))
             print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
                                              f"{s.details.get('description')}; {wording} "
                                              + ("(certified ball enclosures; the JSON report has their bounds)"

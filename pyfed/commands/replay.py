@@ -242,9 +242,10 @@ def run(args) -> int:
         margin = v.rhs - v.lhs
         console.print(f"  left side  {escape(st.lhs.text)} = {_full(v.lhs)}", soft_wrap=True)
         console.print(f"  right side {escape(st.rhs.text)} = {_full(v.rhs)}", soft_wrap=True)
-        weak = str(st.relation).startswith("≤") or st.relation == "="
-        console.print(f"  margin rhs - lhs = {_full(margin)} ({st.relation} needs "
-                      f"{'≥ 0' if weak else '> 0'})", soft_wrap=True)
+        weak = str(st.relation).startswith("≤")
+        need = "= 0" if st.relation == "=" else ("≥ 0" if weak else "> 0")
+        console.print(f"  margin rhs - lhs = {_full(margin)} ({st.relation} needs the margin {need})",
+                      soft_wrap=True)
         old = (_recorded(rec, "lhs"), _recorded(rec, "rhs"))
         if None not in old:
             same = old == (v.lhs, v.rhs)

@@ -39,7 +39,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, HugeNumber, check_numeral, check_power
 
-__all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "tokenize", "parse_term", "parse_binders",
+__all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "LeanTypeError", "tokenize", "parse_term", "parse_binders",
            "strip_comments", "Parser", "position_of", "TYPES", "cut_at_assign"]
 
 #: Names of the number types the grammar knows (casts ``(x : ℝ)``).
@@ -76,6 +76,20 @@ class LeanSyntaxError(InputError):
         col = self.col + (col_offset if self.line == 1 else 0)
         return LeanSyntaxError(self.construct, self.detail, line=self.line + line_offset, col=col, path=path,
                                supported=self.supported)
+
+
+class LeanTypeError(LeanSyntaxError):
+    """A term Lean itself rejects (a type mismatch, an operation the types do not have), not a
+    construct outside pyfed's subset: ``str(err)`` is ``path:line:col: <construct>: <detail>``."""
+
+    def __init__(self, construct: str, detail: str = "", *, line: int = 0, col: int = 0, path: str = "<text>"):
+        super().__init__(construct, detail, line=line, col=col, path=path)
+        self.message = self.reason = f"{path}:{line}:{col}: {construct}" + (f": {detail}" if detail else "")
+        self.args = (self.message,)
+
+    def located(self, path: str, line_offset: int = 0, col_offset: int = 0) -> "LeanTypeError":
+        col = self.col + (col_offset if self.line == 1 else 0)
+        return LeanTypeError(self.construct, self.detail, line=self.line + line_offset, col=col, path=path)
 
 
 # --------------------------------------------------------------------------- comments

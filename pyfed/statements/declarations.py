@@ -168,7 +168,29 @@ def _mark(node, hit, vocab=model):
     return hit
 
 
+#: The command keywords a misspelt command is compared with (did you mean …).
+_KEYWORDS = ("theorem", "lemma", "def", "abbrev", "namespace", "section", "end", "open", "variable", "import",
+             "noncomputable", "example", "structure", "inductive", "instance", "universe", "set_option")
+
+
+def _misspelt_command(text: str):
+    """A line at column 1 whose first word is not a command but close to one (``theorm``): Lean
+    reads it as an unknown command. Raises ReaderError at it; other lines are left alone."""
+    import difflib
+    for m in re.finditer(r"(?m)^([^\W\d][\w']*)", text):
+        w = m.group(1)
+        if w in _KEYWORDS or _COMMAND_RE.match(text, m.start()):
+            continue
+        near = difflib.get_close_matches(w, _KEYWORDS, n=1, cutoff=0.8)
+        if near:
+            line, col = terms.position_of(text, m.start())
+            raise ReaderError([LeanSyntaxError(f"command `{w}`", f"unknown command (did you mean `{near[0]}`?)",
+                                               line=line, col=col,
+                                               supported="import, namespace, section, open, variable, def, theorem")])
+
+
 def _split_commands(text: str) -> list[_Command]:
+    _misspelt_command(text)
     starts = [m.start() for m in _COMMAND_RE.finditer(text)]
     if not starts or starts[0] != 0:
         # text before the first command: only whitespace is allowed
@@ -375,8 +397,9 @@ def _is_model_decl(namespace: str, name: str) -> bool:
 
 def theorem_header(name, cmd, clean, path) -> tuple:
     """``(binders before the colon, the statement's type, header text)`` of theorem ``name``.
-    Raises :class:`~pyfed.lean.terms.LeanSyntaxError` for a header outside the grammar."""
-    toks, _body, _ = header_tokens(cmd, clean, path, "theorem", name)
+    Raises :class:`~pyfed.lean.terms.LeanSyntaxError` for a header outside the grammar, and for a
+    theorem without ``:=`` and a proof (Lean refuses it; ``:= by sorry`` is accepted)."""
+    toks, body, _ = header_tokens(cmd, clean, path, "theorem", name)
     p = make_parser(toks, path, stop={":="})
     binders = p.binders()
     if not p.at(":"):
@@ -388,6 +411,12 @@ def theorem_header(name, cmd, clean, path) -> tuple:
     if p.peek() is not None:
         t = p.peek()
         raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
+    if body is None:            # checked after the header parsed: an unclosed bracket hides `:=` too
+        last = toks[-1] if toks else None
+        line, col = (last.line, last.col + len(last.text)) if last is not None else (cmd.line, cmd.col)
+        raise LeanSyntaxError(f"theorem `{name}` without a proof", "Lean refuses a theorem without `:=` and a "
+                              "proof after its statement", line=line, col=col, path=path,
+                              supported="theorem NAME … : statement := by sorry")
     header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
     return binders, ty, header_text
 

@@ -755,45 +755,12 @@ class Interpreter:
         return self.eval(case.body, local)
 
     def elaborated_body(self, d: ModelDecl):
-        """The body of ``d`` elaborated in ``d``'s own scope (cached)."""
+        """The body of ``d`` elaborated in ``d``'s own scope (cached; see
+        :func:`pyfed.statements.lemma.elaborate_body`)."""
         if d.name in self._bodies:
             return self._bodies[d.name]
-        from .declarations import Context
-        from .lemma import Elaboration
-        from .vocabulary import MODEL_NAMESPACES
-        ns = d.name.rsplit(".", 1)[0] if "." in d.name else ""
-        el = Elaboration(d.path, Context(ns, tuple(MODEL_NAMESPACES)), {}, self.file_decls)
-        for b in d.binders:
-            if b.style == "instance":
-                continue
-            if b.type is not None and b.type.head_name() == "Type":
-                el.scope[b.name] = _ty("type")
-                continue
-            el.scope[b.name] = el.type_of_binder(b.type) if b.type is not None else _ty("unknown")
-        result_t = el.type_of_binder(d.result) if d.result is not None and d.result.text not in ("Prop",) else None
-        if d.cases is not None:
-            scrut, alts, _ = d.cases
-            for case in alts:
-                if case.pattern[0] == "succ":
-                    el.scope[case.pattern[1]] = _ty("nat")
-                if case.pattern[0] == "ctor":
-                    for nm in case.pattern[2]:
-                        el.scope[nm] = _ctor_arg_type(self.model, case.pattern[1], el)
-                exp = result_t.args[1] if (scrut is None and result_t is not None and result_t.kind == "fun") \
-                    else result_t
-                if isinstance(case.body, dict):
-                    for t in case.body.values():
-                        el.term(t)
-                else:
-                    el.term(case.body, exp)
-            self._bodies[d.name] = d.cases
-            return d.cases
-        body = d.body
-        if isinstance(body, dict):
-            for t in body.values():
-                el.term(t)
-        elif body is not None:
-            el.term(body, result_t)
+        from .lemma import elaborate_body
+        body = elaborate_body(d, self.file_decls)
         self._bodies[d.name] = body
         return body
 
@@ -812,19 +779,6 @@ class _Val:
 
     def num(self, v):
         return Fraction(v)
-
-
-def _ty(kind):
-    from .types import Ty
-    return Ty(kind)
-
-
-def _ctor_arg_type(model, ctor, el):
-    """The type of a constructor's argument (``FedAvgMode.weighted (counts : Fin N → ℕ)``)."""
-    from .types import Ty
-    if ctor.endswith("weighted"):
-        return Ty("fun", (Ty("fin", (None,)), Ty("nat")))
-    return Ty("unknown")
 
 
 def _ctor_match(pattern_name: str, value) -> bool:

@@ -25,14 +25,16 @@ caller.
 
 from __future__ import annotations
 
-from ..lean.terms import Binder, LeanSyntaxError, Node
+import copy
+
+from ..lean.terms import Binder, LeanSyntaxError, LeanTypeError, Node
 from . import types as T
 from .declarations import Context, theorem_header, used_variables
 from .statement import HypothesisSpec, Location, Parameter, Statement
 from .types import Ty
 from .vocabulary import MODEL_NAMESPACES, ModelDecl, model_declarations
 
-__all__ = ["statements_from", "Elaboration", "Meta", "FAMILIES", "SUPPORTED", "resolved"]
+__all__ = ["statements_from", "Elaboration", "Meta", "FAMILIES", "SUPPORTED", "resolved", "elaborate_body"]
 
 #: What the lemma builder reads (named in its errors).
 SUPPORTED = ("binders of types ℕ, ℝ, Space d, Fin n, A → B, Finset A, Problem d N, LocalOracle d, Type*, Measure Ω, "
@@ -142,21 +144,23 @@ class Elaboration:
     resolving the model's names; ``file_decls``: the file's own definitions as
     :class:`~pyfed.statements.vocabulary.ModelDecl` (they shadow the model's when Lean would)."""
 
-    def __init__(self, path: str, ctx: Context, scope: dict, file_decls: dict | None = None):
+    def __init__(self, path: str, ctx: Context, scope: dict, file_decls: dict | None = None, checked=None):
         self.path, self.ctx = path, ctx
         self.scope = dict(scope)
         self.file_decls = dict(file_decls or {})
         self.model = model_declarations()
         self.used_decls: dict = {}
         self._fresh = 0
+        self._checked = set() if checked is None else checked   # the file's defs already checked
 
     # ---- errors
     def err(self, node, construct, detail="", supported=SUPPORTED):
         raise LeanSyntaxError(construct, detail, line=node.line, col=node.col, path=self.path, supported=supported)
 
     # ---- names
-    def resolve(self, written: str):
-        """The declaration (file's or model's) a written name refers to, as Lean resolves it, or None."""
+    def resolve(self, written: str, node=None):
+        """The declaration (file's or model's) a written name refers to, as Lean resolves it, or None.
+        An ambiguous name raises :class:`~pyfed.lean.terms.LeanSyntaxError` at ``node``'s position."""
         w = written.removeprefix("_root_.")
         cands = [w]
         parts = self.ctx.namespace.split(".") if self.ctx.namespace else []
@@ -179,7 +183,8 @@ class Elaboration:
         if len(hits) > 1:
             raise LeanSyntaxError(f"ambiguous identifier `{written}`", "possible interpretations: "
                                   + ", ".join(f"`{h}`" for h in hits) + " (Lean rejects it: qualify the name)",
-                                  line=0, col=0, path=self.path, supported="a qualified name")
+                                  line=node.line if node is not None else 0, col=node.col if node is not None else 0,
+                                  path=self.path, supported="a qualified name")
         if hits:
             return next(iter(hits.values()))
         bare = w.rsplit(".", 1)[-1]
@@ -239,7 +244,7 @@ class Elaboration:
             if base in STRUCTURAL or base in ("MeasurableSpace", "IsProbabilityMeasure", "StandardBorelSpace",
                                               "AddCommGroup", "Module", "NormedAddCommGroup", "InnerProductSpace"):
                 return T.PROP if style != "instance" else Ty("instance")
-            d = self.resolve(h)
+            d = self.resolve(h, node)
             if isinstance(d, _Unopened):
                 self.err(node, f"unknown identifier `{h}`", d.hint())
             if isinstance(d, ModelDecl):
@@ -279,7 +284,7 @@ class Elaboration:
         if h and h.removeprefix("MeasureTheory.").removeprefix("ProbabilityTheory.") in STRUCTURAL:
             return True
         if h:
-            d = self.resolve(h)
+            d = self.resolve(h, node)
             if isinstance(d, ModelDecl) and d.result is not None and d.result.text == "Prop":
                 return True
         return False
@@ -446,7 +451,10 @@ class Elaboration:
         if any(_kind(k) not in ("nat", "real", "poly") for k in kinds):
             ta = self.term(a)
             tb = self.term(b, ta)
-            _unify(ta, tb)
+            if not _unify(ta, tb) and not _unify(tb, ta):
+                raise LeanTypeError(f"type mismatch: `{a.text[:40]}` has type `{T.show(_zonk(ta))}` and "
+                                    f"`{b.text[:40]}` has type `{T.show(_zonk(tb))}`", f"`{op}` compares two "
+                                    "values of one type", line=node.line, col=node.col, path=self.path)
             return
         ty = T.REAL if any(_kind(k) == "real" for k in kinds) else T.NAT
         self.arith(a, ty)
@@ -472,6 +480,8 @@ class Elaboration:
         vecs = [k for k in kinds if _kind(k) not in ("nat", "real", "poly", "unknown")]
         if vecs:
             ty = vecs[0]
+            if _kind(ty) == "vec":
+                self._point_arith(node, leaves, kinds, ty)
         elif (expected is not None and _kind(expected) == "real") or any(_kind(k) == "real" for k in kinds):
             ty = T.REAL
         elif expected is not None and _kind(expected) in ("nat",):
@@ -489,6 +499,28 @@ class Elaboration:
                 leaf.coerce = True
         node.lty = ty
         return ty
+
+    def _point_arith(self, node, leaves, kinds, ty):
+        """An arithmetic tree over points of ``Space d``: only ``+``, ``-`` and negation of points
+        (and the numeral 0) type-check in Lean; a product, quotient or power, or a number among the
+        points, raises :class:`~pyfed.lean.terms.LeanTypeError` (scaling a point is ``a • u``)."""
+        space = T.show(_zonk(ty))
+
+        def ops(n):
+            if n.kind == "binop" and n.value in _ARITH | {"^", "^r"}:
+                if n.value not in ("+", "-"):
+                    raise LeanTypeError(f"`{n.value}` in `{n.text[:40]}` involves a point of `{space}`",
+                                        f"Lean has no `{n.value}` between numbers and points (scale a point with "
+                                        "`•`: `a • u`)", line=n.line, col=n.col, path=self.path)
+                ops(n.args[0])
+                ops(n.args[1])
+            elif n.kind == "neg":
+                ops(n.args[0])
+        ops(node)
+        for leaf, k in zip(leaves, kinds):
+            if _kind(k) in ("nat", "real") or (leaf.kind == "num" and leaf.value != 0):
+                raise LeanTypeError(f"`{leaf.text[:40]}` is a number in a sum of points of `{space}`",
+                                    "Lean rejects it (type mismatch)", line=leaf.line, col=leaf.col, path=self.path)
 
     def big_sum(self, node, expected):
         rng, body = node.args
@@ -654,18 +686,20 @@ class Elaboration:
             t = self.mathlib(short, node)
             target.ref = ("mathlib", short)
             return self.apply(target, t, args) if args else t
-        d = self.resolve(base)
+        d = self.resolve(base, node)
         if isinstance(d, _Unopened):
             self.err(node, f"unknown identifier `{name}`", d.hint())
         if d is None:
             if "." in base:
                 ns, _, ctor = base.rpartition(".")
-                ind = self.resolve(ns)
+                ind = self.resolve(ns, node)
                 if isinstance(ind, ModelDecl) and ind.kind == "inductive" and f"{ind.name}.{ctor}" in ind.constructors:
                     target.ref = ("ctor", f"{ind.name}.{ctor}")
                     return Ty("enum", (ind.name,))
             self.err(node, f"name `{name}`", "not a bound name, a model definition or a def of this file", SUPPORTED)
         self.used_decls[d.name] = d
+        if self.file_decls.get(d.name) is d:
+            self.check_file_def(d)
         if d.kind in ("structure", "inductive"):
             self.err(node, f"`{name}` ({d.kind}) as a term")
         metas = {b.name: self.fresh(b.name) for b in d.binders if b.style in ("implicit", "strict")}
@@ -691,6 +725,18 @@ class Elaboration:
         out = self.apply(target, ft, args) if args else ft
         target.implicits = metas
         return out
+
+    def check_file_def(self, d: ModelDecl):
+        """A def of the file that the statement uses, checked as Lean checks it when the file is
+        read: its text inside the grammar (else the error met while reading it) and its body
+        elaborated in its own scope (a copy, so the interpreter elaborates the original). The defs
+        it uses are checked in turn. Raises :class:`~pyfed.lean.terms.LeanSyntaxError`."""
+        if d.name in self._checked:
+            return
+        self._checked.add(d.name)
+        if d.error is not None:
+            raise d.error
+        elaborate_body(copy.deepcopy(d), self.file_decls, self._checked)
 
     def mathlib(self, name, node) -> Ty:
         m = self.fresh
@@ -722,6 +768,61 @@ class Elaboration:
             f = m("f")
             return T.fun(Ty("sigma"), T.fun(T.MEASURE, T.fun(f, f)))
         self.err(node, f"`{name}`")
+
+
+def elaborate_body(d: ModelDecl, file_decls: dict, checked=None):
+    """Elaborate the body of definition ``d`` (the model's or a file's) in its own scope, in place:
+    a term, a structure value (dict field -> term), or the alternatives of a definition by cases;
+    returns it (``d.cases`` for a definition by cases, None for a definition without a body).
+    ``file_decls``: the file's defs (they shadow the model's); ``checked``: names of the file's
+    defs already checked (shared, for defs that use each other). A file's def is elaborated in the
+    context it is declared in, a model definition with the model's namespaces open. Raises
+    :class:`~pyfed.lean.terms.LeanSyntaxError` for a body Lean would reject or the subset lacks."""
+    ns = d.name.rsplit(".", 1)[0] if "." in d.name else ""
+    ctx = d.context if d.context is not None else Context(ns, tuple(MODEL_NAMESPACES))
+    el = Elaboration(d.path, ctx, {}, file_decls, checked)
+    for b in d.binders:
+        if b.style == "instance":
+            continue
+        if b.type is not None and b.type.head_name() == "Type":
+            el.scope[b.name] = Ty("type")
+            continue
+        el.scope[b.name] = el.type_of_binder(b.type) if b.type is not None else T.UNKNOWN
+    result_t = el.type_of_binder(d.result) if d.result is not None and d.result.text not in ("Prop",) else None
+    if d.cases is not None:
+        scrut, alts, _ = d.cases
+        for case in alts:
+            if case.pattern[0] == "succ":
+                el.scope[case.pattern[1]] = T.NAT
+            if case.pattern[0] == "ctor":
+                for nm in case.pattern[2]:
+                    el.scope[nm] = _ctor_arg_type(case.pattern[1])
+            exp = result_t.args[1] if (scrut is None and result_t is not None and result_t.kind == "fun") \
+                else result_t
+            if isinstance(case.body, dict):
+                for t in case.body.values():
+                    el.term(t)
+            else:
+                el.term(case.body, exp)
+        return d.cases
+    body = d.body
+    if isinstance(body, dict):
+        for t in body.values():
+            el.term(t)
+    elif body is not None:
+        got = el.term(body, result_t)
+        if result_t is not None and d.context is not None and not _unify(result_t, got):
+            raise LeanTypeError(f"type mismatch: the body of `{d.bare}` has type `{T.show(_zonk(got))}`",
+                                f"its declared type is `{T.show(_zonk(result_t))}`", line=body.line, col=body.col,
+                                path=d.path)
+    return body
+
+
+def _ctor_arg_type(ctor):
+    """The type of a constructor's argument (``FedAvgMode.weighted (counts : Fin N → ℕ)``)."""
+    if ctor.endswith("weighted"):
+        return Ty("fun", (Ty("fin", (None,)), T.NAT))
+    return T.UNKNOWN
 
 
 def _structural_name(name: str) -> bool:
@@ -849,9 +950,10 @@ def _file_decls(decls, clean, path) -> dict:
     for name, full, cmd, variables, ctx in getattr(decls, "raw_defs", []):
         kind = "abbrev" if cmd.text.lstrip().startswith("abbrev") or " abbrev " in cmd.text[:40] else "def"
         try:
-            d = _read_decl(kind, name, cmd.text, clean, cmd.offset, ctx.namespace, path)
+            d = _read_decl(kind, name, cmd.text, clean, cmd.offset, ctx.namespace, path, strict=True)
         except LeanSyntaxError:
             continue
+        d.context = ctx
         out[d.name] = d
     return out
 

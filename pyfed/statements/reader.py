@@ -37,7 +37,8 @@ from .elaborate import read_declarations
 from .scaffold_run import statements_from
 from .statement import Statement
 
-__all__ = ["ReaderError", "read_file", "read_text", "read_declarations", "Declarations", "missing_theorem_message"]
+__all__ = ["ReaderError", "read_file", "read_text", "read_declarations", "Declarations", "missing_theorem_message",
+           "not_utf8"]
 
 
 def _check_imports(decls: Declarations):
@@ -103,6 +104,17 @@ def missing_theorem_message(theorem: str, where: str, names) -> str:
                if names else ""))
 
 
+def not_utf8(path: str, raw: bytes, exc: UnicodeDecodeError) -> InputError:
+    """The error of a file that is not UTF-8: ``path:line:col`` of the first byte that is not
+    (line and column counted in characters of the valid text before it), and the byte."""
+    head = raw[:exc.start].decode("utf-8")
+    line = head.count("\n") + 1
+    col = len(head) - (head.rfind("\n") + 1) + 1
+    bad = raw[exc.start:exc.end].hex(" ")
+    return InputError(f"{path}:{line}:{col}", f"the file is not UTF-8 (byte {bad}); Lean reads UTF-8 source "
+                      "files only: save it as UTF-8")
+
+
 def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
               require_import: bool = True, skip=()) -> list[Statement]:
     """Statements of every theorem in ``text`` (or only ``theorem``), in file order.
@@ -150,7 +162,11 @@ def read_file(path, *, theorem: str | None = None, require_import: bool = True, 
     :class:`ReaderError` for unsupported constructs."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("PATH", f"cannot read {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError("PATH", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise not_utf8(str(path), raw, exc) from None
     return read_text(text, str(path), theorem=theorem, require_import=require_import, skip=skip)

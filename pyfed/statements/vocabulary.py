@@ -52,7 +52,10 @@ class ModelDecl:
     result : the result type (Node) or None; body : a term (Node), a structure value (dict field ->
     Node), or None; cases : for a definition by cases, ``(scrutinee name, [Case])``;
     fields : for a structure, ``[(field, type Node)]``; constructors : for an inductive, their
-    names (qualified); path, line : where it is declared.
+    names (qualified); path, line : where it is declared; error : for a def read with
+    ``strict=True`` (a file's own def), the :class:`~pyfed.lean.terms.LeanSyntaxError` met in its
+    header or body (reported where the def is used), else None; context : for a file's own def, the
+    :class:`~pyfed.statements.declarations.Context` it is declared in (None for the model's).
     """
 
     name: str
@@ -65,6 +68,8 @@ class ModelDecl:
     constructors: list = field(default_factory=list)
     path: str = ""
     line: int = 0
+    error: object = None
+    context: object = None
 
     @property
     def bare(self) -> str:
@@ -196,7 +201,10 @@ def _cases(text: str, clean: str, offset: int, path: str) -> list:
     return out
 
 
-def _read_decl(kind, name, text, clean, offset, namespace, path) -> ModelDecl:
+def _read_decl(kind, name, text, clean, offset, namespace, path, strict: bool = False) -> ModelDecl:
+    """The :class:`ModelDecl` of one declaration's text. A header or body outside the grammar gives
+    ``body = None`` (the model's ``Prop``-valued and tactic definitions), or with ``strict`` the
+    error kept in ``error`` (a file's own def: what Lean would reject is reported where it is used)."""
     full = name if name.startswith("_root_.") else (f"{namespace}.{name}" if namespace else name)
     full = full.removeprefix("_root_.")
     line = terms.position_of(clean, offset)[0]
@@ -234,7 +242,9 @@ def _read_decl(kind, name, text, clean, offset, namespace, path) -> ModelDecl:
         where_body = rest[len(header) + len("where"):]
     try:
         decl.binders, decl.result = _header(header, clean, rest_off, path)
-    except LeanSyntaxError:
+    except LeanSyntaxError as exc:
+        if strict:
+            decl.error = exc
         return decl
     if where_body is not None:
         decl.body = _structure_value(where_body, clean, rest_off + len(header) + len("where"), path)
@@ -257,8 +267,10 @@ def _read_decl(kind, name, text, clean, offset, namespace, path) -> ModelDecl:
             decl.body = _structure_value(stripped, clean, body_off + lead, path)
         elif stripped and not stripped.startswith("by"):
             decl.body = _parse_term_at(stripped, clean, body_off + lead, path)
-    except LeanSyntaxError:
+    except LeanSyntaxError as exc:
         decl.body = None
+        if strict:
+            decl.error = exc
     return decl
 
 

@@ -30,7 +30,7 @@ from ...statements.lemma import resolved
 from .lemma_hypotheses import decide_hypothesis, tighten
 from .lemma_plan import Plan, _kind, _strip_foralls, plan
 
-__all__ = ["Plan", "plan", "draw", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn", "to_spec_env",
+__all__ = ["Plan", "plan", "draw", "Unevaluable", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn", "to_spec_env",
            "from_spec_env"]
 
 #: Structured candidates tried before the random ones.
@@ -53,22 +53,35 @@ class Drawn:
 
 def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 40) -> Drawn | None:
     """Instance ``index`` of ``st`` (structured for ``index < STRUCTURED``), or None when no draw
-    satisfied the finite hypotheses on the drawn part."""
+    satisfied the finite hypotheses on the drawn part. Raises :class:`Unevaluable` when no draw
+    succeeded and some attempt could not be evaluated (a term the interpreter cannot evaluate is
+    not a failed hypothesis)."""
     from ...errors import InputError
     rng = np.random.default_rng([int(seed), int(index)])
     structured = index < STRUCTURED
+    error = None
     for attempt in range(tries):
         env: dict = {}
         try:
             for name in pl.order:
                 env[name] = _value(st, pl, name, env, rng, index if structured else None, attempt, interp)
-        except (EvaluationError, NotFinite, Structural, Undecided, ZeroDivisionError, InputError, _Retry):
+            env["__nat_bound__"] = _horizon(pl, env) + 2     # sequences are constant beyond their drawn values
+            ok = _scalars_ok(st, pl, env, interp)
+        except (EvaluationError, ZeroDivisionError) as exc:
+            error = error or exc
             continue
-        env["__nat_bound__"] = _horizon(pl, env) + 2     # sequences are constant beyond their drawn values
-        if _scalars_ok(st, pl, env, interp):
+        except (NotFinite, Structural, Undecided, InputError, _Retry):
+            continue
+        if ok:
             desc = "structured case %d" % index if structured else "random draw %d" % index
             return Drawn(env, desc)
+    if error is not None:
+        raise Unevaluable(f"no draw could be evaluated: {error}")
     return None
+
+
+class Unevaluable(Exception):
+    """No attempt of :func:`draw` could be evaluated (the first evaluation error is the message)."""
 
 
 class _Retry(Exception):
@@ -85,7 +98,7 @@ def _scalars_ok(st, pl, env, interp) -> bool:
             try:
                 if not interp.holds(h.node, env):
                     return False
-            except (EvaluationError, Undecided, ZeroDivisionError):
+            except Undecided:        # the sign of a comparison is not certified: not a usable draw
                 return False
     return True
 

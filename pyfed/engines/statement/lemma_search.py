@@ -26,7 +26,7 @@ from ...statements.evaluate import EvaluationError, Undecided, arith, compare, d
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .lemma_hypotheses import decide_hypothesis, tighten
-from .lemma_instances import STRUCTURED, _enumerate, draw, from_spec_env, spectral_hints, to_spec_env
+from .lemma_instances import STRUCTURED, Unevaluable, _enumerate, draw, from_spec_env, spectral_hints, to_spec_env
 from .lemma_plan import _strip_foralls, plan
 
 __all__ = ["LemmaRecord", "LemmaSearchResult", "search_lemma", "decide_lemma_instance", "recheck_lemma",
@@ -107,7 +107,10 @@ def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> L
 def _candidates(st, pl, seed, index, interp):
     """The instances of candidate ``index``: the draw, then its refinements (boundary values of the
     real parameters, the linear program's worst sequences)."""
-    drawn = draw(st, pl, seed, index, interp)
+    try:
+        drawn = draw(st, pl, seed, index, interp)
+    except Unevaluable as exc:
+        return [(None, str(exc))]
     if drawn is None:
         return []
     out = [(drawn.env, drawn.description)]
@@ -261,6 +264,9 @@ def search_lemma(st, *, seed: int = 0, budget: int = 24, progress=None) -> Lemma
     n = STRUCTURED + int(budget)
     for index in range(n):
         for env, how in _candidates(st, pl, seed, index, interp):
+            if env is None:      # nothing to decide: the draw itself could not be evaluated
+                records.append(LemmaRecord(index, "undecided", f"candidate {index}", reason=how))
+                continue
             rec = decide_lemma_instance(st, env, interp, index=index, description=how)
             records.append(rec)
             if rec.status == "violated":
@@ -301,7 +307,7 @@ def _verdict(st, records, seed, budget):
         details.update(index=r.index, description=r.description, search_result=f"counterexample (candidate {r.index})")
         if r.lhs is not None and r.rhs is not None:
             details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
-                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<") else "≤",
+                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<", "=") else "≤",
                                                           short_exact(to_exact(r.lhs)), short_exact(to_exact(r.rhs)),
                                                           compare(r.lhs, r.rhs) == 0))
         else:
