@@ -29,15 +29,17 @@ import contextlib
 import math
 import numbers
 import re
-from fractions import Fraction
-from typing import Iterable
-
 import sys
+from fractions import Fraction
+from typing import TYPE_CHECKING, Iterable
 
 import mpmath
 import numpy as np
 
 from .errors import InputError
+
+if TYPE_CHECKING:        # python-flint is imported where it is used (start-up time)
+    from flint import arb, fmpq
 
 #: Working precision (decimal digits) of the mpmath mode.
 DEFAULT_DPS = 50
@@ -605,12 +607,14 @@ def fraction_of(value) -> Fraction | None:
         return fraction_of(mpmath.mpf(value._mpf_))
     return None
 
-def _q(f: Fraction) -> fmpq:
+
+def _q(f: Fraction) -> "fmpq":
     from flint import fmpq
 
     return fmpq(f.numerator, f.denominator)
 
-def to_arb(value) -> arb:
+
+def to_arb(value) -> "arb":
     """A certified enclosing ball of ``value`` at the current flint precision.
 
     Raises
@@ -631,7 +635,8 @@ def to_arb(value) -> arb:
         return _sympy_to_arb(_sympy().sympify(value))
     raise InputError("value", f"cannot enclose {value!r} in a certified ball")
 
-def _sympy_to_arb(e) -> arb:
+
+def _sympy_to_arb(e) -> "arb":
     from flint import arb, fmpq
 
     sympy = _sympy()

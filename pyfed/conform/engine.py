@@ -46,7 +46,7 @@ from ..errors import InputError, check_int
 from ..exact import exact_decimal, rational_str
 from .ladder import Rung, draw_combinations, ladder, local_sgd_ladder, subsets
 from .law import (covariance, equation, exact_vector, mean, replay_local_sgd_step, replay_round, value)
-from .protocol import (ALGORITHMS, AdapterError, LocalSGDStep, NoiseSource, RecordingOracle, RoundInput,
+from .protocol import (ALGORITHMS, LocalSGDStep, NoiseSource, RecordingOracle, RoundInput,
                        adapter_attribute, call_init, call_round, readonly)
 
 __all__ = ["conform", "resolve", "ConformanceReport", "RungResult", "Deviation", "ULP_BOUND", "LAW_ALPHA",
