@@ -213,6 +213,24 @@ def arith(op: str, a, b):
     return a * b
 
 
+#: The operators of :func:`nat_arith`.
+NAT_OPS = ("+", "-", "*", "/", "%")
+
+
+def nat_arith(op: str, a: int, b: int) -> int:
+    """``a op b`` as Lean computes it on ℕ: truncated subtraction (``2 - 3 = 0``), floor division
+    and modulo with ``a / 0 = 0`` and ``a % 0 = a``. ``op`` is one of :data:`NAT_OPS`."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return max(a - b, 0)
+    if op == "*":
+        return a * b
+    if op == "/":
+        return a // b if b else 0
+    return a % b if b else a
+
+
 def _div(a, b, node):
     a, b = unify(a, b)
     if _is_zero(b):
@@ -584,16 +602,8 @@ def _binop(node, val, env):
     b = evaluate(node.args[1], val, env)
     if node.ty == "nat":
         a, b = int(a), int(b)
-        if op == "+":
-            return a + b
-        if op == "-":
-            return max(a - b, 0)
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a // b if b else 0
-        if op == "%":
-            return a % b if b else a
+        if op in NAT_OPS:
+            return nat_arith(op, a, b)
     if op in ("+", "-", "*"):
         return arith(op, a, b)
     if op == "/":

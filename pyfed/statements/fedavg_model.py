@@ -18,7 +18,7 @@ Source: Wang et al., *A Field Guide to Federated Optimization*, arXiv:2107.06917
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .model import ModelFunction
 
 __all__ = ["NAMESPACE", "ModelDef", "FUNCTIONS", "RANDOM", "FIELDS", "TYPES", "MODEL_NAMES", "SUPPORTED_TERMS",
            "SUPPORTED_HYPOTHESES", "SUPPORTED_CONCLUSIONS", "SUPPORTED_BINDERS", "SUPPORTED_RANDOM", "CONDITIONAL",
@@ -27,19 +27,10 @@ __all__ = ["NAMESPACE", "ModelDef", "FUNCTIONS", "RANDOM", "FIELDS", "TYPES", "M
 NAMESPACE = "FedAvg"
 
 
-@dataclass(frozen=True)
-class ModelDef:
-    """A definition of the model usable in a statement.
-
-    name : the Lean name; params : kinds of the explicit arguments, in order; result : ``real``
-    or ``point`` (a random point for :data:`RANDOM` entries); python : what evaluates it;
-    signature : the Lean signature (for messages)."""
-
-    name: str
-    params: tuple
-    result: str
-    python: str
-    signature: str
+#: A definition of the model usable in a statement (the SCAFFOLD model's record type: name, explicit
+#: parameter kinds, result kind -- ``point`` for a random point of :data:`RANDOM` -- what evaluates
+#: it, and the Lean signature).
+ModelDef = ModelFunction
 
 
 #: Deterministic definitions (functions of the problem and the run's parameters).

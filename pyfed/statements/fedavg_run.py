@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ..lean import terms
 from ..lean.terms import LeanSyntaxError, Node
 from . import fedavg_model as fm
-from .declarations import Context, header_tokens, make_parser, used_variables
+from .declarations import Context, theorem_header, used_variables
 from .fedavg_terms import Entry, FedAvgElaborator, Term, binder_kind, read_def
 from .scaffold_run import push_lets
 from .statement import HypothesisSpec, Location, Parameter, Statement
@@ -161,19 +161,7 @@ def _client_uses(node, el, run_names) -> set:
 
 def statements_from(name, namespace, cmd, variables, decls, clean, path) -> list:
     """The statement of a theorem about a FedAvg run (a list of one; see the module docstring)."""
-    toks, _body, _ = header_tokens(cmd, clean, path, "theorem", name)
-    p = make_parser(toks, path, stop={":="})
-    binders = p.binders()
-    if not p.at(":"):
-        t = p.peek() or (toks[-1] if toks else None)
-        raise LeanSyntaxError("theorem header", "expected `:` and the statement", line=t.line if t else cmd.line,
-                              col=t.col if t else cmd.col, path=path)
-    p.take(":")
-    ty = p.term(0)
-    if p.peek() is not None:
-        t = p.peek()
-        raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
-    header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
+    binders, ty, header_text = theorem_header(name, cmd, clean, path)
     ctx = decls.contexts.get(name, Context(namespace))
     defs = getattr(decls, "_fedavg_defs", None)
     if defs is None:

@@ -38,7 +38,7 @@ from fractions import Fraction
 import sympy
 
 from ..lean.terms import Node
-from .evaluate import EvaluationError, _div, _minmax, _rpow, _sqrt, arith, compare, to_exact
+from .evaluate import NAT_OPS, EvaluationError, _div, _minmax, _rpow, _sqrt, arith, compare, nat_arith, to_exact
 from .vocabulary import ModelDecl, model_declarations
 
 __all__ = ["Vec", "Fun", "FiniteSpace", "Filtration", "Record", "Interpreter", "NotFinite", "Structural",
@@ -300,17 +300,8 @@ class Interpreter:
             self.fail(node, f"`{op}` of vectors")
         if isinstance(a, Fun) or isinstance(b, Fun):
             return self.fun_arith(node, op, a, b)
-        if node.ty == "nat" and isinstance(a, int) and isinstance(b, int):
-            if op == "+":
-                return a + b
-            if op == "-":
-                return max(a - b, 0)
-            if op == "*":
-                return a * b
-            if op == "/":
-                return a // b if b else 0
-            if op == "%":
-                return a % b if b else a
+        if node.ty == "nat" and isinstance(a, int) and isinstance(b, int) and op in NAT_OPS:
+            return nat_arith(op, a, b)
         a, b = _real(a), _real(b)
         if op in ("+", "-", "*"):
             return arith(op, a, b)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..lean import terms
 from ..lean.terms import LeanSyntaxError, Node
 from . import model
-from .declarations import Context, header_tokens, make_parser, used_variables
+from .declarations import Context, theorem_header, used_variables
 from .elaborate import COMPARE, Elaborator, ScopeName, binder_scope, canon, canon_in, type_kind
 from .statement import HypothesisSpec, Location, Parameter, Statement
 
@@ -66,19 +66,7 @@ def _peel(node, own_binders, hyps_raw):
 
 
 def statements_from(name, namespace, cmd, variables, decls, clean, path) -> list:
-    toks, _body, _ = header_tokens(cmd, clean, path, "theorem", name)
-    p = make_parser(toks, path, stop={":="})
-    binders = p.binders()
-    if not p.at(":"):
-        t = p.peek() or (toks[-1] if toks else None)
-        raise LeanSyntaxError("theorem header", "expected `:` and the statement", line=t.line if t else cmd.line,
-                              col=t.col if t else cmd.col, path=path)
-    p.take(":")
-    ty = p.term(0)
-    if p.peek() is not None:
-        t = p.peek()
-        raise LeanSyntaxError(f"token {t.text!r}", "after the statement", line=t.line, col=t.col, path=path)
-    header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
+    binders, ty, header_text = theorem_header(name, cmd, clean, path)
     out = []
     for own_binders, hyps_raw, conclusion, suffix in _peel(ty, binders, []):
         out.append(_build_statement(name + suffix, namespace, cmd, variables, decls, path, binders, ty,

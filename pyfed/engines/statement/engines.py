@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from .access import NotLinear, linear_form
 from .candidates import candidate
-from .fedavg_engines import FedAvgBuiltin, FedAvgSearch, applicable_fedavg_engines
+from .fedavg_engines import FedAvgBuiltin, applicable_fedavg_engines, fedavg_shape
 from .pep import NoPEP, pep_plan
 
-__all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "AdversarialSearch",
-           "PEPRow", "ConstantProfile", "LemmaSearch", "SEARCHERS", "search_statement", "RECHECKERS",
+__all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "ShapeSearch",
+           "AdversarialSearch", "PEPRow", "ConstantProfile", "LemmaSearch", "FedAvgSearch", "SEARCHERS", "search_statement", "RECHECKERS",
            "recheck_statement", "profile_applies"]
 
 
@@ -88,23 +88,33 @@ class BuiltinInstances:
         return verdicts
 
 
-class AdversarialSearch:
-    """Rational quadratic instances drawn inside the statement's own hypotheses, structured edge
-    cases first, each decided exactly (:func:`pyfed.engines.statement.adversarial.search`)."""
+class ShapeSearch:
+    """The adversarial search of one statement shape (:data:`SEARCHERS`): instances drawn inside
+    the statement's own hypotheses, structured edge cases first, each decided exactly. ``tried``
+    counts what the report calls the instances tried."""
 
     name = "adversarial search"
+    shape = ""
+
+    def decide(self, st, ctx):
+        ctx.tell(f"{st.name}: adversarial search")
+        res = SEARCHERS[self.shape](st, seed=ctx.seed, budget=ctx.budget)
+        ctx.record["search"] = res
+        ctx.record["tried"] = ctx.record.get("tried", 0) + self.tried(res)
+        return [res.verdict]
+
+    def tried(self, res) -> int:
+        return int((res.verdict.details or {}).get("candidates", 0))
+
+
+class AdversarialSearch(ShapeSearch):
+    """Rational quadratic instances of a SCAFFOLD run statement
+    (:func:`pyfed.engines.statement.adversarial.search`)."""
+
+    shape = "scaffold_run"
 
     def applies(self, st):
         return _run_shape(st)
-
-    def decide(self, st, ctx):
-        from .adversarial import search
-
-        ctx.tell(f"{st.name}: adversarial search")
-        res = search(st, seed=ctx.seed, budget=ctx.budget)
-        ctx.record["search"] = res
-        ctx.record["tried"] = ctx.record.get("tried", 0) + int((res.verdict.details or {}).get("candidates", 0))
-        return [res.verdict]
 
 
 class PEPRow:
@@ -156,25 +166,30 @@ def profile_applies(st) -> bool:
     return ConstantProfile().applies(st) is None
 
 
-class LemmaSearch:
+class LemmaSearch(ShapeSearch):
     """Run-free statements (vectors, sequences, function classes, finite probability spaces, the
-    model's procedures): instances drawn inside the statement's hypotheses, decided exactly by the
-    interpreter (:func:`pyfed.engines.statement.lemma_search.search_lemma`)."""
+    model's procedures), decided by the interpreter
+    (:func:`pyfed.engines.statement.lemma_search.search_lemma`)."""
 
     name = "adversarial search (run-free)"
+    shape = "lemma"
 
     def applies(self, st):
         shape = getattr(st, "shape", "scaffold_run")
         return None if shape == "lemma" else f"the statement is a {getattr(st, 'family', shape)}"
 
-    def decide(self, st, ctx):
-        from .lemma_search import search_lemma
+    def tried(self, res) -> int:
+        return len(res.records)
 
-        ctx.tell(f"{st.name}: adversarial search")
-        res = search_lemma(st, seed=ctx.seed, budget=ctx.budget)
-        ctx.record["search"] = res
-        ctx.record["tried"] = ctx.record.get("tried", 0) + len(res.records)
-        return [res.verdict]
+
+class FedAvgSearch(ShapeSearch):
+    """Structured edge cases and random instances of :mod:`.fedavg_families` of a FedAvg run
+    statement (:func:`pyfed.engines.statement.fedavg_search.search`)."""
+
+    shape = "fedavg_run"
+
+    def applies(self, st):
+        return fedavg_shape(st)
 
 
 #: Every engine, in the order ``pyfed check`` runs them (each says whether it applies).

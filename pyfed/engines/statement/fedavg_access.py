@@ -30,7 +30,7 @@ import sympy
 
 from ...errors import InputError
 from ...exact import as_float, rational_str, to_fraction
-from ...statements.evaluate import compare, to_exact
+from ...statements.evaluate import compare, nat_arith, to_exact
 from ...theory import fedavg as th
 from .fedavg_scalars import Scalars, is_ball
 
@@ -402,16 +402,7 @@ class Evaluator:
         a, b = self.value(t.args[0], env), self.value(t.args[1], env)
         op = t.op
         if t.sort == "nat":
-            a, b = int(a), int(b)
-            if op == "+":
-                return a + b
-            if op == "-":
-                return max(a - b, 0)
-            if op == "*":
-                return a * b
-            if op == "/":
-                return a // b if b else 0
-            return a % b if b else a
+            return nat_arith(op, int(a), int(b))
         a, b = self._real(a), self._real(b)
         ra, rb = isinstance(a, Rand), isinstance(b, Rand)
         if op in ("+", "-"):

@@ -6,7 +6,8 @@ shape of :mod:`pyfed.engines.statement.engines` (``applies(statement) -> reason 
   quadratic one decided exactly (:mod:`.fedavg_exact`: conditional statements at every round
   start by an exact PSD test, expectations from exact moments), the real-data one by Monte Carlo
   (:mod:`.fedavg_montecarlo`); :func:`run_builtin` is one such row (the default report's);
-* :class:`FedAvgSearch` -- the adversarial search (:mod:`.fedavg_search`).
+* the adversarial search (:mod:`.fedavg_search`) is the ``fedavg_run`` entry of
+  :class:`pyfed.engines.statement.engines.ShapeSearch`.
 
 Engines never print; what they find beyond the verdicts goes to ``context.record``.
 """
@@ -20,14 +21,15 @@ from .fedavg_access import Scalars, bind
 from .fedavg_exact import decide_instance
 from .fedavg_montecarlo import decide_montecarlo
 
-__all__ = ["FedAvgBuiltin", "FedAvgSearch", "run_builtin", "fit_step", "applicable_fedavg_engines",
+__all__ = ["FedAvgBuiltin", "fedavg_shape", "run_builtin", "fit_step", "applicable_fedavg_engines",
            "default_fedavg_rows", "to_run_instance"]
 
 #: How many times a built-in instance's step may be halved to satisfy a tighter step hypothesis.
 STEP_HALVINGS = 12
 
 
-def _shape(st) -> str | None:
+def fedavg_shape(st) -> str | None:
+    """None when ``st`` is about a FedAvg run, else why the FedAvg engines do not apply."""
     return None if getattr(st, "shape", "") == "fedavg_run" else \
         f"the statement is a {getattr(st, 'family', 'statement')}, not about a FedAvg run"
 
@@ -92,7 +94,7 @@ class FedAvgBuiltin:
     name = "built-in instances"
 
     def applies(self, st):
-        return _shape(st)
+        return fedavg_shape(st)
 
     def decide(self, st, ctx):
         from ...suites.fedavg import fedavg_suite
@@ -104,25 +106,6 @@ class FedAvgBuiltin:
         ctx.record["skipped"] = ctx.record.get("skipped", [])
         ctx.record["tried"] = ctx.record.get("tried", 0) + len(out)
         return out
-
-
-class FedAvgSearch:
-    """Structured edge cases and random instances of :mod:`.fedavg_families` drawn inside the
-    statement's hypotheses, each decided exactly (:func:`pyfed.engines.statement.fedavg_search.search`)."""
-
-    name = "adversarial search"
-
-    def applies(self, st):
-        return _shape(st)
-
-    def decide(self, st, ctx):
-        from .fedavg_search import search
-
-        ctx.tell(f"{st.name}: adversarial search")
-        res = search(st, seed=ctx.seed, budget=ctx.budget)
-        ctx.record["search"] = res
-        ctx.record["tried"] = ctx.record.get("tried", 0) + int((res.verdict.details or {}).get("candidates", 0))
-        return [res.verdict]
 
 
 def applicable_fedavg_engines(st) -> dict:

@@ -324,9 +324,24 @@ def _decide(st, inst, S, gate, values, name, field=None, bits=None) -> ExactOutc
     return out
 
 
+def _both_sides(st, inst, b, S, ev, outside):
+    """``(assignment, X, Y)``: both sides of ``st`` as random quantities at every assignment of
+    its quantified variables inside the run; the others go to ``outside`` (with the reason when
+    the model does not determine a side there)."""
+    sp = st.spec
+    for a, inside in assignments(st, inst, b.env, S):
+        if not inside:
+            outside.append(a)
+            continue
+        env = dict(b.env, **a)
+        try:
+            yield a, ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
+        except OutsideModel as exc:
+            outside.append(dict(a, why=str(exc)))
+
+
 def _conditional_forms(st, inst, S, b, details, name, field) -> ExactOutcome:
     """Every assignment's margin form, PSD-tested (duplicates once)."""
-    sp = st.spec
     forms = _forms(inst, b.eta)
     be = FormsBackend(inst, forms, ExactField())
     ev = Evaluator(st, inst, be, S)
@@ -334,16 +349,7 @@ def _conditional_forms(st, inst, S, b, details, name, field) -> ExactOutcome:
     worst = None
     outside = []
     checked = 0
-    for a, inside in assignments(st, inst, b.env, S):
-        if not inside:
-            outside.append(a)
-            continue
-        env = dict(b.env, **a)
-        try:
-            X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
-        except OutsideModel as exc:
-            outside.append(dict(a, why=str(exc)))
-            continue
+    for a, X, Y in _both_sides(st, inst, b, S, ev, outside):
         Gx, Gy = be.matrix(X), be.matrix(Y)
         G = [[gy - gx for gx, gy in zip(rx, ry)] for rx, ry in zip(Gx, Gy)]
         key = tuple(tuple(r) for r in G)
@@ -440,16 +446,7 @@ def _by_assignment(st, inst, S, b, details, name, field, bits) -> ExactOutcome:
     ev = Evaluator(st, inst, be, S)
     worst = None
     outside = []
-    for a, inside in assignments(st, inst, b.env, S):
-        if not inside:
-            outside.append(a)
-            continue
-        env = dict(b.env, **a)
-        try:
-            X, Y = ev.as_rand(ev.value(sp.lhs, env)), ev.as_rand(ev.value(sp.rhs, env))
-        except OutsideModel as exc:
-            outside.append(dict(a, why=str(exc)))
-            continue
+    for a, X, Y in _both_sides(st, inst, b, S, ev, outside):
         lhs = X.const if X.part is None else S.add(X.const, X.part)
         rhs = Y.const if Y.part is None else S.add(Y.const, Y.part)
         s = compare(lhs, rhs)       # sign of rhs - lhs; Undecided for overlapping balls

@@ -43,34 +43,14 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...checkers.base import F, q
 from ...errors import InputError
-from ...exact import rational_str
 from ...theory.hypotheses import Hypothesis
 from .fedavg_access import FedAvgRunInstance
 
 __all__ = ["instance_from_json", "SqrtClients", "HuberClients", "FAMILIES", "F", "q"]
 
 FAMILIES = ("quadratic", "sqrt", "huber")
-
-
-def F(s) -> Fraction:
-    """An exact rational from a JSON number (``"p/q"`` string or int); InputError otherwise."""
-    if isinstance(s, Fraction):
-        return s
-    if isinstance(s, bool) or isinstance(s, float):
-        raise InputError("instance", f"{s!r} is not an exact rational (write it as 'p/q')")
-    if isinstance(s, (int, np.integer)):
-        return Fraction(int(s))
-    if isinstance(s, str):
-        try:
-            return Fraction(s.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InputError("instance", f"{s!r} is not a rational 'p/q' string") from None
-    raise InputError("instance", f"{s!r} ({type(s).__name__}) is not an exact rational")
-
-
-def q(x) -> str:
-    return rational_str(Fraction(x))
 
 
 def _hyp(key, statement, margin):
