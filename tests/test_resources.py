@@ -201,14 +201,13 @@ def test_numerals_and_powers_beyond_the_limit_are_refused():
 # big inputs, end to end (README, "Big inputs")
 # ------------------------------------------------------------------------------------------
 
-#: A wrapper process whose only child is pyfed: its RUSAGE_CHILDREN maximum resident set is
-#: pyfed's peak memory.
-_WRAP = ("import json, resource, subprocess, sys, time\n"
-         "t = time.perf_counter()\n"
+#: A wrapper process whose only child is pyfed: its RUSAGE_CHILDREN figures are pyfed's CPU time
+#: and peak memory.
+_WRAP = ("import json, resource, subprocess, sys\n"
          "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-         "s = time.perf_counter() - t\n"
-         "print(json.dumps({'rc': p.returncode, 'seconds': s, 'stderr': p.stderr, 'stdout': p.stdout,\n"
-         "                  'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))\n")
+         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+         "print(json.dumps({'rc': p.returncode, 'cpu_seconds': u.ru_utime + u.ru_stime, 'stderr': p.stderr,\n"
+         "                  'stdout': p.stdout, 'maxrss_kb': u.ru_maxrss}))\n")
 
 
 def _pyfed():
@@ -261,7 +260,9 @@ def test_big_input_is_refused_in_seconds_with_little_memory(argv, option, text, 
     assert text in lines[0]
     if option.startswith("--"):
         assert lines[0].endswith(f"lower {option}")
-    assert res["seconds"] < 5, res["seconds"]
+    # a guard against doing the work (or hanging), not a speed target: CPU seconds of the child, which
+    # a busy machine does not inflate the way it inflates wall time (imports take 1-3 s of CPU)
+    assert res["cpu_seconds"] < 10, res["cpu_seconds"]
     assert res["maxrss_kb"] * 1024 < 1e9, res["maxrss_kb"]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
