@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 from . import __version__
 from .errors import InputError
@@ -212,6 +213,7 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
     for entry in catalogue():
         if progress is not None:
             progress(entry.display)
+        t0 = time.perf_counter()
         sts = statements_of(entry.name)
         verdicts = []
         for st in sts:
@@ -221,7 +223,7 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
             verdicts.append(search_statement(st, seed=seed, budget=b).verdict)
         v = next((x for x in verdicts if x.status == "violated"), verdicts[0])
         v.details = dict(v.details or {}, conjuncts=[x.status for x in verdicts], family=sts[0].family,
-                         source=sts[0].source)
+                         source=sts[0].source, search_s=round(time.perf_counter() - t0, 4))
         v.statement = entry.display
         out.append((entry.display, v))
     return out
