@@ -63,6 +63,9 @@ def register(subparsers) -> None:
     p.add_argument("--halvings", type=int, default=8,
                    help="largest number of halvings (or doublings) of a constant before bisection (default 8)")
     p.add_argument("--refine", type=int, default=4, help="bisection steps after the halvings (default 4)")
+    p.add_argument("--try-zero", action="store_true",
+                   help="when every halving of a right-side constant is certified, also try the value 0 (one "
+                        "more point, often slow)")
     p.add_argument("--out", default=None, metavar="DIR", help="directory for profile.json and the PNGs (required)")
     p.set_defaults(func=run)
 
@@ -217,7 +220,8 @@ def _json_default(x):
 
 
 def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T=2, mu=0, seed=0, budget=4,
-                      search=True, halvings=8, refine=4, progress=None, search_progress=None) -> dict:
+                      search=True, halvings=8, refine=4, try_zero=False, progress=None,
+                      search_progress=None) -> dict:
     """The two-sided profile of the constants ``keys`` of ``st`` (the command's JSON): the search
     side once (:func:`pyfed.engines.statement.profile.constant_profile`, ``search_progress(k)`` as
     k candidates finish), the PEP side per value of ``parameter`` (:func:`constant_pep_profile`,
@@ -239,7 +243,7 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
     out = {"format": "pyfed.profile/1", "statement": st.name, "seed": seed, "budget": budget if search else None,
            "parameter": parameter, "values": list(values),
            "fixed": {"N": N, "K": K, "T": T, "S": "N", "sigma": "0", "beta": "1", "eta_g": "1", "mu": rational_str(mu)},
-           "halvings": halvings, "refine": refine, "constants": []}
+           "halvings": halvings, "refine": refine, "try_zero": try_zero, "constants": []}
     for key in keys:
         lit = lits[key]
         c = {"key": key, "constant": rational_str(lit.value), "description": lit.description, "where": lit.where,
@@ -252,6 +256,8 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
                 if progress is not None:
                     progress(f"{lit.value} at {parameter} = {v}: c = {rational_str(value)}")
 
+            if lits[key].node is None:
+                kw["try_zero"] = try_zero
             pep = constant_pep_profile(st, key, text=text, halvings=halvings, refine=refine, progress=tick, **kw)
             if any(p["result"] == "witness" and Fraction(p["value"]) == lit.value for p in pep["points"]):
                 violated = True
@@ -323,7 +329,7 @@ def run(args) -> int:
         pep_task = progress.add_task(f"{st.name}: PEP certificates", total=None)
         res = profile_statement(
             st, keys, text=text, parameter=args.parameter, values=values, N=N, K=K, T=T, mu=mu, seed=seed,
-            budget=budget, search=not args.no_search, halvings=halvings, refine=refine,
+            budget=budget, search=not args.no_search, halvings=halvings, refine=refine, try_zero=args.try_zero,
             progress=lambda label: progress.update(pep_task, advance=1, description=f"PEP point: {label}"),
             search_progress=(lambda k: progress.update(search_task, completed=k)) if search_task is not None else None)
     res["source"] = str(source)
@@ -340,7 +346,7 @@ def run(args) -> int:
         png = os.path.join(args.out, f"profile-{_safe_name(c['key'])}.png")
         plot_certificate_profile(rows, png, constant=c["constant"], parameter=args.parameter,
                                  search_needed=s.get("needed") if s.get("direction") == "at least" else None,
-                                 title=f"{st.name}: {c['description']}")
+                                 title=f"{st.name}: {c['constant']} ({c['key']})")
         pngs.append(png)
     print_line(console, escape(f"{st.name} ({source}): two-sided constant profile"), highlight=False)
     for c in res["constants"]:

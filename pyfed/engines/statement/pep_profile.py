@@ -205,13 +205,16 @@ def _witness_bound(points, larger_safer):
 
 
 def certificate_profile(st, key: str, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1,
-                        halvings: int = 12, refine: int = 6, solver=None, progress=None) -> dict:
+                        halvings: int = 12, refine: int = 6, solver=None, progress=None,
+                        try_zero: bool = False) -> dict:
     """Smallest value of the constant ``key`` (a :func:`literals` key of a model constant of the
     right side) with a verified PEP certificate at these parameters.
 
     From the statement's own value c₀: halve (or double, if c₀ itself is not certified) up to
     ``halvings`` times until the outcome changes, then ``refine`` bisection steps between the
-    last two values. Each point is one :func:`pep_row` with the constant overridden: "certified"
+    last two values; with ``try_zero``, when every halving is certified and the right side is
+    monotone in the constant, the value 0 is tried too (one point, often slow: a tight bound
+    there makes the certificate search try every rounding before it gives up). Each point is one :func:`pep_row` with the constant overridden: "certified"
     (exact certificate), "witness" (exactly re-verified violation) or "undecided" (the reason).
     ``progress(value)`` is called before each point.
 
@@ -249,8 +252,15 @@ def certificate_profile(st, key: str, *, N: int = 2, K: int = 2, T: int = 2, bet
         return points[-1]["result"]
 
     hi, lo = _search(run, c0, True, halvings, refine)
-    w = _witness_bound(points, True)
     monotone = dep["monotone"]
+    if try_zero and hi is not None and lo is None and hi > 0 and monotone:
+        # every halving certified: try the constant 0 itself (no bisection after: an uncertified 0
+        # is typically a tight bound, where every positive value certifies)
+        if run(Fraction(0)) == "certified":
+            hi = Fraction(0)
+        else:
+            lo = Fraction(0)
+    w = _witness_bound(points, True)
     if hi is None:
         sentence = f"{lit.description}: no certificate up to {rational_str(lo)} ({where})"
     else:
@@ -435,7 +445,11 @@ def plot_certificate_profile(rows, path, *, constant=None, parameter: str = "T",
     cert = [f(r.get("certified_from")) for _, r in rows]
     wit = [f(r.get("largest_witness")) for _, r in rows]
     unc = [f(r.get("not_certified_at")) for _, r in rows]
-    ax.plot(xs, cert, "o-", color="tab:green", label="certified (PEP certificate)")
+    hyp = bool(rows) and rows[0][1].get("kind") == "hypothesis"
+    ax.plot(xs, cert, "o-", color="tab:green",
+            label="smallest certified point (PEP certificate at its step only)" if hyp else
+            "certified from (PEP certificate)" if rows and rows[0][1].get("monotone") else
+            "certified at (PEP certificate)")
     if any(u == u for u in unc):
         ax.plot(xs, unc, "x", color="tab:gray", label="not certified at")
     if any(w == w for w in wit):
@@ -445,7 +459,10 @@ def plot_certificate_profile(rows, path, *, constant=None, parameter: str = "T",
                    label="search: witnesses below (its instances)")
     if constant is not None:
         ax.axhline(float(Fraction(constant)), color="black", lw=0.8, ls="--", label=f"statement: {constant}")
-    ax.set_yscale("log")
+    if all(v > 0 for v in cert + wit + unc if v == v):
+        ax.set_yscale("log")
+    else:
+        ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xlabel(parameter)
     ax.set_xticks(xs)
     ax.set_ylabel(rows[0][1]["key"] if rows else "constant")
