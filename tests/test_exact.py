@@ -77,8 +77,8 @@ def test_a_ratio_of_one_prints_the_same_in_every_arithmetic():
     from flint import arb
 
     from pyfed.exact import format_number
-    for one in (Fraction(1), 1.0, mpmath.mpf(1), arb(1)):
+    for one in (Fr(1), 1.0, mpmath.mpf(1), arb(1)):
         assert format_number(one) == "1" and format_number(one, 4) == "1"
     assert format_number(mpmath.mpf(-3) / 4) == "-0.75" == format_number(arb(-3) / 4)
-    assert format_number(mpmath.mpf(2) / 3) == "0.666667" == format_number(Fraction(2, 3))
+    assert format_number(mpmath.mpf(2) / 3) == "0.666667" == format_number(Fr(2, 3))
     assert format_number(arb(1) / 3, 4) == "0.3333"
