@@ -103,7 +103,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         for st in sts:
             results.append((st, search_statement(st, seed=seed, budget=budget, progress=progress,
                                                  pool=pool if st.shape == "scaffold_run" else None)))
-    paths = []
+    paths, lean_files = [], []
     for st, res in results:
         v = res.verdict
         if v.status != "violated":
@@ -122,6 +122,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
             if lean is not None:
                 with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
                     fh.write(lean)
+                lean_files.append(f"{stem}-{i:03d}.lean")
     summary = {"kind": "pyfed search summary", "statement": entry.display, "lean_declaration": entry.name,
                "file": f"lean/{entry.file}", "seed": seed, "budget": budget,
                "budget_unit": ("random draws of the search; its structured edge cases are tried in addition and each "
@@ -129,7 +130,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
                "relax": list(relax), "mutate": mutate, "pyfed_version": __version__,
                "conjuncts": [_conjunct_summary(st, res) for st, res in results],
                "statistics": _statistics(results),
-               "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths]}
+               "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths],
+               "lean_files": lean_files}
     tight = [c["tightest"] for c in summary["conjuncts"] if c.get("tightest")]
     summary["tightest"] = tight[0] if tight else None
     with open(os.path.join(out, f"{stem}-summary.json"), "w", encoding="utf-8", newline="\n") as fh:
