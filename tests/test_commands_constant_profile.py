@@ -1,4 +1,4 @@
-"""The ``pyfed profile`` front end (pyfed.commands.profile): bad input refused in one line (exit 2)
+"""The ``pyfed profile`` front end (pyfed.commands.constant_profile): bad input refused in one line (exit 2)
 before any solve; the two-sided profile of the seed's convex statement printed, in the JSON and
 plotted; the same seed gives a byte-identical JSON."""
 
@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from pyfed.commands.profile import interval_line, parse_values, resolve_constants, resolve_statement
+from pyfed.commands.constant_profile import interval_line, parse_values, resolve_constants, resolve_statement
 from pyfed.errors import EXIT_INPUT, EXIT_OK, InputError
 
 from cli_helpers import forbid, one_error_line, run_main
@@ -47,7 +47,7 @@ def test_constants_by_key_value_or_model_name():
     (["profile", CONVEX, "--parameter", "S"], "--parameter"),
 ])
 def test_bad_input_is_one_line_exit_2_before_any_solve(argv, argument, tmp_path, capsys, monkeypatch):
-    forbid(monkeypatch, "pyfed.commands.profile", "profile_statement")
+    forbid(monkeypatch, "pyfed.commands.constant_profile", "profile_statement")
     code, out, err = run_main(argv + ["--out", str(tmp_path / "o")], capsys)
     assert code == EXIT_INPUT
     one_error_line(err, argument)
@@ -55,7 +55,7 @@ def test_bad_input_is_one_line_exit_2_before_any_solve(argv, argument, tmp_path,
 
 
 def test_missing_out_is_refused(capsys, monkeypatch):
-    forbid(monkeypatch, "pyfed.commands.profile", "profile_statement")
+    forbid(monkeypatch, "pyfed.commands.constant_profile", "profile_statement")
     code, _out, err = run_main(["profile", CONVEX], capsys)
     assert code == EXIT_INPUT
     one_error_line(err, "--out")
