@@ -353,9 +353,10 @@ def run(args) -> int:
         for p in c["points"]:
             head = f"[{args.parameter} = {p['value']}] " if len(values) > 1 else ""
             print_line(console, escape(head + interval_line(c, p, args.parameter)), highlight=False)
-    print_line(console, escape("witnesses of the search are at its own instances' parameters (σ, S, sizes); a PEP "
-                               "certificate proves the statement at its row's parameters only, for every client "
-                               "function of the class"), highlight=False, style="dim")
+    print_line(console, escape(("witnesses of the search are at its own instances' parameters (σ, S, sizes); "
+                                if not args.no_search else "") +
+                               "a PEP certificate proves the statement at its row's parameters only, for every "
+                               "client function of the class"), highlight=False, style="dim")
     print_line(console, f"JSON written to {escape(path)}", highlight=False)
     for png in pngs:
         print_line(console, f"plot written to {escape(png)}", highlight=False)
