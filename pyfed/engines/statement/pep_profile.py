@@ -323,7 +323,7 @@ def hypothesis_profile(st, key: str, *, text: str | None = None, N: int = 2, K: 
         try:
             p = plan_at(c)
             sig.append((p["eta_l"], p["alpha"], p["gamma"], p["kappa"]))
-        except NoPEP:
+        except (NoPEP, InputError):     # no PEP row there, or the edited statement does not read back
             sig.append(None)
     s0 = (p0["eta_l"], p0["alpha"], p0["gamma"], p0["kappa"])
     if sig[0] == s0 and sig[1] == s0:
