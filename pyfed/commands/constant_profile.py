@@ -221,11 +221,12 @@ def _json_default(x):
 
 def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T=2, mu=0, seed=0, budget=4,
                       search=True, halvings=8, refine=4, try_zero=False, progress=None,
-                      search_progress=None) -> dict:
+                      search_progress=None, stage=None) -> dict:
     """The two-sided profile of the constants ``keys`` of ``st`` (the command's JSON): the search
     side once (:func:`pyfed.engines.statement.profile.constant_profile`, ``search_progress(k)`` as
-    k candidates finish), the PEP side per value of ``parameter`` (:func:`constant_pep_profile`,
-    ``progress(label)`` before each PEP point). Returns {"format": "pyfed.profile/1", "statement",
+    k more candidates finish), the PEP side per value of ``parameter`` (:func:`constant_pep_profile`,
+    ``progress(label)`` before each PEP point); ``stage(label)`` at the start of the search and of
+    each constant's PEP side at each value. Returns {"format": "pyfed.profile/1", "statement",
     "seed", "budget", "parameter", "values", "fixed", "violated_at_own_value", "constants": [{"key",
     "constant", "description", "where", "search" (None without search), "points": [{"value", "pep"}]}]}
     with exact rationals as strings."""
@@ -237,6 +238,8 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
     violated = False
     if search:
         from ..engines.statement.profile import constant_profile
+        if stage is not None:
+            stage("search side")
         prof = constant_profile(st, seed=seed, budget=budget, only=list(keys), progress=search_progress)
         entries = {e["key"]: e for e in prof["constants"]}
         violated = prof["violated"] is not None
@@ -258,6 +261,8 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
 
             if lits[key].node is None:
                 kw["try_zero"] = try_zero
+            if stage is not None:
+                stage(f"{rational_str(lit.value)} at {parameter} = {v}: PEP certificates")
             pep = constant_pep_profile(st, key, text=text, halvings=halvings, refine=refine, progress=tick, **kw)
             if any(p["result"] == "witness" and Fraction(p["value"]) == lit.value for p in pep["points"]):
                 violated = True
@@ -278,9 +283,7 @@ def run(args) -> int:
     (it must have a PEP row at every requested size: the reason otherwise), ``--constant``,
     ``--values``, the sizes (N·K·T <= :data:`MAX_SIZE`), ``--mu``, ``--seed``, ``--budget``,
     ``--out``."""
-    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from . import make_console, make_progress, print_line
+    from . import make_console, print_line
 
     N = check_int("--N", args.N, minimum=1)
     K = check_int("--K", args.K, minimum=1)
@@ -320,18 +323,20 @@ def run(args) -> int:
                                                f"{exc}") from None
     prepare_output_dir("--out", args.out)
     console = make_console()
-    with make_progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn()) as progress:
-        search_task = None
+    from .display import Stages
+    total = (0 if args.no_search else 1) + len(keys) * len(values)
+    with Stages("pyfed profile", total) as stages:
+        search_bar = None
         if not args.no_search:
             from ..engines.statement.profile import profile_size
-            search_task = progress.add_task(f"{st.name}: search side", total=profile_size(st, budget, only=keys))
-        pep_task = progress.add_task(f"{st.name}: PEP certificates", total=None)
+            search_bar = stages.bar(f"{st.name}: search candidates", profile_size(st, budget, only=keys))
         res = profile_statement(
             st, keys, text=text, parameter=args.parameter, values=values, N=N, K=K, T=T, mu=mu, seed=seed,
             budget=budget, search=not args.no_search, halvings=halvings, refine=refine, try_zero=args.try_zero,
-            progress=lambda label: progress.update(pep_task, advance=1, description=f"PEP point: {label}"),
-            search_progress=(lambda k: progress.update(search_task, completed=k)) if search_task is not None else None)
+            progress=lambda label: stages.note(f"PEP point: {label}"), stage=stages.start,
+            search_progress=search_bar[0] if search_bar is not None else None)
+        if search_bar is not None:
+            search_bar[1]()
     res["source"] = str(source)
     path = os.path.join(args.out, "profile.json")
     with open(path, "w", encoding="utf-8") as fh:      # files first: a finished result is never lost
