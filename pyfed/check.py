@@ -16,6 +16,8 @@ evaluate them. Reports are written by :mod:`pyfed.report`; the command front end
 
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass, field
 
 from .errors import InputError
@@ -116,6 +118,8 @@ class StatementReport:
     engines: dict = field(default_factory=dict)
     vacuous: str | None = None
     no_instance: bool = False
+    #: wall-clock seconds of each engine that ran ({engine name: s}); reported only with ``--timing``
+    engine_seconds: dict = field(default_factory=dict)
     tried: int = 0
     skipped: list = field(default_factory=list)
 
@@ -156,15 +160,19 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
                   progress=progress, out=out)
     use, skip = engines_for(st)
     verdicts = []
+    clocks = {}
     for eng in use:
+        t0 = time.perf_counter()
         verdicts.extend(eng.decide(st, ctx))
+        clocks[eng.name] = round(time.perf_counter() - t0, 4)
     for v in verdicts:
         v.details = dict(v.details or {})
         v.details["source"] = st.source
     rec = ctx.record
     res = rec.get("search")
     rep = StatementReport(st, verdicts, rec.get("pep_note", ""), rec.get("profile"), res,
-                          engines=applicable_engines(st), vacuous=None, skipped=rec.get("skipped", []))
+                          engines=applicable_engines(st), vacuous=None, skipped=rec.get("skipped", []),
+                          engine_seconds=clocks)
     found = (res.verdict.details or {}) if res is not None else {}
     # an instance the engines could not evaluate is not one that fails the hypotheses: then the
     # search's own reason (the evaluation error) is the report, not a note about the hypotheses

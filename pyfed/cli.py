@@ -1,4 +1,4 @@
-"""Command line: ``pyfed check | search | lean | tightness | worst-case``.
+"""Command line: ``pyfed check | search | lean | tightness | profile | worst-case | experiment | conform``.
 
 A thin dispatcher: each subcommand's front end lives in :mod:`pyfed.commands` and exposes
 ``register(subparsers)``; this module builds the parser and maps outcomes to exit statuses

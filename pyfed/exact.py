@@ -437,16 +437,24 @@ def fraction_from_text(text) -> Fraction:
 
 def format_number(value, digits: int = 6) -> str:
     """Short display form (``"-"`` for None); never used in a computation. Exact rationals are
-    correctly rounded at any magnitude, balls show only their certified digits."""
+    correctly rounded at any magnitude, balls show only their certified digits; an mpmath number
+    and an exact ball (radius 0) print their exact binary value the same way as a rational, so a
+    ratio of 1 reads "1" whichever arithmetic produced it."""
     if value is None:
         return "-"
     try:
         if _is_flint(value, "arb"):
+            if value.is_exact():        # a point: its exact value, printed like an exact rational ("1", not "1.00000")
+                man, exp = value.man_exp()
+                return exact_decimal(Fraction(int(man)) * Fraction(2) ** int(exp), digits)
             return ball_decimal(value, digits)
         f = to_fraction(value) if not isinstance(value, (float, np.floating, mpmath.mpf)) else None
         if f is not None:
             return exact_decimal(f, digits)
         if isinstance(value, mpmath.mpf):
+            if mpmath.isfinite(value):  # its exact binary value, printed like an exact rational ("1", not "1.0")
+                sign, man, exp, _bc = value._mpf_
+                return exact_decimal((-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp), digits)
             return mpmath.nstr(value, digits)
         return f"{float(value):.{digits}g}"
     except (TypeError, ValueError, OverflowError):

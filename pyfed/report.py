@@ -13,7 +13,9 @@ Top-level keys:
   file, what was read (``read``), which engines apply, the constant profile and the vacuity note;
 * ``summary``: counts of verdicts (holds split into certified and numerical) and of statements;
 * ``timing`` (only when asked for, ``--timing``): every wall-clock figure an engine recorded
-  (solver seconds), keyed by verdict index. Without it the report holds no clock readings, so
+  (solver seconds), keyed by verdict index, and each statement's engines' wall-clock seconds
+  (``engine.<name>.wall_s``; for the default report's statement table ``details.search_s``),
+  keyed by its name -- run-free statements included. Without it the report holds no clock readings, so
   the same command gives a byte-identical file for any ``--workers``.
 
 Tables are printed by the command front end (:mod:`pyfed.commands.render`)."""
@@ -87,9 +89,10 @@ def _json_text(value) -> str:
     return rational_str(value) if isinstance(value, Fraction) else str(value)
 
 
-def _document(head: dict, verdicts: list, statements: list, timing: bool) -> str:
+def _document(head: dict, verdicts: list, statements: list, timing: bool, engine_clocks=None) -> str:
     """The report text: ``verdicts`` is ``[(Verdict, source)]``, ``statements`` the entries
-    (their ``verdicts`` given as lists of Verdict objects, turned into indices here)."""
+    (their ``verdicts`` given as lists of Verdict objects, turned into indices here);
+    ``engine_clocks``: {statement's lean_name: {engine name: seconds}}, under ``timing`` only."""
     index = {id(v): i for i, (v, _) in enumerate(verdicts)}
     vjson, clocks = [], {}
     for i, (v, source) in enumerate(verdicts):
@@ -112,6 +115,9 @@ def _document(head: dict, verdicts: list, statements: list, timing: bool) -> str
     doc = dict(head, schema=SCHEMA, pyfed=__version__, verdicts=vjson, statements=entries,
                summary={"verdicts": dict(verdict_counts([v for v, _ in verdicts]), total=len(verdicts)),
                         "statements": dict(st_counts, total=len(entries))})
+    for name, per in (engine_clocks or {}).items():
+        for eng, secs in per.items():
+            clocks.setdefault(name, {})[f"engine.{eng}.wall_s"] = secs
     if timing:
         doc["timing"] = clocks
     return json.dumps(doc, indent=2, sort_keys=True, default=_json_text)
@@ -155,4 +161,5 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, budget
                         "instances_tried": int(getattr(r, "tried", 0)),
                         "instances_skipped": [{"instance": n, "why": w} for n, w in getattr(r, "skipped", [])]})
     head = {"seed": seed, "quick": quick, "replicates": replicates, "budget": budget, "files": [str(f) for f in files]}
-    return _document(head, rows, entries, timing)
+    return _document(head, rows, entries, timing,
+                     {r.statement.name: dict(getattr(r, "engine_seconds", {}) or {}) for r in reports})

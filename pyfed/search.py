@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 from . import __version__
 from .errors import InputError
@@ -102,7 +103,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
         for st in sts:
             results.append((st, search_statement(st, seed=seed, budget=budget, progress=progress,
                                                  pool=pool if st.shape == "scaffold_run" else None)))
-    paths = []
+    paths, lean_files = [], []
     for st, res in results:
         v = res.verdict
         if v.status != "violated":
@@ -121,6 +122,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
             if lean is not None:
                 with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
                     fh.write(lean)
+                lean_files.append(f"{stem}-{i:03d}.lean")
     summary = {"kind": "pyfed search summary", "statement": entry.display, "lean_declaration": entry.name,
                "file": f"lean/{entry.file}", "seed": seed, "budget": budget,
                "budget_unit": ("random draws of the search; its structured edge cases are tried in addition and each "
@@ -128,7 +130,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
                "relax": list(relax), "mutate": mutate, "pyfed_version": __version__,
                "conjuncts": [_conjunct_summary(st, res) for st, res in results],
                "statistics": _statistics(results),
-               "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths]}
+               "counterexamples": len(paths), "counterexample_files": [os.path.basename(p) for p in paths],
+               "lean_files": lean_files}
     tight = [c["tightest"] for c in summary["conjuncts"] if c.get("tightest")]
     summary["tightest"] = tight[0] if tight else None
     with open(os.path.join(out, f"{stem}-summary.json"), "w", encoding="utf-8", newline="\n") as fh:
@@ -212,6 +215,7 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
     for entry in catalogue():
         if progress is not None:
             progress(entry.display)
+        t0 = time.perf_counter()
         sts = statements_of(entry.name)
         verdicts = []
         for st in sts:
@@ -221,7 +225,7 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
             verdicts.append(search_statement(st, seed=seed, budget=b).verdict)
         v = next((x for x in verdicts if x.status == "violated"), verdicts[0])
         v.details = dict(v.details or {}, conjuncts=[x.status for x in verdicts], family=sts[0].family,
-                         source=sts[0].source)
+                         source=sts[0].source, search_s=round(time.perf_counter() - t0, 4))
         v.statement = entry.display
         out.append((entry.display, v))
     return out

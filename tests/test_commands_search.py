@@ -119,3 +119,17 @@ def test_search_help_and_list_name_relax_keys_and_mutations(capsys):
     assert muts and all(f"    {m.name}: {m.description}" in young for m in muts)
     code, out, _ = run_main(["search", "YoungInner", "--list"], capsys)
     assert code == 0 and out.startswith("SCAFFOLD.YoungInner\n") and "Convex" not in out
+
+
+@pytest.mark.slow
+def test_fedavg_relax_prints_the_lean_file_it_writes(capsys, tmp_path):
+    """--relax on a FedAvg statement writes a Lean file beside the JSON (its file says the instance
+    lies outside the relaxed hypothesis): both paths are printed and listed in the summary."""
+    code, out, err = run_main(["search", "FedAvg.BoundedClientDrift", "--relax", "step_size", "--budget", "2",
+                               "--out", str(tmp_path)], capsys)
+    assert code == EXIT_OK, err
+    lean = sorted(p.name for p in tmp_path.glob("*.lean"))
+    assert lean and all(str(tmp_path / n) in out for n in lean)
+    summary = json.loads(next(tmp_path.glob("*-summary.json")).read_text())
+    assert summary["lean_files"] == lean
+    assert "no .lean file" not in out

@@ -67,3 +67,18 @@ def test_estimate_digits_match_the_printed_mean():
     assert (format_estimate(120.4, 13.0), estimate_digits(120.4, 13.0)) == ("120 ± 13", 2)
     assert (format_estimate(2.41e-5, 1.5e-6), estimate_digits(2.41e-5, 1.5e-6)) == ("(2.4 ± 0.15)e-05", 2)
     assert estimate_digits(1.0, 0.0) is None
+
+
+def test_a_ratio_of_one_prints_the_same_in_every_arithmetic():
+    """Exact rationals, floats, mpmath numbers and exact balls print "1" for one (not "1.0" or
+    "1.00000"); an mpmath number prints its exact binary value like a rational (sign kept); a
+    ball with a radius still shows only its certified digits."""
+    import mpmath
+    from flint import arb
+
+    from pyfed.exact import format_number
+    for one in (Fr(1), 1.0, mpmath.mpf(1), arb(1)):
+        assert format_number(one) == "1" and format_number(one, 4) == "1"
+    assert format_number(mpmath.mpf(-3) / 4) == "-0.75" == format_number(arb(-3) / 4)
+    assert format_number(mpmath.mpf(2) / 3) == "0.666667" == format_number(Fr(2, 3))
+    assert format_number(arb(1) / 3, 4) == "0.3333"

@@ -69,6 +69,19 @@ def test_timing_needs_json_and_goes_under_one_key(tmp_path):
     assert code == 2 and "--timing" in err
 
 
+def test_timing_covers_run_free_statements(tmp_path):
+    """A run-free statement records no solver time of its own: --timing still gives its engines'
+    wall-clock seconds, under its name, and nothing else changes."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert run_cli(["check", str(YOUNG), "--quick", "--json", str(a), "--timing"])[0] == 1
+    timed = json.loads(a.read_text(encoding="utf-8"))
+    clocks = timed.pop("timing")
+    (key,) = clocks["YoungHalfConstant"]
+    assert key == "engine.adversarial search (run-free).wall_s"
+    assert run_cli(["check", str(YOUNG), "--quick", "--json", str(b)])[0] == 1
+    assert timed == json.loads(b.read_text(encoding="utf-8"))
+
+
 @pytest.mark.slow
 def test_a_run_statement_report_is_byte_identical_for_any_workers(tmp_path):
     """The seed's convex statement (built-in rows, search, PEP row, constant profile): serial and

@@ -12,7 +12,8 @@ from rich.console import Console
 
 #: Subcommand modules, in the order of ``pyfed --help``.
 SUBCOMMAND_MODULES: list[str] = ["pyfed.commands.check", "pyfed.commands.search", "pyfed.commands.lean",
-                                 "pyfed.commands.tightness", "pyfed.commands.worst_case",
+                                 "pyfed.commands.tightness", "pyfed.commands.constant_profile",
+                                 "pyfed.commands.worst_case",
                                  "pyfed.commands.experiment", "pyfed.commands.conform"]
 
 #: Rich style of each verdict status.

@@ -39,8 +39,11 @@ _DESCRIPTION = (
     "Adversarial counterexample search for one of pyfed's statements (a theorem of its Lean files, e.g. "
     "ConvexFiniteRoundConvergence, YoungInner or FedAvg.PerRoundProgress), read through the same reader as "
     "`pyfed check PATH.lean`. Writes one JSON file per counterexample to --out (same seed and budget: "
-    "byte-identical files), and for a statement about a SCAFFOLD run also a Lean file restating it with the "
-    "witness; always a <stem>-summary.json of what was searched (statistics, tightest instance). "
+    "byte-identical files) and, when the witness has exact sides (or certified rational bounds), a Lean file "
+    "stating the instance: for every statement without --relax or --mutate, and with --relax for a statement "
+    "about a FedAvg run (its Lean file says the instance lies outside the relaxed hypothesis; other relaxed "
+    "statements and every --mutate run: JSON only, no .lean file); the paths written are printed. Always a "
+    "<stem>-summary.json of what was searched (statistics, tightest instance, the files written). "
     "--budget B: B random draws (the structured edge cases are tried in addition, and each candidate may be "
     "refined, so B = 1 can decide several candidates). --mutate NAME: a deliberately wrong edit of the "
     "statement's Lean text; --relax KEY: the hypothesis KEY removed. "
@@ -156,14 +159,21 @@ def run(args) -> int:
         head = f"{len(paths)} counterexample(s) to {what}{split}"
     console.print(escape(f"{head}; seed {seed}, budget {budget}" + (f"; written to {args.out}" if paths else "")),
                   highlight=False, soft_wrap=True)
-    if args.mutate:
-        console.print("(--mutate run: JSON only, no .lean file -- the mutated statement is not the Lean "
-                      "statement)", highlight=False, soft_wrap=True)
-    for p in paths:
-        console.print(f"  {escape(str(p))}", highlight=False, soft_wrap=True)
     spath = summary_path(args.out, entry.name, seed, budget, args.relax, args.mutate)
     with open(spath, encoding="utf-8") as fh:
         summary = json.load(fh)
+    if args.mutate:
+        console.print("(--mutate run: JSON only, no .lean file -- the mutated statement is not the Lean "
+                      "statement)", highlight=False, soft_wrap=True)
+    elif args.relax and paths and not summary.get("lean_files"):
+        console.print("(--relax run on a statement that is not about a FedAvg run: JSON only, no .lean file -- the "
+                      "relaxed statement is not the Lean statement)", highlight=False, soft_wrap=True)
+    import os
+    lean = set(summary.get("lean_files") or ())
+    for p in paths:
+        stem = os.path.basename(str(p))[:-len(".json")]
+        extra = f" and {os.path.join(os.path.dirname(str(p)), stem + '.lean')}" if stem + ".lean" in lean else ""
+        console.print(f"  {escape(str(p) + extra)}", highlight=False, soft_wrap=True)
     st = summary["statistics"]
     per = (f" (one record per {'conjunct' if len(summary['conjuncts']) > 1 else 'statement'}: its first violation "
            "in candidate order)" if st["violated"] > len(paths) else "")
