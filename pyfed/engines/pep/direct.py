@@ -83,7 +83,7 @@ class BlockPEP(ExactPEP):
 
 
 def pep_scaffold_symmetric(N: int, K: int, eta_l, eta_g, beta, mu, gap_coefs: dict, grad_coefs: dict,
-                           pot_coef, *, controls: bool = True) -> BlockPEP:
+                           pot_coef, *, controls: bool = True, keep_pair=None) -> BlockPEP:
     """The client-symmetric reduction (module docstring) of
     :func:`.exact_pep.pep_scaffold_exact` with the same arguments: same metric
     Σ_r gap_coefs[r] (F(x_r) - F⋆) + Σ_r grad_coefs[r] ‖∇F(x_r)‖² and init
@@ -93,7 +93,8 @@ def pep_scaffold_symmetric(N: int, K: int, eta_l, eta_g, beta, mu, gap_coefs: di
     block 1 (N ≥ 2) = client 0's deviations (∇f_0(x⋆) itself, since the mean gradient at x⋆ is
     0; the control; the gradient at each point). Client 0's points are registered in the order of
     :func:`.exact_pep.pep_scaffold_exact`, so its inequality k is the full problem's inequality k
-    of every client (:func:`lift_multipliers`)."""
+    of every client (:func:`lift_multipliers`). ``keep_pair``: as ``ExactPEP.keep_pair`` (e.g.
+    :func:`neighbour_pair`; a relaxation)."""
     from .exact_pep import _q
 
     pep = BlockPEP(f"{'SCAFFOLD' if controls else 'FedAvg'} N={N} K={K} eta_l={eta_l} eta_g={eta_g} "
@@ -149,6 +150,7 @@ def pep_scaffold_symmetric(N: int, K: int, eta_l, eta_g, beta, mu, gap_coefs: di
             c_dev = mean_vec([pep.part(g, 1) for g in grads]) if dev else Vec()
     pep.metric = metric
     pep.N = N
+    pep.keep_pair = keep_pair
     return pep.finish()
 
 
@@ -241,6 +243,8 @@ class DirectSolution:
     seconds: float = 0.0
     solver_tol: float = 0.0
     block_sizes: list = field(default_factory=list)
+    generation: dict = field(default_factory=dict)
+    x: np.ndarray | None = None
 
 
 _STATUS = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate", "PrimalInfeasible": "infeasible",
@@ -250,10 +254,9 @@ _STATUS = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate", "PrimalInf
 
 
 def _assemble(pep: ExactPEP):
-    """(q, A, b, cones, layout) of: minimise -metric subject to every inequality ≤ 0, init ≤ 1,
-    each Gram block PSD (svec, upper triangle column-wise, off-diagonal entries scaled by √2 as
-    Clarabel's PSDTriangleConeT)."""
-    import clarabel
+    """(q, A, b, blocks layout) of: minimise -metric subject to every inequality ≤ 0 (rows 0..m-1),
+    init ≤ 1 (row m), each Gram block PSD (rows after: svec, upper triangle column-wise,
+    off-diagonal entries scaled by √2 as Clarabel's PSDTriangleConeT)."""
     import scipy.sparse as sp
 
     n = len(pep.leaves)
@@ -296,13 +299,12 @@ def _assemble(pep: ExactPEP):
     ri += list(range(m + 1, m + 1 + nG))
     ci += list(range(nG))
     vi += [-1.0] * nG
-    A = sp.csc_matrix((vi, (ri, ci)), shape=(m + 1 + nG, nG + nF))
+    A = sp.csr_matrix((vi, (ri, ci)), shape=(m + 1 + nG, nG + nF))
     qr, qc, qv = [], [], []
     row(pep.metric, 0, qr, qc, qv)
     q = np.zeros(nG + nF)
     np.add.at(q, np.array(qc, dtype=int), -np.array(qv))
-    cones = [clarabel.NonnegativeConeT(m + 1)] + [clarabel.PSDTriangleConeT(len(lv)) for lv in blocks]
-    return q, A, b, cones, (blocks, off, nG, m)
+    return q, A, b, (blocks, off, nG, m)
 
 
 def _smat(v, k):
@@ -315,54 +317,122 @@ def _smat(v, k):
     return M
 
 
-def solve_direct(pep: ExactPEP, *, tol: float = 1e-6, options: dict | None = None,
-                 retry: bool = True) -> DirectSolution:
+def neighbour_pair(a: int, b: int) -> bool:
+    """The interpolation inequalities kept by the relaxation: pairs of point indices involving a
+    function's first point (x⋆ in the builders here) or consecutive points (in the order the
+    method visits them). Dropping the others gives an upper bound on the worst case (sound for a
+    hold and for a certificate, never for a violation); on the SCAFFOLD instances measured it
+    equals the full value within the solver's tolerance (tests/test_engines_pep_direct.py)."""
+    return a == 0 or b == 0 or abs(a - b) == 1
+
+
+def starting_rows(pep: ExactPEP) -> list:
+    """Indices of the inequalities the constraint generation starts from: per function the pairs
+    of :func:`neighbour_pair`, plus every extra constraint (all rows when ``pep.keep_pair`` is
+    already set: the problem is the relaxation itself)."""
+    if pep.keep_pair is not None:
+        return list(range(len(pep.constraints)))
+    out, k = [], 0
+    for f in pep.functions:
+        p = len(f.points)
+        for a in range(p):
+            for b in range(p):
+                if a == b:
+                    continue
+                if neighbour_pair(a, b):
+                    out.append(k)
+                k += 1
+    return out + list(range(k, len(pep.constraints)))
+
+
+def solve_direct(pep: ExactPEP, *, tol: float = 1e-6, options: dict | None = None, retry: bool = True,
+                 generate: bool = False, max_rounds: int = 30) -> DirectSolution:
     """Solve sup metric subject to the inequalities, init ≤ 1 and G ⪰ 0 (block by block for a
     :class:`BlockPEP`) with Clarabel, from a sparse matrix assembled straight from the exact
-    forms (coefficients rounded to floats: the answer is numerical). ``tol``: Clarabel's gap and
-    feasibility tolerances; ``optimal_inaccurate`` at ``tol`` is retried once at 10·tol unless
-    ``options`` (Clarabel settings overriding these) were given or ``retry`` is False. The
-    factorisation is the one pinned for the PEPit path (:data:`.solver.CLARABEL_FACTORIZATION`).
-    Never raises on a solver failure: the status says what happened."""
+    forms (coefficients rounded to floats: the answer is numerical).
+
+    ``generate`` (constraint generation): solve with the inequalities of :func:`starting_rows`
+    only, evaluate every inequality at the solver's primal point, add those violated by more than
+    10·tol·max(1, |primal value|) and solve again, until none is. Each
+    intermediate problem is a relaxation, so its dual value is an upper bound on the full
+    problem's (sound for a ``holds (numerical)`` verdict); at the end the primal point satisfies
+    every inequality within the tolerance, so primal and dual value are the full problem's within
+    the tolerance (``details["generation"]`` records rounds and rows). If the rounds run out, the
+    status is ``"relaxation_only"``: the value is an upper bound only (never a violation).
+
+    ``tol``: Clarabel's gap and feasibility tolerances; ``optimal_inaccurate`` at ``tol`` is
+    retried once at 10·tol unless ``options`` (Clarabel settings overriding these) were given or
+    ``retry`` is False. The factorisation is the one pinned for the PEPit path
+    (:data:`.solver.CLARABEL_FACTORIZATION`). Never raises on a solver failure: the status says
+    what happened."""
     t0 = time.perf_counter()
-    out = _solve_direct_once(pep, tol, options)
-    if retry and not options and out.status == "optimal_inaccurate":
-        again = _solve_direct_once(pep, 10 * tol, options)
-        again.seconds += out.seconds
-        out = again
+    q, A, b, layout = _assemble(pep)
+    m = layout[3]
+    rows = starting_rows(pep) if generate else list(range(m))
+    rounds = 0
+    while True:
+        rounds += 1
+        out = _solve_rows(q, A, b, layout, rows, tol, options)
+        if retry and not options and out.status == "optimal_inaccurate":
+            out = _solve_rows(q, A, b, layout, rows, 10 * tol, options)
+        if not generate or out.status != "optimal" or len(rows) == m:
+            break
+        viol = A[:m] @ out.x - b[:m]
+        thresh = 10 * out.solver_tol * max(1.0, abs(out.primal or 0.0))
+        have = set(rows)
+        new = [k for k in np.nonzero(viol > thresh)[0].tolist() if k not in have]
+        if not new:
+            break
+        if rounds >= max_rounds:
+            out.status = "relaxation_only"
+            break
+        rows = sorted(have.union(new))
+    c = float(pep.metric.const)
+    if out.worst is not None:
+        out.worst += c
+    if out.primal is not None:
+        out.primal += c
     out.seconds = time.perf_counter() - t0
+    out.generation = {"rounds": rounds, "rows": len(rows), "inequalities": m}
     return out
 
 
-def _solve_direct_once(pep, tol, options) -> DirectSolution:
+def _solve_rows(q, A, b, layout, rows, tol, options) -> DirectSolution:
     import clarabel
+    import scipy.sparse as sp
 
     from .solver import _solver_kwargs
 
+    blocks, off, nG, m = layout
     t0 = time.perf_counter()
-    q, A, b, cones, (blocks, off, nG, m) = _assemble(pep)
+    sel = np.array(list(rows) + list(range(m, A.shape[0])), dtype=int)
+    As, bs = A[sel].tocsc(), b[sel]
+    ms = len(rows)
+    cones = [clarabel.NonnegativeConeT(ms + 1)] + [clarabel.PSDTriangleConeT(len(lv)) for lv in blocks]
     st = clarabel.DefaultSettings()
     st.verbose = False
     for k, v in _solver_kwargs("CLARABEL", tol, options).items():
         setattr(st, k, v)
-    import scipy.sparse as sp
+    sizes = [len(lv) for lv in blocks]
     try:
-        solver = clarabel.DefaultSolver(sp.csc_matrix((len(q), len(q))), q, A, b, cones, st)
+        solver = clarabel.DefaultSolver(sp.csc_matrix((len(q), len(q))), q, As, bs, cones, st)
         sol = solver.solve()
     except Exception as exc:  # solver failure: a status, never an exception
-        return DirectSolution(None, None, f"error: {type(exc).__name__}: {exc}"[:200], seconds=time.perf_counter() - t0,
-                              solver_tol=tol, block_sizes=[len(lv) for lv in blocks])
+        return DirectSolution(None, None, f"error: {type(exc).__name__}: {exc}"[:200],
+                              seconds=time.perf_counter() - t0, solver_tol=tol, block_sizes=sizes)
     status = _STATUS.get(str(sol.status), str(sol.status))
-    const = float(pep.metric.const)
-    worst = -float(sol.obj_val_dual) + const if status.startswith("optimal") else None
-    primal = -float(sol.obj_val) + const if status.startswith("optimal") else None
+    ok = status in ("optimal", "optimal_inaccurate")
+    worst = -float(sol.obj_val_dual) if ok else None
+    primal = -float(sol.obj_val) if ok else None
     if worst is not None and not np.isfinite(worst):
         worst, status = None, "optimal but no finite value"
     z = np.asarray(sol.z)
     x = np.asarray(sol.x)
-    duals = [_smat(z[m + 1 + off[k]: m + 1 + off[k] + len(lv) * (len(lv) + 1) // 2], len(lv))
-             for k, lv in enumerate(blocks)]
-    grams = [_smat(x[off[k]: off[k] + len(lv) * (len(lv) + 1) // 2], len(lv)) for k, lv in enumerate(blocks)]
-    return DirectSolution(worst, primal, status, multipliers=np.maximum(z[:m], 0.0), tau=float(z[m]),
-                          duals=duals, grams=grams, seconds=time.perf_counter() - t0, solver_tol=tol,
-                          block_sizes=[len(lv) for lv in blocks])
+    lam = np.zeros(m)
+    lam[np.array(rows, dtype=int)] = np.maximum(z[:ms], 0.0)
+    duals = [_smat(z[ms + 1 + off[k]: ms + 1 + off[k] + s * (s + 1) // 2], s) for k, s in enumerate(sizes)]
+    grams = [_smat(x[off[k]: off[k] + s * (s + 1) // 2], s) for k, s in enumerate(sizes)]
+    out = DirectSolution(worst, primal, status, multipliers=lam, tau=float(z[ms]), duals=duals, grams=grams,
+                         seconds=time.perf_counter() - t0, solver_tol=tol, block_sizes=sizes)
+    out.x = x
+    return out
