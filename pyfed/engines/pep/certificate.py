@@ -130,36 +130,34 @@ def ldl_pivots(Q) -> list | None:
     pivot whose remaining row is not zero (a PSD matrix with a zero diagonal entry has that row
     zero; such a row is then dropped, pivot 0).
 
-    Computed fraction-free (Bareiss) on the integer matrix D·Q (D the common denominator): the
-    k-th Bareiss pivot is a leading principal minor m_k of D·Q (zero rows dropped), and
-    d_k = m_k / (D·m_(k-1))."""
-    import math
+    Computed with python-flint rationals (fmpq, reduced after every operation, arithmetic in
+    C): the Schur complement update A_ij -= A_ik A_kj / A_kk row by row."""
+    from flint import fmpq
 
     n = len(Q)
-    D = 1
-    for row in Q:
-        for v in row:
-            D = math.lcm(D, Fraction(v).denominator)
-    A = [[Fraction(v).numerator * (D // Fraction(v).denominator) for v in row] for row in Q]
-    prev = 1
+    A = [[fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] for row in Q]
+    zero = fmpq(0)
     pivots = []
     for k in range(n):
-        p = A[k][k]
+        row_k = A[k]
+        p = row_k[k]
         if p < 0:
             return None
         if p == 0:
-            if any(A[k][j] != 0 for j in range(k + 1, n)):
+            if any(row_k[j] != 0 for j in range(k + 1, n)):
                 return None
             pivots.append(Fraction(0))
             continue
-        pivots.append(Fraction(p, prev * D))
-        row_k = A[k]
+        pivots.append(Fraction(int(p.p), int(p.q)))
+        tail = [(j, row_k[j]) for j in range(k + 1, n) if row_k[j] != zero]
         for i in range(k + 1, n):
+            a_ik = A[i][k]
+            if a_ik == zero:
+                continue
+            c = a_ik / p
             row_i = A[i]
-            a_ik = row_i[k]
-            for j in range(k + 1, n):
-                row_i[j] = (p * row_i[j] - a_ik * row_k[j]) // prev
-        prev = p
+            for j, v in tail:
+                row_i[j] -= c * v
     return pivots
 
 
