@@ -8,8 +8,7 @@ import pytest
 
 from pyfed.engines.pep import worst_case_scaffold
 from pyfed.engines.pep.certificate import find_certificate, verify_certificate
-from pyfed.engines.pep.direct import (BlockPEP, lift_multipliers, neighbour_pair, pep_scaffold_symmetric,
-                                      solve_direct)
+from pyfed.engines.pep.direct import BlockPEP, lift_multipliers, neighbour_pair, solve_direct
 from pyfed.engines.pep.scaffold import scaffold_exact, scaffold_gram_size, scaffold_symmetric
 from pyfed.engines.pep.solver import _check_common
 

@@ -35,14 +35,13 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
-from .exact_pep import ExactPEP, Form, Vec, fvalue, inner, mean_vec, sq
+from .exact_pep import ExactPEP, Form, Vec, fvalue, mean_vec, sq
 
 __all__ = ["BlockPEP", "DirectSolution", "pep_scaffold_symmetric", "solve_direct", "lift_multipliers",
-           "lift_face"]
+           "neighbour_pair", "starting_rows"]
 
 
 class BlockPEP(ExactPEP):
@@ -165,58 +164,6 @@ def lift_multipliers(reduced: BlockPEP, full: ExactPEP, lam) -> list:
                          f"({len(full.constraints)} inequalities)")
     share = [v / N for v in lam]
     return share * N
-
-
-def lift_face(reduced: BlockPEP, full: ExactPEP, W_blocks) -> list:
-    """Rows spanning the range of the invariant Gram matrix of the full problem from bases of the
-    ranges of the reduced blocks (module docstring): a block-0 row w puts w_s on each shared leaf s
-    and w_(mean t) on every client's leaf of type t; a block-1 row w and a client i < N - 1 put
-    w_t on client i's leaf of type t and -w_t on client N - 1's (v = e_i - e_(N-1) ⊥ 𝟙).
-    Leaves are matched by name. Exact (Fractions in, Fractions out)."""
-    N = reduced.N
-    idx = {name: a for a, name in enumerate(full.leaves)}
-    n = len(full.leaves)
-
-    def client_leaf(name, i):
-        # reduced names: "x*", "x0", "mean c", "dev c", "mean g(x*)"/"dev g(x*)", "mean g(y0,r,k)", ...
-        t = name.split(" ", 1)[1]
-        if t == "c":
-            return idx.get(f"c{i}")
-        if t == "g(x*)":
-            return idx.get(f"g{i}(x*)")
-        inner_name = t[2:-1]
-        if inner_name.startswith("y0,"):
-            inner_name = f"y{i}," + inner_name[3:]
-        return idx.get(f"g{i}({inner_name})")
-
-    rows = []
-    for w in W_blocks.get(0, []):
-        row = [Fraction(0)] * n
-        for a, v in w.items():
-            name = reduced.leaves[a]
-            if not name.startswith("mean "):
-                row[idx[name]] += v
-                continue
-            for i in range(N):
-                b = client_leaf(name, i)
-                if b is None:
-                    raise ValueError(f"leaf {name} of client {i} not in the full problem")
-                row[b] += v
-        rows.append(row)
-    for w in W_blocks.get(1, []):
-        for i in range(N - 1):
-            row = [Fraction(0)] * n
-            for a, v in w.items():
-                name = reduced.leaves[a]
-                for cl, sgn in ((i, 1), (N - 1, -1)):
-                    b = client_leaf(name, cl)
-                    if b is None:
-                        if name == "dev g(x*)" and cl == N - 1:
-                            continue  # g_(N-1)(x*) = -Σ others: not a leaf of the full problem
-                        raise ValueError(f"leaf {name} of client {cl} not in the full problem")
-                    row[b] += sgn * v
-            rows.append(row)
-    return rows
 
 
 # --------------------------------------------------------------------------------------------
