@@ -34,6 +34,16 @@ def test_symmetric_reduction_and_relaxation_equal_the_full_problem(N, K, T):
     assert red.block_sizes == ([2 + 1 + K * (T - 1) + 1, 2 + K * (T - 1) + 1] if N > 1 else [2 + 1 + K * (T - 1) + 1])
 
 
+def test_strongly_convex_relaxation_and_constraint_generation_equal_the_full_problem():
+    pq = _pq(2, 2, 3, mu=Fraction(1, 10))
+    full = solve_direct(scaffold_exact(2, 2, pq, controls=True))
+    rel = solve_direct(scaffold_symmetric(2, 2, pq, controls=True, relaxed=True))
+    gen = solve_direct(scaffold_symmetric(2, 2, pq, controls=True, relaxed=False), generate=True)
+    assert rel.worst == pytest.approx(full.worst, rel=REL)
+    assert gen.status == "optimal" and gen.worst == pytest.approx(full.worst, rel=REL)
+    assert gen.generation["rows"] <= gen.generation["inequalities"]
+
+
 @pytest.mark.slow
 def test_direct_solve_equals_pepit_on_small_instances():
     for N, K, T in [(2, 1, 2), (2, 2, 2)]:
