@@ -131,11 +131,14 @@ def ldl_pivots(Q) -> list | None:
     zero; such a row is then dropped, pivot 0).
 
     Computed with python-flint rationals (fmpq, reduced after every operation, arithmetic in
-    C): the Schur complement update A_ij -= A_ik A_kj / A_kk row by row."""
+    C) on the upper triangle only (Q symmetric: the Schur complement stays symmetric):
+    A_ij -= (A_ki / A_kk) A_kj for k < i ≤ j. The caller checks symmetry (:func:`verify_certificate`
+    does); only the upper triangle of Q is read."""
     from flint import fmpq
 
     n = len(Q)
-    A = [[fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] for row in Q]
+    A = [[fmpq(Fraction(v).numerator, Fraction(v).denominator) if j >= i else None for j, v in enumerate(row)]
+         for i, row in enumerate(Q)]
     zero = fmpq(0)
     pivots = []
     for k in range(n):
@@ -149,14 +152,11 @@ def ldl_pivots(Q) -> list | None:
             pivots.append(Fraction(0))
             continue
         pivots.append(Fraction(int(p.p), int(p.q)))
-        tail = [(j, row_k[j]) for j in range(k + 1, n) if row_k[j] != zero]
-        for i in range(k + 1, n):
-            a_ik = A[i][k]
-            if a_ik == zero:
-                continue
-            c = a_ik / p
+        nz = [(j, row_k[j]) for j in range(k + 1, n) if row_k[j] != zero]
+        for t, (i, a_ki) in enumerate(nz):
+            c = a_ki / p
             row_i = A[i]
-            for j, v in tail:
+            for j, v in nz[t:]:
                 row_i[j] -= c * v
     return pivots
 
