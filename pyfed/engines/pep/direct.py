@@ -52,6 +52,8 @@ class BlockPEP(ExactPEP):
     def __init__(self, description: str = ""):
         super().__init__(description)
         self.block_of: dict = {}
+        #: clients the reduction stands for (:func:`lift_multipliers` divides by it)
+        self.N = 1
 
     def new_leaf_in(self, name: str, block: int) -> Vec:
         v = self.new_leaf(name)
