@@ -358,12 +358,12 @@ def _solve_rows(q, A, b, layout, rows, tol, options) -> DirectSolution:
     As, bs = A[sel].tocsc(), b[sel]
     ms = len(rows)
     cones = [clarabel.NonnegativeConeT(ms + 1)] + [clarabel.PSDTriangleConeT(len(lv)) for lv in blocks]
-    st = clarabel.DefaultSettings()
-    st.verbose = False
-    for k, v in _solver_kwargs("CLARABEL", tol, options).items():
-        setattr(st, k, v)
     sizes = [len(lv) for lv in blocks]
     try:
+        st = clarabel.DefaultSettings()
+        st.verbose = False
+        for k, v in _solver_kwargs("CLARABEL", tol, options).items():
+            setattr(st, k, v)   # an unknown option raises here: reported as the status
         solver = clarabel.DefaultSolver(sp.csc_matrix((len(q), len(q))), q, As, bs, cones, st)
         sol = solver.solve()
     except Exception as exc:  # solver failure: a status, never an exception
