@@ -206,7 +206,7 @@ def test_non_optimal_status_is_inconclusive():
 
 def test_forced_infeasible_status_is_inconclusive(monkeypatch):
     monkeypatch.setattr(wc_solver, "_solve_once", lambda *a, **k: (None, None, "infeasible", "CLARABEL", 0.0))
-    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
+    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1, formulation="pepit")
     assert r.status == "infeasible" and r.worst is None and r.ratio is None
     assert r.verdict.status == "inconclusive"
     g = pep_gradient_growth()
@@ -222,7 +222,7 @@ def test_error_after_an_optimal_solve_is_inconclusive(monkeypatch):
         raise AssertionError("post-processing failed")
 
     monkeypatch.setattr(PEPit.PEP, "_eval_points_and_function_values", boom)
-    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
+    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1, formulation="pepit")
     assert r.status.startswith("optimal then error") and not r.optimal
     assert r.verdict.status == "inconclusive"
 
@@ -237,7 +237,7 @@ def test_claimed_violation_that_does_not_reproduce_is_inconclusive(monkeypatch):
         return dual * 100, primal, status, name, secs
 
     monkeypatch.setattr(wc_solver, "_solve_once", inflated)
-    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1)
+    r = worst_case_scaffold(2, 1, 2, Fraction(1, 81), 1, formulation="pepit")
     assert r.ratio > 1
     assert r.verdict.status == "inconclusive"
     assert r.details["reverification"]["reproduced"] is False

@@ -24,7 +24,8 @@ Problems built here (deterministic regime: sigma = 0, full participation S = N):
   and :func:`pep_nonexpansive` (``SCAFFOLD.GradientStepNonexpansive``).
 
 Modules: :mod:`.solver` (result object, solves), :mod:`.scaffold` (SCAFFOLD, FedAvg,
-re-verification), :mod:`.anchors` (known answers, Local SGD), :mod:`.sweep` (check row, sweeps),
+re-verification), :mod:`.direct` (an exact PEP sent straight to Clarabel; the client-symmetric
+reduction of SCAFFOLD/FedAvg and its relaxation, which decides holds quickly), :mod:`.anchors` (known answers, Local SGD), :mod:`.sweep` (check row, sweeps),
 :mod:`.exact_pep` (the same problems with exact rational forms), :mod:`.certificate` (exact rational
 certificates: verification trusts only exact arithmetic) and :mod:`.certificate_oracle` (the
 untrusted SDP side that proposes them).

@@ -130,36 +130,34 @@ def ldl_pivots(Q) -> list | None:
     pivot whose remaining row is not zero (a PSD matrix with a zero diagonal entry has that row
     zero; such a row is then dropped, pivot 0).
 
-    Computed fraction-free (Bareiss) on the integer matrix D·Q (D the common denominator): the
-    k-th Bareiss pivot is a leading principal minor m_k of D·Q (zero rows dropped), and
-    d_k = m_k / (D·m_(k-1))."""
-    import math
+    Computed with python-flint rationals (fmpq, reduced after every operation, arithmetic in
+    C) on the upper triangle only (Q symmetric: the Schur complement stays symmetric):
+    A_ij -= (A_ki / A_kk) A_kj for k < i ≤ j. The caller checks symmetry (:func:`verify_certificate`
+    does); only the upper triangle of Q is read."""
+    from flint import fmpq
 
     n = len(Q)
-    D = 1
-    for row in Q:
-        for v in row:
-            D = math.lcm(D, Fraction(v).denominator)
-    A = [[Fraction(v).numerator * (D // Fraction(v).denominator) for v in row] for row in Q]
-    prev = 1
+    A = [[fmpq(Fraction(v).numerator, Fraction(v).denominator) if j >= i else None for j, v in enumerate(row)]
+         for i, row in enumerate(Q)]
+    zero = fmpq(0)
     pivots = []
     for k in range(n):
-        p = A[k][k]
+        row_k = A[k]
+        p = row_k[k]
         if p < 0:
             return None
         if p == 0:
-            if any(A[k][j] != 0 for j in range(k + 1, n)):
+            if any(row_k[j] != 0 for j in range(k + 1, n)):
                 return None
             pivots.append(Fraction(0))
             continue
-        pivots.append(Fraction(p, prev * D))
-        row_k = A[k]
-        for i in range(k + 1, n):
+        pivots.append(Fraction(int(p.p), int(p.q)))
+        nz = [(j, row_k[j]) for j in range(k + 1, n) if row_k[j] != zero]
+        for t, (i, a_ki) in enumerate(nz):
+            c = a_ki / p
             row_i = A[i]
-            a_ik = row_i[k]
-            for j in range(k + 1, n):
-                row_i[j] = (p * row_i[j] - a_ik * row_k[j]) // prev
-        prev = p
+            for j, v in nz[t:]:
+                row_i[j] -= c * v
     return pivots
 
 
@@ -205,7 +203,7 @@ def verify_certificate(pep: ExactPEP, cert: Certificate) -> CertificateCheck:
 
 
 def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol: float = 1e-8,
-                     denominators=(10**4, 10**6, 10**9, None)) -> tuple[Certificate | None, str]:
+                     denominators=(10**4, 10**6, 10**9, None), reduced=None) -> tuple[Certificate | None, str]:
     """A verified certificate of metric ≤ tau·init, or (None, reason). ``tau`` exact (Fraction).
 
     Steps: the face (:func:`.certificate_oracle.face_basis`), an interior dual point at this
@@ -216,10 +214,19 @@ def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol
     the kernel of init (right when τ exceeds the PEP's value); the oracle is asked at
     ``solver_tol``, then at 100 × ``solver_tol``, then with SCS, until a candidate verifies; ``cert.info["oracle"]``
     says which answered, ``cert.timings`` the seconds of the oracle (all attempts), the
-    rationalisation and the exact verification."""
+    rationalisation and the exact verification.
+
+    ``reduced``: a :class:`.direct.BlockPEP` of the same claim, the client-symmetric reduction of
+    ``pep`` (:func:`.direct.pep_scaffold_symmetric`, same inequalities per client). The oracle and
+    the exact projection then run on it (two small PSD blocks), its multipliers are lifted to
+    ``pep`` (:func:`.direct.lift_multipliers`: λ_k / N on each client's copy) and Q is computed
+    and verified on ``pep`` itself: nothing about the reduction is trusted."""
     from .certificate_oracle import OracleError, face_basis, interior_dual
 
     tau = Fraction(tau)
+    full = pep
+    if reduced is not None:
+        pep = reduced
     t0 = time.perf_counter()
     attempts = [(solver, solver_tol), (solver, 100 * solver_tol)] + ([("SCS", 10 * solver_tol)] if solver != "SCS" else [])
     restrict = bool(pep.init.gram)
@@ -236,7 +243,8 @@ def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol
             why.append(f"{name} at {tol:g}: no dual point with a positive margin at tau = {_s(tau)} "
                        f"(margin {margin:.3g})")
             continue
-        cert, reason = _round_and_verify(pep, tau, W, lam_f, margin, denominators)
+        cert, reason = _round_and_verify(pep, tau, W, lam_f, margin, denominators,
+                                         full=full if reduced is not None else None)
         if cert is not None:
             oracle = time.perf_counter() - t0 - cert.timings["rationalise_s"] - cert.timings["verify_s"]
             cert.timings = {"oracle_s": oracle, **cert.timings}
@@ -246,9 +254,10 @@ def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol
     return None, "; ".join(why) + " (the claim is not certified by the SDP at this constant)"
 
 
-def _round_and_verify(pep, tau, W, lam_f, margin, denominators):
+def _round_and_verify(pep, tau, W, lam_f, margin, denominators, full=None):
     """Rationalise an interior dual point at each denominator bound and verify; (cert, "") or
-    (None, reasons)."""
+    (None, reasons). ``full``: the problem to certify when ``pep`` is its symmetric reduction
+    (multipliers lifted by :func:`.direct.lift_multipliers`, verified on ``full``)."""
     from .certificate_oracle import project_multipliers
 
     reasons = []
@@ -261,9 +270,13 @@ def _round_and_verify(pep, tau, W, lam_f, margin, denominators):
             reasons.append(f"denominators {den}{'' if basic else ' (least norm)'}: the exact projection has no solution")
             continue
         t2 = time.perf_counter()
-        R = residual_form(pep, tau, lam)
-        cert = Certificate(tau, lam, gram_matrix(R, len(pep.leaves)), R.const)
-        check = verify_certificate(pep, cert)
+        target = pep
+        if full is not None:
+            from .direct import lift_multipliers
+            lam, target = lift_multipliers(pep, full, lam), full
+        R = residual_form(target, tau, lam)
+        cert = Certificate(tau, lam, gram_matrix(R, len(target.leaves)), R.const)
+        check = verify_certificate(target, cert)
         t_verify += time.perf_counter() - t2
         if check.ok:
             cert.timings = {"rationalise_s": t_round, "verify_s": t_verify}
@@ -274,15 +287,15 @@ def _round_and_verify(pep, tau, W, lam_f, margin, denominators):
     return None, "; ".join(reasons)
 
 
-def certify_verdict(v, pep, tau, *, solver="CLARABEL", claim: str | None = None):
+def certify_verdict(v, pep, tau, *, solver="CLARABEL", claim: str | None = None, reduced=None):
     """Try an exact certificate of pep.metric <= tau * pep.init
     (:func:`pyfed.engines.pep.certificate.find_certificate`); on success ``v`` becomes a certified
     hold (evidence "PEP certificate over the class"), otherwise ``v.details["pep_certificate"]``
     says why. ``claim``: how the certified inequality reads in the report (default: metric <= tau * init).
-    Returns the certificate or None."""
+    ``reduced``: as :func:`find_certificate`. Returns the certificate or None."""
     from ...verdicts import Evidence
 
-    cert, why = find_certificate(pep, tau, solver=solver)
+    cert, why = find_certificate(pep, tau, solver=solver, reduced=reduced)
     if cert is None:
         v.details["pep_certificate"] = {"verified": False, "reason": why}
         v.certificate += f"; no exact certificate: {why}"

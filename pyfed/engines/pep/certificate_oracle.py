@@ -59,11 +59,9 @@ def _arrays(pep: ExactPEP):
 def _solve(prob, solver, tol):
     import cvxpy as cp
 
-    kw = {}
-    if solver == "CLARABEL":
-        kw = {"tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "max_iter": 500}
-    elif solver == "SCS":
-        kw = {"eps_abs": tol, "eps_rel": tol, "max_iters": 200_000}
+    from .solver import _solver_kwargs
+
+    kw = _solver_kwargs(solver, tol, None) if solver in ("CLARABEL", "SCS") else {}
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
@@ -112,12 +110,24 @@ def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-
     import cvxpy as cp
 
     n, nF, Mk, Fk, ck, (Mi, _, ci), (Mm, fm, cm) = _arrays(pep)
-    K = _init_kernel(pep) if restrict else np.eye(n)
-    S = cp.Variable((K.shape[1], K.shape[1]), PSD=True)
-    G = K @ S @ K.T
+    # a block-diagonal Gram matrix (pep.blocks(), e.g. the client-symmetric reduction) is searched
+    # block by block: G = Σ_b B_b S_b B_bᵀ with B_b the block's coordinates (times init's kernel)
+    blocks = pep.blocks() if hasattr(pep, "blocks") else [list(range(n))]
+    Bs = []
+    for lv in blocks:
+        Bb = np.eye(n)[:, lv]
+        if restrict:
+            Bb = Bb @ _init_kernel(pep, lv)
+        if Bb.shape[1]:
+            Bs.append(Bb)
+    if not Bs:
+        return []
+    Ss = [cp.Variable((Bb.shape[1], Bb.shape[1]), PSD=True) for Bb in Bs]
+    G = sum(Bb @ Sb @ Bb.T for Bb, Sb in zip(Bs, Ss))
+    trace = sum(cp.trace(Sb) for Sb in Ss)
     F = cp.Variable(nF) if nF else None
     g = cp.vec(G, order="F")
-    cons = [cp.trace(S) <= 1]
+    cons = [trace <= 1]
     lin = Mk.T @ g
     if nF:
         lin = lin + Fk.T @ F
@@ -129,9 +139,9 @@ def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-
         cons.append(met >= 0)
     else:
         cons.append(float(tau) * (Mi.reshape(-1, order="F") @ g) - met <= 0)
-    prob = cp.Problem(cp.Maximize(cp.trace(S)), cons)
+    prob = cp.Problem(cp.Maximize(trace), cons)
     _solve(prob, solver, tol)
-    G = K @ S.value @ K.T
+    G = sum(Bb @ Sb.value @ Bb.T for Bb, Sb in zip(Bs, Ss))
     Gv = (G + G.T) / 2
     w, V = np.linalg.eigh(Gv)
     keep = w > rank_tol * max(w.max(), 1e-300)
@@ -146,14 +156,17 @@ def face_basis(pep: ExactPEP, tau, *, solver: str = "CLARABEL", tol: float = 1e-
     raise last
 
 
-def _init_kernel(pep: ExactPEP) -> np.ndarray:
-    """Orthonormal basis (n × k floats) of the kernel of init's Gram matrix, computed exactly
-    (python-flint integer nullspace) and then orthonormalised."""
+def _init_kernel(pep: ExactPEP, leaves=None) -> np.ndarray:
+    """Orthonormal basis (n × k floats) of the kernel of init's Gram matrix (restricted to the
+    leaves listed, all by default), computed exactly (python-flint integer nullspace) and then
+    orthonormalised."""
     import math
 
     from flint import fmpz_mat
 
     M = gram_matrix(pep.init, len(pep.leaves))
+    if leaves is not None:
+        M = [[M[a][b] for b in leaves] for a in leaves]
     D = 1
     for row in M:
         for v in row:

@@ -149,16 +149,17 @@ class _Function:
     def value(self, x: Vec, name: str = "x") -> Form:
         return fvalue(self.add_point(x, name=name)[2])
 
-    def interpolation(self):
+    def interpolation(self, keep=None):
         """The interpolation inequalities of F_{μ,L} on the points registered, as (name, form ≤ 0):
         f_j - f_i + ⟨g_j, x_i - x_j⟩ + 1/(2(1 - μ/L)) (‖g_i - g_j‖²/L + μ‖x_i - x_j‖²
-        - 2(μ/L)⟨g_j - g_i, x_j - x_i⟩) ≤ 0 for every ordered pair i ≠ j."""
+        - 2(μ/L)⟨g_j - g_i, x_j - x_i⟩) ≤ 0 for every ordered pair i ≠ j (only the pairs (a, b) of
+        point indices with ``keep(a, b)`` true when ``keep`` is given: a relaxation)."""
         L, mu = self.L, self.mu
         c = 1 / (2 * (1 - mu / L))
         out = []
         for a, (_, xi, gi, fi) in enumerate(self.points):
             for b, (_, xj, gj, fj) in enumerate(self.points):
-                if a == b:
+                if a == b or (keep is not None and not keep(a, b)):
                     continue
                 form = fvalue(fj) - fvalue(fi) + inner(gj, xi - xj)
                 quad = (1 / L) * sq(gi - gj)
@@ -182,6 +183,9 @@ class ExactPEP:
         self.init = Form()
         self.description = description
         self._constraints = None
+        #: None (every interpolation inequality) or keep(a, b) selecting pairs of point indices of
+        #: each function (fewer inequalities: a relaxation, sound for upper bounds and certificates)
+        self.keep_pair = None
 
     def new_leaf(self, name: str) -> Vec:
         self.leaves.append(name)
@@ -216,7 +220,7 @@ class ExactPEP:
         if self._constraints is None:
             out = []
             for f in self.functions:
-                out.extend(f.interpolation())
+                out.extend(f.interpolation(self.keep_pair))
             self._constraints = out + list(self.extra)
         return self._constraints
 

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...errors import InputError
 from ...exact import as_float, to_fraction
 from ...theory import (convex_hypotheses, convex_rhs, effective_step, initial_potential,
                        weight_sum, weights)
@@ -71,7 +72,8 @@ def _build_scaffold(N, K, T, eta_l, eta_g, beta, mu, w_norm, *, controls: bool, 
 
 def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
                         solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL,
-                        solver_options=None, verify=True, certify=True) -> WorstCaseResult:
+                        solver_options=None, verify=True, certify=True,
+                        formulation="symmetric") -> WorstCaseResult:
     """Worst case of deterministic SCAFFOLD against ``SCAFFOLD.ConvexFiniteRoundConvergence``.
 
     Model (seed 000 ``Run`` with S = N, sigma = 0; SCAFFOLD option II, Karimireddy et al.
@@ -111,12 +113,21 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     certify : bool
         On a numerical hold, try an exact rational certificate (:mod:`.certificate`); a verified
         one makes the verdict a certified hold.
+    formulation : "symmetric" | "pepit"
+        ``"symmetric"`` (default, Clarabel only): first solve the client-symmetric reduction
+        restricted to the interpolation inequalities of :func:`.direct.neighbour_pair`
+        (:mod:`.direct`; two PSD blocks of about K·T instead of one of about N·K·T). That
+        problem is a relaxation: its value is an upper bound on the worst case, so it decides a
+        hold (numerical, and its dual seeds the certificate); any other outcome (ratio within
+        the tolerance of 1 or above, a non-optimal status) falls back to the full PEPit
+        formulation, which alone decides violations. ``"pepit"``: the full formulation only.
 
     Returns
     -------
     WorstCaseResult
         With ``verdict`` for statement ``"ConvexFiniteRoundConvergence"`` and
-        ``details["hypotheses"]`` (the theorem's hypotheses on these parameters).
+        ``details["hypotheses"]`` (the theorem's hypotheses on these parameters;
+        ``details["formulation"]`` says which formulation decided).
 
     Raises
     ------
@@ -126,6 +137,8 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     """
     N, K, T, pf, pq = _check_common(N, K, T, eta_l, eta_g, beta, mu)
     solver = _check_solver(solver)
+    if formulation not in ("symmetric", "pepit"):
+        raise InputError("formulation", f"must be 'symmetric' or 'pepit', got {formulation!r}")
     h = effective_step(K, pq["eta_l"], pq["eta_g"])
     w = weights(T, pq["mu"], h)
     W = weight_sum(T, pq["mu"], h)
@@ -133,12 +146,19 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     pot = 9 * N * h**2 / N  # 9 N h^2 / S with S = N
     bound = convex_rhs(dist_sq=1, C0=0, N=N, S=N, K=K, T=T, eta_l=pq["eta_l"], eta_g=pq["eta_g"],
                        mu=pq["mu"], sigma=0)
+    hyps = convex_hypotheses(N=N, S=N, K=K, T=T, eta_l=pq["eta_l"], eta_g=pq["eta_g"],
+                             beta=pq["beta"], mu=pq["mu"], sigma=0)
+    fallback = None
+    if formulation == "symmetric" and solver == "CLARABEL" and all(hy.holds for hy in hyps):
+        res = _symmetric_hold(N, K, T, eta_l, eta_g, beta, mu, pq, bound, hyps, solver_tol, ratio_tol,
+                              solver_options, certify)
+        if isinstance(res, WorstCaseResult):
+            return res
+        fallback = res
     problem, handles = _build_scaffold(N, K, T, pf["eta_l"], pf["eta_g"], pf["beta"], pf["mu"],
                                        w_norm, controls=True, pot_coef=float(pot))
     dual, primal, status, name, secs, tol_used = _solve(problem, solver, solver_tol, solver_options)
     ratio = dual / as_float(bound) if dual is not None else None
-    hyps = convex_hypotheses(N=N, S=N, K=K, T=T, eta_l=pq["eta_l"], eta_g=pq["eta_g"],
-                             beta=pq["beta"], mu=pq["mu"], sigma=0)
     exact_in = all(to_fraction(v) is not None for v in (eta_l, eta_g, beta, mu))
     params = {"N": N, "S": N, "K": K, "T": T, "eta_l": str(eta_l), "eta_g": str(eta_g),
               "beta": str(beta), "mu": str(mu), "sigma": "0",
@@ -151,7 +171,10 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
         "hypotheses": [{"key": hy.key, "statement": hy.statement, "holds": hy.holds} for hy in hyps],
         "solver_tol": tol_used, "ratio_tol": ratio_tol,
         "metric": "weightedGap / V0 (sup over the class)",
+        "formulation": "full (PEPit)",
     }
+    if fallback:
+        res.details["formulation"] += f"; the symmetric relaxation did not decide a hold ({fallback})"
     bad = [hy.statement for hy in hyps if not hy.holds]
     if bad:
         res.details["note"] = ("hypotheses fail (" + "; ".join(bad) + "): the inequality is compared "
@@ -169,15 +192,90 @@ def worst_case_scaffold(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
     return res
 
 
-def scaffold_exact(N, K, pq, *, controls: bool, T: int | None = None):
+def _params_json(N, K, T, eta_l, eta_g, beta, mu, h):
+    exact_in = all(to_fraction(v) is not None for v in (eta_l, eta_g, beta, mu))
+    return {"N": N, "S": N, "K": K, "T": T, "eta_l": str(eta_l), "eta_g": str(eta_g),
+            "beta": str(beta), "mu": str(mu), "sigma": "0",
+            "h": _fmt_frac(h) if exact_in else repr(float(h))}
+
+
+def _symmetric_hold(N, K, T, eta_l, eta_g, beta, mu, pq, bound, hyps, solver_tol, ratio_tol, solver_options,
+                    certify):
+    """The ``formulation="symmetric"`` first pass of :func:`worst_case_scaffold`: the result when the
+    relaxation (:mod:`.direct`) shows a hold, else a string saying why it did not (the caller
+    falls back to the full formulation)."""
+    from .direct import solve_direct
+
+    red = scaffold_symmetric(N, K, {**pq, "T": T}, controls=True)
+    sol = solve_direct(red, tol=solver_tol, options=solver_options)
+    if sol.status != _OPTIMAL or sol.worst is None:
+        return f"status {sol.status}"
+    ratio = sol.worst / as_float(bound)
+    if ratio > 1 - ratio_tol:
+        return f"worst/bound = {ratio:.6g}"
+    h = effective_step(K, pq["eta_l"], pq["eta_g"])
+    params = _params_json(N, K, T, eta_l, eta_g, beta, mu, h)
+    sizes = sol.block_sizes
+    res = WorstCaseResult("scaffold", sol.worst, sol.primal, bound, ratio, "CLARABEL", sol.status, sol.seconds,
+                          gram_size=scaffold_gram_size(N, K, T), parameters=params)
+    res.details = {
+        "instance": f"PEP N={N} K={K} T={T} h={params['h']} mu={mu}",
+        "parameters": params,
+        "hypotheses": [{"key": hy.key, "statement": hy.statement, "holds": hy.holds} for hy in hyps],
+        "solver_tol": sol.solver_tol, "ratio_tol": ratio_tol,
+        "metric": "weightedGap / V0 (sup over the class)",
+        "formulation": (f"client-symmetric reduction (PSD blocks {' + '.join(map(str, sizes))}), interpolation "
+                        f"inequalities between x* and consecutive points only ({len(red.constraints)} of "
+                        f"{len(red.functions[0].points) * (len(red.functions[0].points) - 1)}): a relaxation, "
+                        "an upper bound on the worst case, sound for this hold"),
+    }
+    cert_text = (f"PEP SDP (client-symmetric relaxation, Clarabel direct), status {sol.status}; numerical upper "
+                 f"bound, solver tolerance {sol.solver_tol}, ratio tolerance {ratio_tol}")
+    v = Holds(statement="ConvexFiniteRoundConvergence", lhs=res.worst, rhs=bound, exact=False, details=res.details,
+              evidence=Evidence.PEP_NUMERICAL, certificate=cert_text)
+    if certify:
+        full = scaffold_exact(N, K, {**pq, "T": T}, controls=True, relaxed=True)
+        certify_verdict(v, full, bound, solver="CLARABEL", reduced=red,
+                        claim=f"weightedGap <= {_fmt_frac(bound)} * V0 for every function of the class")
+    v.details["inequality"] = v.status
+    res.verdict = v
+    return res
+
+
+def scaffold_gram_size(N, K, T) -> int:
+    """Gram size of the full SCAFFOLD PEP (:func:`_build_scaffold`, :func:`scaffold_exact`): x⋆,
+    N - 1 free gradients at x⋆, x0, N controls and, per client, one gradient at each of its
+    K (T - 1) + 1 points other than x⋆."""
+    return 1 + (N - 1) + 1 + N + N * (K * (T - 1) + 1)
+
+
+def scaffold_symmetric(N, K, pq, *, controls: bool, relaxed: bool = True):
+    """:func:`.direct.pep_scaffold_symmetric` of :func:`scaffold_exact`'s problem (same exact
+    weights and potential), restricted to :func:`.direct.neighbour_pair` when ``relaxed``."""
+    from .direct import neighbour_pair, pep_scaffold_symmetric
+
+    T = pq["T"]
+    h = effective_step(K, pq["eta_l"], pq["eta_g"])
+    w = weights(T, pq["mu"], h)
+    W = weight_sum(T, pq["mu"], h)
+    return pep_scaffold_symmetric(N, K, pq["eta_l"], pq["eta_g"], pq["beta"], pq["mu"],
+                                  {r: w[r] / W for r in range(T)}, {}, 9 * h**2, controls=controls,
+                                  keep_pair=neighbour_pair if relaxed else None)
+
+
+def scaffold_exact(N, K, pq, *, controls: bool, T: int | None = None, relaxed: bool = False):
     """The exact PEP (:mod:`.exact_pep`) of :func:`_build_scaffold` with exact weights w_r/W_T and
     potential coefficient 9 h² (pq: the exact parameters of :func:`._check_common`, plus ``T``)."""
     T = pq["T"] if T is None else T
     h = effective_step(K, pq["eta_l"], pq["eta_g"])
     w = weights(T, pq["mu"], h)
     W = weight_sum(T, pq["mu"], h)
-    return pep_scaffold_exact(N, K, pq["eta_l"], pq["eta_g"], pq["beta"], pq["mu"],
-                              {r: w[r] / W for r in range(T)}, {}, 9 * h**2, controls=controls)
+    pep = pep_scaffold_exact(N, K, pq["eta_l"], pq["eta_g"], pq["beta"], pq["mu"],
+                             {r: w[r] / W for r in range(T)}, {}, 9 * h**2, controls=controls)
+    if relaxed:  # only the inequalities of .direct.neighbour_pair (a relaxation, for certificates)
+        from .direct import neighbour_pair
+        pep.keep_pair = neighbour_pair
+    return pep
 
 
 def _scaffold_verdict(res, problem, handles, pq, N, K, T, ratio_tol, verify, certify=True) -> Verdict:
