@@ -386,6 +386,10 @@ def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify) -> Verdict:
     }
     if plan["note"]:
         details["note"] = plan["note"]
+    if sigma and plan["rho"] == 0:   # the noise is free in the PEP: its value is +infinity
+        return Inconclusive(statement=st.name, lhs=None, rhs=plan["alpha"], exact=False, details=details,
+                            reason="at σ > 0 the right side has no σ² term, so the relaxation's worst case is "
+                                   "unbounded (noise from x0 = x⋆); a relaxation cannot show that this is a violation")
     claim = (f"E[LHS] ≤ {_fmt_frac(plan['alpha'])}·(‖x0 - x⋆‖² + (γ/α) C₀{noise}) for every β-smooth μ-convex client "
              f"set at these parameters ({regime})")
     v, _ = decide_pep(pep, plan["alpha"], statement=st.name, details=details, relaxation=sigma > 0, solver=solver,
