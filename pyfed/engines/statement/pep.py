@@ -1,5 +1,5 @@
 """PEP row of a statement: the worst case of a run statement over the whole function class, where
-its hypotheses admit the deterministic regime (σ = 0, S = N).
+its hypotheses admit the deterministic regime (σ = 0, S = N), else a wider one (below).
 
 The row exists when the statement
 
@@ -16,7 +16,14 @@ sup { LHS : ‖x0 - x⋆‖² + (γ/α) C₀ ≤ 1 } ≤ α, an SDP (PEPit, :mod
 Otherwise :func:`pep_plan` raises :class:`NoPEP` saying why there is no row. A claimed violation
 is re-verified exactly on a quadratic instance fitted to the worst case
 (:func:`pyfed.engines.pep.scaffold.fit_quadratic`) with the statement's own exact engine
-(:func:`pyfed.engines.statement.exact.decide_exact`)."""
+(:func:`pyfed.engines.statement.exact.decide_exact`).
+
+Wider regimes (:data:`REGIMES`, :func:`find_plan`): when the hypotheses exclude σ = 0, S = N, the
+row is tried at σ > 0 (right side α ‖x0 - x⋆‖² + γ C₀ + κ + ρ σ², the expectation-Gram relaxation
+of :mod:`pyfed.engines.pep.stochastic`) and at S = 1 < N = 2 (the average over subset sequences of
+:mod:`pyfed.engines.pep.participation`), solved and certified on the exact problem
+(:func:`pyfed.engines.pep.wide.decide_pep`): holds (certified or numerical) or inconclusive, never
+violated (a relaxation's value, or a branching worst case not re-verified)."""
 
 from __future__ import annotations
 
