@@ -61,3 +61,25 @@ def test_noise_free_right_side_at_sigma_positive_is_never_violated():
     (st,) = read_text(text, "x.lean")
     v = pep_row(st)
     assert v.status == "inconclusive" and "unbounded" in v.reason
+
+
+def _small_constant(extra: str):
+    text = (EXAMPLES / "seed_convex.lean").read_text().replace(HYPS, f"{HYPS} {extra}").replace(
+        "convexRHS P S K T ηl ηg μ c0 xstar := by", "convexRHS P S K T ηl ηg μ c0 xstar / 100 := by")
+    (st,) = read_text(text, "x.lean")
+    return st
+
+
+@pytest.mark.slow
+def test_partial_participation_violation_is_reproduced_exactly():
+    """Right side / 100 at S = 1 < N = 2: the PEP's value is about 1.22 × α; a quadratic fitted
+    to the primal worst case violates the statement in exact arithmetic."""
+    v = pep_row(_small_constant("S < N →"))
+    assert v.status == "violated" and v.exact and v.evidence.value.startswith("exact")
+    assert v.details["reverification"]["reproduced"] and v.lhs > v.rhs
+    assert v.details["pep_ratio"] > 1.2
+
+
+def test_relaxation_value_above_the_claim_is_inconclusive():
+    v = pep_row(_small_constant("0 < P.σ →"))
+    assert v.status == "inconclusive" and "relaxation" in v.reason

@@ -8,9 +8,12 @@ dual of the :class:`.exact_pep.ExactPEP` itself, so the certificate's problem is
   S ≤ N, σ ≥ 0, and FedAvg (``controls=False``) against the same bound for reference.
 
 Verdicts. ``holds`` needs a verified exact certificate (evidence "PEP certificate over the class")
-or is ``holds (numerical)``. A PEP value above the claim is never ``violated`` here: at σ > 0 the
-PEP is a relaxation (:mod:`.stochastic`), and at σ = 0, S < N no exact re-verification of the
-branching worst case is implemented, so the row is ``inconclusive`` and says which.
+or is ``holds (numerical)``. A PEP value above the claim is never ``violated`` at σ > 0: the PEP is
+a relaxation (:mod:`.stochastic`), the row is ``inconclusive`` and says so. At σ = 0, S < N it is
+``violated`` only when the caller's ``reverify`` (the statement row:
+:func:`pyfed.engines.statement.pep.pep_row`) reproduces it exactly on a quadratic instance fitted
+to the primal worst case (:func:`worst_case_handles`); :func:`worst_case_scaffold_wide` has no
+statement to re-verify with and leaves it ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from .participation import pep_scaffold_wide_exact
 from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _check_common, _check_solver,
                      _fmt_frac, _solver_kwargs)
 
-__all__ = ["pep_value", "decide_pep", "worst_case_scaffold_wide", "RELAXATION_NOTE"]
+__all__ = ["pep_value", "decide_pep", "worst_case_handles", "worst_case_scaffold_wide", "RELAXATION_NOTE"]
 
 #: What a σ > 0 row rests on (verdict details and README).
 RELAXATION_NOTE = ("σ > 0: expectation-Gram relaxation (noise vectors as Gram leaves, unbiasedness and "
@@ -67,16 +70,74 @@ def pep_value(pep: ExactPEP, *, solver: str | None = None, solver_tol: float = D
     return value, status, solver, time.perf_counter() - t0
 
 
+class _Point:
+    """A float vector with PEPit's ``eval()`` (what :func:`.scaffold.fit_quadratic` reads)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def eval(self):
+        return self.v
+
+
+class _Client:
+    def __init__(self, points):
+        self.list_of_points = points
+
+
+def worst_case_handles(pep: ExactPEP, *, solver: str | None = None, solver_tol: float = DEFAULT_SOLVER_TOL) -> dict:
+    """The PEP's primal worst case (max metric subject to the constraints, init ≤ 1, G ⪰ 0; floats,
+    untrusted) as the handles :func:`.scaffold.fit_quadratic` fits a quadratic instance to:
+    ``{"functions": per client its (point, gradient, _) triples, "x0": ..., "c0_points": [...]}``,
+    the leaves' vectors read off a factor of the Gram matrix. Raises RuntimeError if the solve fails."""
+    import cvxpy as cp
+    import numpy as np
+
+    from .certificate_oracle import _arrays
+
+    solver = _check_solver(solver)
+    n, nF, Mk, Fk, ck, (Mi, fi, ci), (Mm, fm, cm) = _arrays(pep)
+    G = cp.Variable((n, n), PSD=True)
+    Fv = cp.Variable(nF) if nF else None
+    g = cp.vec(G, order="F")
+
+    def lin(M, f, c):
+        return M.reshape(-1, order="F") @ g + (f @ Fv if nF else 0) + c
+    cons = [lin(Mi, fi, ci) <= 1]
+    if Mk.shape[1]:
+        cons.append(Mk.T @ g + (Fk.T @ Fv if nF else 0) + ck <= 0)
+    prob = cp.Problem(cp.Maximize(lin(Mm, fm, cm)), cons)
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        prob.solve(solver=solver, **_solver_kwargs(solver, solver_tol, None))
+    if prob.status not in ("optimal", "optimal_inaccurate") or G.value is None:
+        raise RuntimeError(f"primal PEP solve status {prob.status!r}")
+    w, U = np.linalg.eigh((G.value + G.value.T) / 2)
+    V = U * np.sqrt(np.clip(w, 0, None))          # row a: leaf a's vector, G = V V^T
+
+    def at(vec):
+        out = np.zeros(n)
+        for a, c in vec.coef.items():
+            out = out + float(c) * V[a]
+        return _Point(out)
+    leaves = {name: a for a, name in enumerate(pep.leaves)}
+    fs = [_Client([(at(x), at(gr), None) for _key, x, gr, _j in f.points]) for f in pep.functions]
+    c0 = [_Point(V[leaves[f"c{i}"]]) for i in range(len(pep.functions)) if f"c{i}" in leaves]
+    return {"functions": fs, "x0": _Point(V[leaves["x0"]]), "c0_points": c0}
+
+
 def decide_pep(pep: ExactPEP, tau, *, statement: str, details: dict, relaxation: bool, solver=None,
                solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL, certify: bool = True,
-               claim: str | None = None) -> tuple[Verdict, float | None]:
+               claim: str | None = None, reverify=None) -> tuple[Verdict, float | None]:
     """Verdict on ``pep.metric ≤ tau·pep.init`` (tau exact, > 0) from the PEP's numerical value.
 
     ratio = value/tau ≤ 1 - ratio_tol: ``holds (numerical)``, turned into a certified hold when an
-    exact certificate verifies (``certify``); within ratio_tol of 1, or above: ``inconclusive``
-    (above: the reason says a relaxation's value is not a counterexample when ``relaxation``, else
-    that the branching worst case is not re-verified exactly). ``details`` (dict) is extended with
-    the value, ratio, solver, status and time. Returns (verdict, value)."""
+    exact certificate verifies (``certify``); within ratio_tol of 1: ``inconclusive``; above:
+    ``reverify(handles, ratio, common)`` (not for a relaxation) decides from the primal worst case
+    (:func:`worst_case_handles`) -- Violated only when it reproduces the violation exactly --,
+    otherwise ``inconclusive`` (the reason says a relaxation's value is not a counterexample when
+    ``relaxation``, else that the branching worst case is not re-verified exactly). ``details``
+    (dict) is extended with the value, ratio, solver, status and time. Returns (verdict, value)."""
     value, status, name, secs = pep_value(pep, solver=solver, solver_tol=solver_tol)
     tau = Fraction(tau)
     ratio = value / float(tau) if value is not None else None
@@ -99,6 +160,13 @@ def decide_pep(pep: ExactPEP, tau, *, statement: str, details: dict, relaxation:
         return v, value
     if ratio <= 1 + ratio_tol:
         return Inconclusive(**common, reason=f"worst/bound = {ratio:.8g} is within the tolerance {ratio_tol} of 1"), value
+    if reverify is not None and not relaxation:
+        try:
+            handles = worst_case_handles(pep, solver=name, solver_tol=solver_tol)
+        except Exception as exc:  # the primal solve failed: nothing to re-verify
+            details["reverification"] = {"reproduced": False, "reason": f"{type(exc).__name__}: {exc}"}
+        else:
+            return reverify(handles, ratio, common), value
     why = ("the σ > 0 PEP is a relaxation (expectation Gram matrix): its worst case need not come from any "
            "stochastic oracle, so this is not a counterexample" if relaxation else
            "the worst case over subset sequences is not re-verified on an exact instance")

@@ -28,6 +28,7 @@ violated (a relaxation's value, or a branching worst case not re-verified)."""
 from __future__ import annotations
 
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import sympy
@@ -298,7 +299,8 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
         plan = pep_plan(st, S=S, sigma=sigma or 0, **kw)
     solver = _check_solver(solver)
     if plan["S"] < plan["N"] or plan["sigma"] > 0:
-        return _wide_row(st, plan, solver=solver, solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify)
+        return _wide_row(st, plan, solver=solver, solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify,
+                         verify=verify)
     alpha, gamma = plan["alpha"], plan["gamma"]
     pot_coef = gamma / alpha
     problem, handles = _build(plan, float(pot_coef))
@@ -359,10 +361,12 @@ def exact_pep_of_plan(plan, *, controls: bool = True):
                               plan["gap_coefs"], plan["grad_coefs"], plan["gamma"] / plan["alpha"], controls=controls)
 
 
-def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify) -> Verdict:
+def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify, verify=True) -> Verdict:
     """The PEP row at S < N or σ > 0: the exact PEP of :func:`exact_pep_of_plan` solved as it is
-    (:func:`pyfed.engines.pep.wide.decide_pep`). Holds (certified or numerical) or Inconclusive: a
-    value above α is not a counterexample at σ > 0 (relaxation) and is not re-verified at S < N."""
+    (:func:`pyfed.engines.pep.wide.decide_pep`). Holds (certified or numerical), Violated only at
+    σ = 0 when a quadratic fitted to the primal worst case reproduces it exactly (``verify``, by the
+    statement's exact engine), otherwise Inconclusive: at σ > 0 a value above α is a relaxation's,
+    not a counterexample."""
     from ...theory import effective_step
     from ..pep.wide import decide_pep
 
@@ -399,8 +403,11 @@ def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify) -> Verdict:
                                    "unbounded (noise from x0 = x⋆); a relaxation cannot show that this is a violation")
     claim = (f"E[LHS] ≤ {_fmt_frac(plan['alpha'])}·(‖x0 - x⋆‖² + (γ/α) C₀{noise}) for every β-smooth μ-convex client "
              f"set at these parameters ({regime})")
+    def reverify(handles, ratio, common):   # S < N at σ = 0: the fitted quadratic, by the exact engine
+        return _reverify(st, plan, handles, SimpleNamespace(details=details, ratio=ratio), common)
     v, _ = decide_pep(pep, plan["alpha"], statement=st.name, details=details, relaxation=sigma > 0, solver=solver,
-                      solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify, claim=claim)
+                      solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify, claim=claim,
+                      reverify=reverify if verify else None)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
     return v
 
@@ -422,7 +429,7 @@ def _reverify(st, plan, handles, res, common):
     from .instance import RunInstance
     try:
         qp, _A, _b, x0q, c0q, r = fit_quadratic(handles, plan["beta"], plan["mu"])
-        inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["N"], K=plan["K"],
+        inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["S"], K=plan["K"],
                            T=plan["T"], eta_l=plan["eta_l"], eta_g=plan["eta_g"],
                            x0=np.array(x0q, dtype=object), c0=np.array(c0q, dtype=object), mu=plan["mu"])
         v = decide_exact(st, inst, arithmetic="exact")
