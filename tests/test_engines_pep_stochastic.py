@@ -56,7 +56,7 @@ def _sgd():
 
 def test_sgd_one_client_two_rounds_hand_value():
     pep = _sgd()
-    value, status, _, _ = pep_value(pep)
+    value, status, *_ = pep_value(pep)
     assert status == "optimal" and value == pytest.approx(62.5, rel=1e-5)
     cert, why = find_certificate(pep, 63)
     assert cert is not None and verify_certificate(pep, cert).ok, why

@@ -43,8 +43,9 @@ RELAXATION_NOTE = ("σ > 0: expectation-Gram relaxation (noise vectors as Gram l
 
 def pep_value(pep: ExactPEP, *, solver: str | None = None, solver_tol: float = DEFAULT_SOLVER_TOL):
     """The PEP's numerical value min τ (the dual SDP of ``pep``: τ·init - metric + Σ λ I ⪰ 0,
-    λ ≥ 0; floats, untrusted). Returns (value | None, status, solver name, seconds); status is
-    cvxpy's (``"optimal"`` when usable; ``optimal_inaccurate`` is retried once at 10 × tol)."""
+    λ ≥ 0; floats, untrusted). Returns (value | None, status, solver name, seconds, tolerance
+    used); status is cvxpy's (``"optimal"`` when usable; ``optimal_inaccurate`` is retried once at
+    10 × tol)."""
     import cvxpy as cp
 
     from .certificate_oracle import _dual_parts
@@ -67,7 +68,7 @@ def pep_value(pep: ExactPEP, *, solver: str | None = None, solver_tol: float = D
             break
     if status == "optimal" and t.value is not None:
         value = float(t.value)
-    return value, status, solver, time.perf_counter() - t0
+    return value, status, solver, time.perf_counter() - t0, tol
 
 
 class _Point:
@@ -138,11 +139,11 @@ def decide_pep(pep: ExactPEP, tau, *, statement: str, details: dict, relaxation:
     otherwise ``inconclusive`` (the reason says a relaxation's value is not a counterexample when
     ``relaxation``, else that the branching worst case is not re-verified exactly). ``details``
     (dict) is extended with the value, ratio, solver, status and time. Returns (verdict, value)."""
-    value, status, name, secs = pep_value(pep, solver=solver, solver_tol=solver_tol)
+    value, status, name, secs, tol_used = pep_value(pep, solver=solver, solver_tol=solver_tol)
     tau = Fraction(tau)
     ratio = value / float(tau) if value is not None else None
     details.update({"solver": name, "status": status, "solve_time_s": round(secs, 4), "pep_ratio": ratio,
-                    "pep_value": value, "solver_tol": solver_tol, "ratio_tol": ratio_tol,
+                    "pep_value": value, "solver_tol": tol_used, "ratio_tol": ratio_tol,
                     "gram_size": len(pep.leaves), "constraints": len(pep.constraints)})
     if relaxation:
         details["relaxation"] = RELAXATION_NOTE
@@ -153,7 +154,7 @@ def decide_pep(pep: ExactPEP, tau, *, statement: str, details: dict, relaxation:
     if ratio <= 1 - ratio_tol:
         v = Holds(**common, evidence=Evidence.PEP_NUMERICAL,
                   certificate=(f"PEP SDP (exact problem, cvxpy), solver {name}, status {status}; numerical, "
-                               f"solver tolerance {solver_tol}, ratio tolerance {ratio_tol}"
+                               f"solver tolerance {tol_used}, ratio tolerance {ratio_tol}"
                                + ("; σ > 0 relaxation: an upper bound on the worst case" if relaxation else "")))
         if certify:
             certify_verdict(v, pep, tau, solver=name, claim=claim)
