@@ -140,15 +140,16 @@ def pep_scaffold_wide_exact(N: int, S: int, K: int, eta_l, eta_g, beta, mu, gap_
             stage = node if controls else ledger.new_node(node)
             sub = tag if len(subsets) == 1 else f"{tag}.{b}"
             run = shared if controls else paths(x, c, B, stage, sub)
-            x_new = x + (eta_g * Fraction(1, S)) * _sum_vecs([run[i][0] - x for i in B]) if S < N else \
-                x + eta_g * (mean_vec([run[i][0] for i in B]) - x)
+            if S < N:
+                x_new = x + (eta_g * Fraction(1, S)) * _sum_vecs([run[i][0] - x for i in B])
+            else:       # as pep_scaffold_exact writes it (the same point either way)
+                x_new = x + eta_g * (mean_vec([run[i][0] for i in B]) - x)
             c_new = [run[i][1] if (controls and i in B) else c[i] for i in range(N)]
             visit(x_new, c_new, r + 1, ledger.new_node(stage), weight * share, sub if S < N else r + 1)
 
     visit(x0, c0, 0, 0, Fraction(1), 0)
     pep.metric = metric[0]
     ledger.attach()
-    pep.ledger = ledger
     return pep
 
 
