@@ -33,6 +33,9 @@ def test_regimes_follow_the_hypotheses():
     assert plan["gamma"] / plan["alpha"] == 9 * 2 * h**2 / 1        # 9 N h²/S
     plan = find_plan(_seed_with("S < N → 0 < P.σ →"))
     assert (plan["S"], plan["sigma"]) == (1, 1)
+    from pyfed.engines.statement import applicable_engines
+    applies, why = applicable_engines(_seed_with("S < N → 0 < P.σ →"))["pep"]
+    assert applies and "S = 1 < N = 2" in why and "sigma > 0" in why
     with pytest.raises(NoPEP, match="no regime applies") as info:
         find_plan(_seed_with("N < S →"))
     assert info.value.tried
