@@ -42,6 +42,10 @@ def test_regimes_follow_the_hypotheses():
 
 
 def test_noisy_statement_gets_a_certified_relaxation_row():
+    from pyfed.statements import read_file
+    (example,) = read_file(EXAMPLES / "convex_partial_noisy.lean")
+    plan = find_plan(example)
+    assert (plan["S"], plan["N"], plan["sigma"]) == (1, 2, 1)
     v = pep_row(_seed_with("0 < P.σ →"))
     assert v.status == "holds" and v.evidence.value == "PEP certificate over the class"
     assert "expectation relaxation" in v.details["engine"] and "relaxation" in v.details
