@@ -36,9 +36,13 @@ def test_regimes_follow_the_hypotheses():
     from pyfed.engines.statement import applicable_engines
     applies, why = applicable_engines(_seed_with("S < N → 0 < P.σ →"))["pep"]
     assert applies and "S = 1 < N = 2" in why and "sigma > 0" in why
-    with pytest.raises(NoPEP, match="no regime applies") as info:
+    with pytest.raises(NoPEP, match="every regime tried: σ = 0, S = N = 2; σ > 0, S = N = 2; σ = 0, S = 1 < N = 2; "
+                                    "σ > 0, S = 1 < N = 2.*the hypotheses fail: N < S") as info:
         find_plan(_seed_with("N < S →"))
     assert info.value.tried
+    with pytest.raises(NoPEP, match="no regime applies: .*σ = 0, S = N = 2.*S < N; 0 < P.σ; 3 ≤ K.*"
+                                    "σ > 0, S = 1 < N = 2.*hypotheses fail: 3 ≤ K"):
+        find_plan(_seed_with("S < N → 0 < P.σ → 3 ≤ K →"))
 
 
 def test_noisy_statement_gets_a_certified_relaxation_row():

@@ -214,16 +214,24 @@ def find_plan(st, **kw) -> dict:
     """:func:`pep_plan` of the first regime of :data:`REGIMES` whose instance the statement admits.
     Raises :class:`NoPEP` when none does: the reason, if the same for every regime (the statement's
     shape), else each regime's reason; ``tried`` if some regime built an instance."""
-    reasons, tried = [], False
+    reasons, labels, tried = [], [], False
+    N = kw.get("N", 2)
     for S, sigma in REGIMES:
         try:
             return pep_plan(st, S=S, sigma=sigma, **kw)
         except NoPEP as exc:
-            reasons.append(str(exc))
+            label = _regime(N, N if S is None else S, sigma)
+            labels.append(label)
+            reasons.append(str(exc).replace(label, "{regime}"))
             tried = tried or exc.tried
-    if len(set(reasons)) == 1:
-        raise NoPEP(reasons[0], tried=tried)
-    raise NoPEP("no regime applies: " + " | ".join(reasons), tried=tried)
+    if len(set(reasons)) == 1:       # the same reason in every regime: say it once
+        if "{regime}" not in reasons[0]:
+            raise NoPEP(reasons[0], tried=tried)
+        every = "; ".join(dict.fromkeys(labels))
+        raise NoPEP(reasons[0].replace("{regime}", "every regime tried: " + every, 1).replace("{regime}", "them"),
+                    tried=tried)
+    raise NoPEP("no regime applies: " + " | ".join(r.replace("{regime}", lab) for r, lab in zip(reasons, labels)),
+                tried=tried)
 
 
 def _build(plan, pot_coef):
