@@ -22,8 +22,9 @@ Wider regimes (:data:`REGIMES`, :func:`find_plan`): when the hypotheses exclude 
 row is tried at σ > 0 (right side α ‖x0 - x⋆‖² + γ C₀ + κ + ρ σ², the expectation-Gram relaxation
 of :mod:`pyfed.engines.pep.stochastic`) and at S = 1 < N = 2 (the average over subset sequences of
 :mod:`pyfed.engines.pep.participation`), solved and certified on the exact problem
-(:func:`pyfed.engines.pep.wide.decide_pep`): holds (certified or numerical) or inconclusive, never
-violated (a relaxation's value, or a branching worst case not re-verified)."""
+(:func:`pyfed.engines.pep.wide.decide_pep`): holds (certified or numerical); at S < N, σ = 0 a
+claimed violation is re-verified exactly as above (a quadratic fitted to the primal worst case of
+the subset-sequence tree); at σ > 0 a value above α is a relaxation's, so the row is inconclusive."""
 
 from __future__ import annotations
 
