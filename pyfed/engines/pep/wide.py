@@ -24,14 +24,13 @@ import time
 import warnings
 from fractions import Fraction
 
-from ...exact import to_fraction
 from ...theory import convex_hypotheses, convex_rhs, effective_step, noise_term, weight_sum, weights
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict
 from .certificate import certify_verdict
 from .exact_pep import ExactPEP
 from .participation import pep_scaffold_wide_exact
 from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _check_common, _check_solver,
-                     _fmt_frac, _solver_kwargs)
+                     _fmt_frac, _params, _solver_kwargs)
 
 __all__ = ["pep_value", "decide_pep", "worst_case_handles", "worst_case_scaffold_wide", "RELAXATION_NOTE"]
 
@@ -203,8 +202,8 @@ def worst_case_scaffold_wide(N, S, K, T, eta_l, eta_g, beta=1, mu=0, sigma=0, *,
     S = check_int("S", S, minimum=1)
     if S > N:
         raise InputError("S", f"S={S} must satisfy S <= N={N}")
-    sig = to_fraction(sigma)
-    if sig is None or sig < 0:
+    sig = _params(sigma=sigma)[1]["sigma"]          # a float is taken at its exact binary value
+    if sig < 0:
         raise InputError("sigma", f"must be a nonnegative real number, got {sigma!r}")
     solver = _check_solver(solver)
     h = effective_step(K, pq["eta_l"], pq["eta_g"])
