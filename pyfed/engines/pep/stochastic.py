@@ -24,7 +24,8 @@ stochastic runs. It is a *relaxation*: a certificate (``holds``) proves the clai
 the model; a PEP value above the claim is not a counterexample (the maximising Gram matrix need
 not come from any oracle), so such a row is reported ``inconclusive`` unless re-verified on an
 exact instance. Source of the technique: performance estimation of stochastic methods with the
-variance and unbiasedness constraints in expectation (Taylor & Bach, COLT 2019, Sec. 3).
+variance and unbiasedness constraints in expectation (Taylor & Bach, "Stochastic first-order
+methods: non-asymptotic and computer-aided analyses via potential functions", COLT 2019).
 """
 
 from __future__ import annotations
