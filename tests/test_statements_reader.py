@@ -221,7 +221,7 @@ def test_examples_are_read():
             names[st.name] = st
     runs = {n for n, st in names.items() if st.shape == "scaffold_run"}
     assert runs == {"SeedConvex", "ConvexWithoutNoiseTerm", "ConvexWithoutStepSize", "ConvexLastIterate",
-                    "NonconvexSmallConstant"}
+                    "NonconvexSmallConstant", "PartialNoisyConvex"}
     assert {st.family for n, st in names.items() if n not in runs} >= {"vector lemma", "function-class lemma",
                                                                         "sequence lemma"}
     names = {n: st for n, st in names.items() if n in runs}

@@ -19,6 +19,10 @@ Problems built here (deterministic regime: sigma = 0, full participation S = N):
   shown as a reference (client drift makes FedAvg exceed it once K > 1).
 * :func:`worst_case_local_sgd` -- Local SGD (seed 002, Stich Alg. 1) with the deterministic
   full-batch oracle: every worker steps with grad f; the metric is f(xbar_T) - f*.
+* :func:`worst_case_scaffold_wide` -- the same theorem (and FedAvg against it) with partial
+  participation S < N (one branch per subset sequence, :mod:`.participation`) and stochastic
+  gradients sigma > 0 (the expectation-Gram relaxation, :mod:`.stochastic`: sound for ``holds``,
+  never a violation), solved and certified on the exact problem (:mod:`.wide`); small sizes only.
 * Sanity anchors with known answers: :func:`worst_case_gradient_descent` (Drori-Teboulle
   L/(4 n gamma L + 2)), :func:`pep_gradient_growth` (inequality (9), ``SCAFFOLD.GradientGrowth``)
   and :func:`pep_nonexpansive` (``SCAFFOLD.GradientStepNonexpansive``).
@@ -27,8 +31,9 @@ Modules: :mod:`.solver` (result object, solves), :mod:`.scaffold` (SCAFFOLD, Fed
 re-verification), :mod:`.direct` (an exact PEP sent straight to Clarabel; the client-symmetric
 reduction of SCAFFOLD/FedAvg and its relaxation, which decides holds quickly), :mod:`.anchors` (known answers, Local SGD), :mod:`.sweep` (check row, sweeps),
 :mod:`.exact_pep` (the same problems with exact rational forms), :mod:`.certificate` (exact rational
-certificates: verification trusts only exact arithmetic) and :mod:`.certificate_oracle` (the
-untrusted SDP side that proposes them).
+certificates: verification trusts only exact arithmetic), :mod:`.certificate_oracle` (the
+untrusted SDP side that proposes them), :mod:`.participation`, :mod:`.stochastic` and :mod:`.wide`
+(the wider classes).
 
 Solver discipline (issue 6): a solve whose status is not ``optimal`` gives
 :class:`~pyfed.verdicts.Inconclusive`; a claimed violation of the SCAFFOLD bound is
@@ -46,11 +51,12 @@ from .scaffold import worst_case_fedavg, worst_case_scaffold
 from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER, DEFAULT_SOLVER_TOL, WorstCaseResult,
                      available_solvers)
 from .sweep import pep_row_for_check, smallest_constant, sweep_scaffold
+from .wide import worst_case_scaffold_wide
 
 __all__ = [
     "DEFAULT_SOLVER", "DEFAULT_SOLVER_TOL", "DEFAULT_RATIO_TOL", "WorstCaseResult",
     "available_solvers", "worst_case_scaffold", "worst_case_fedavg", "worst_case_local_sgd",
     "worst_case_gradient_descent", "pep_gradient_growth", "pep_nonexpansive", "pep_local_sgd_one_step",
     "pep_perturbed_strong_convexity",
-    "pep_row_for_check", "sweep_scaffold", "smallest_constant",
+    "pep_row_for_check", "sweep_scaffold", "smallest_constant", "worst_case_scaffold_wide",
 ]

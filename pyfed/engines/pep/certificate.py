@@ -305,7 +305,8 @@ def certify_verdict(v, pep, tau, *, solver="CLARABEL", claim: str | None = None,
                                     "constraints": len(pep.constraints), "gram_size": len(pep.leaves)}
     v.evidence = Evidence.PEP_CERTIFICATE
     claim = claim or f"metric <= {_s(cert.tau)} * init"
+    kind = "constraint" if pep.extra else "interpolation"    # extra: the noise constraints (σ > 0)
     v.certificate = (f"PEP certificate over the class ({pep.description}): {claim}; {nz} of "
-                     f"{len(pep.constraints)} interpolation multipliers, rational, >= 0; Q PSD by exact LDL^T; "
+                     f"{len(pep.constraints)} {kind} multipliers, rational, >= 0; Q PSD by exact LDL^T; "
                      "identity checked coefficient by coefficient")
     return cert

@@ -27,7 +27,7 @@ from .instance import (INSTANCE_SCHEMA, ORACLE_LAW, SAMPLING_LAW, WITNESS_SCHEMA
                        instance_to_json, side_json)
 from .constants import Literal, literals
 from .montecarlo import decide_montecarlo
-from .pep import NoPEP, pep_plan, pep_row
+from .pep import NoPEP, find_plan, pep_plan, pep_row
 from .profile import PERSIST_HALVINGS, PERSIST_NOTE, constant_profile, outward_decimal, profile_size
 
 __all__ = ["RunInstance", "instance_to_json", "instance_from_json", "side_json", "INSTANCE_SCHEMA", "WITNESS_SCHEMA",
@@ -36,4 +36,4 @@ __all__ = ["RunInstance", "instance_to_json", "instance_from_json", "side_json",
            "hypothesis_mentions", "max_eta_l", "STEP_HALVINGS", "decide_exact", "sides_exact", "recheck",
            "decide_montecarlo", "candidate", "structured_count", "LADDER", "Literal", "literals", "search",
            "evaluate_candidate", "Record", "SearchResult", "constant_profile", "profile_size", "outward_decimal",
-           "PERSIST_NOTE", "PERSIST_HALVINGS", "NoPEP", "pep_plan", "pep_row", "applicable_engines"]
+           "PERSIST_NOTE", "PERSIST_HALVINGS", "NoPEP", "find_plan", "pep_plan", "pep_row", "applicable_engines"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from .access import NotLinear, linear_form
 from .candidates import candidate
 from .fedavg_engines import FedAvgBuiltin, applicable_fedavg_engines, fedavg_shape
-from .pep import NoPEP, pep_plan
+from .pep import NoPEP, find_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "ShapeSearch",
            "AdversarialSearch", "PEPRow", "ConstantProfile", "LemmaSearch", "FedAvgSearch", "SEARCHERS", "search_statement", "RECHECKERS",
@@ -119,7 +119,8 @@ class AdversarialSearch(ShapeSearch):
 
 class PEPRow:
     """The worst case over the whole function class where the hypotheses admit the deterministic
-    regime (:func:`pyfed.engines.statement.pep.pep_row`)."""
+    regime, else σ > 0 (expectation relaxation) or S < N (average over subset sequences) at small
+    sizes (:func:`pyfed.engines.statement.pep.pep_row`)."""
 
     name = "PEP"
 
@@ -212,7 +213,7 @@ def engines_for(st) -> tuple:
 def applicable_engines(st) -> dict:
     """Which evidence ``st`` can get and why not: ``{kind: (applies, reason)}`` for ``exact``,
     ``montecarlo``, ``pep`` and ``search`` (the left side's linearity is checked on the search's
-    first structured instance; the PEP by :func:`pyfed.engines.statement.pep.pep_plan`)."""
+    first structured instance; the PEP by :func:`pyfed.engines.statement.pep.find_plan`)."""
     if getattr(st, "shape", "") == "fedavg_run":
         return applicable_fedavg_engines(st)
     if _run_shape(st) is not None:
@@ -229,8 +230,11 @@ def applicable_engines(st) -> dict:
     except Exception as exc:  # no instance to test linearity on
         out["montecarlo"] = (False, f"not determined: {exc}")
     try:
-        pep_plan(st)
-        out["pep"] = (True, "the hypotheses admit sigma = 0, S = N and the right side is a * ||x0 - x*||^2 + g * C0")
+        plan = find_plan(st)
+        regime = ("sigma = 0" if plan["sigma"] == 0 else "sigma > 0 (expectation relaxation)") + \
+            (", S = N" if plan["S"] == plan["N"] else f", S = {plan['S']} < N = {plan['N']} (average over subset sequences)")
+        out["pep"] = (True, f"the hypotheses admit {regime} and the right side is a * ||x0 - x*||^2 + g * C0"
+                            + (" + r * sigma^2" if plan["sigma"] else ""))
     except NoPEP as exc:
         out["pep"] = (False, str(exc))
     return out

@@ -1,5 +1,5 @@
 """PEP row of a statement: the worst case of a run statement over the whole function class, where
-its hypotheses admit the deterministic regime (σ = 0, S = N).
+its hypotheses admit the deterministic regime (σ = 0, S = N), else a wider one (below).
 
 The row exists when the statement
 
@@ -16,11 +16,20 @@ sup { LHS : ‖x0 - x⋆‖² + (γ/α) C₀ ≤ 1 } ≤ α, an SDP (PEPit, :mod
 Otherwise :func:`pep_plan` raises :class:`NoPEP` saying why there is no row. A claimed violation
 is re-verified exactly on a quadratic instance fitted to the worst case
 (:func:`pyfed.engines.pep.scaffold.fit_quadratic`) with the statement's own exact engine
-(:func:`pyfed.engines.statement.exact.decide_exact`)."""
+(:func:`pyfed.engines.statement.exact.decide_exact`).
+
+Wider regimes (:data:`REGIMES`, :func:`find_plan`): when the hypotheses exclude σ = 0, S = N, the
+row is tried at σ > 0 (right side α ‖x0 - x⋆‖² + γ C₀ + κ + ρ σ², the expectation-Gram relaxation
+of :mod:`pyfed.engines.pep.stochastic`) and at S = 1 < N = 2 (the average over subset sequences of
+:mod:`pyfed.engines.pep.participation`), solved and certified on the exact problem
+(:func:`pyfed.engines.pep.wide.decide_pep`): holds (certified or numerical); at S < N, σ = 0 a
+claimed violation is re-verified exactly as above (a quadratic fitted to the primal worst case of
+the subset-sequence tree); at σ > 0 a value above α is a relaxation's, so the row is inconclusive."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import sympy
@@ -64,13 +73,20 @@ def _uses_data(node, st, seen=None) -> bool:
     return False
 
 
-def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, constants=None) -> dict:
+def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, constants=None, S=None,
+             sigma=0) -> dict:
     """Parameters and metric of the statement's PEP row (see the module docstring). ``constants``:
     model constants of the right side set to other values, ``{(definition, key): Fraction}`` (as
     :class:`pyfed.engines.statement.constants.Literal` ``model``; the constant profile varies them).
+    ``S`` (default N) clients per round and ``sigma`` (default 0) the noise of the regime: S < N
+    averages over subset sequences, σ > 0 uses the expectation relaxation
+    (:mod:`pyfed.engines.pep.participation`, :mod:`pyfed.engines.pep.stochastic`); σ > 0 then
+    needs the right side α ‖x0 - x⋆‖² + γ C₀ + κ + ρ σ² (ρ ≥ 0), and by homogeneity the row is the
+    same for every σ > 0.
 
-    Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, gap_coefs {r: Fraction}, grad_coefs,
-    alpha, gamma, kappa, rounds, hypotheses, note). Raises :class:`NoPEP` with the reason."""
+    Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, sigma, gap_coefs {r: Fraction}, grad_coefs,
+    alpha, gamma, kappa, rho (None at σ = 0), rounds, hypotheses, note). Raises :class:`NoPEP` with
+    the reason."""
     from ...problems.quadratic import QuadraticProblem
     from .access import ExactAccess, SymbolicAccess, bind
     from .hypotheses import _admissible, _step_relevant, evaluate_hypotheses, fits, hypothesis_mentions, max_eta_l
@@ -90,16 +106,18 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
     for h in st.hypotheses:
         if h.kind == "compare" and _uses_data(h.node, st):
             raise NoPEP(f"the hypothesis `{h.text}` depends on the instance's data, which the PEP leaves free")
-    beta, mu, eta_g = Fraction(beta), Fraction(mu), Fraction(eta_g)
+    beta, mu, eta_g, sigma = Fraction(beta), Fraction(mu), Fraction(eta_g), Fraction(sigma)
+    S = N if S is None else S
     problem = QuadraticProblem(np.array([[[beta]]] * N, dtype=object), np.array([[Fraction(0)]] * N, dtype=object),
                                name="pep-class", beta=beta)
-    inst = RunInstance(name="pep", problem=problem, sigma=Fraction(0), S=N, K=K, T=T, eta_l=Fraction(1, 1000),
+    inst = RunInstance(name="pep", problem=problem, sigma=sigma, S=S, K=K, T=T, eta_l=Fraction(1, 1000),
                        eta_g=eta_g, x0=np.array([Fraction(0)], dtype=object),
                        c0=np.array([[Fraction(0)]] * N, dtype=object), mu=mu)
+    regime = _regime(N, S, sigma)
     why = fits(st, inst)
     if why:
-        raise NoPEP(f"the PEP instance (σ = 0, S = N = {N}, K = {K}, T = {T}) does not fit: {why}")
-    where = f"σ = 0, S = N = {N}, K = {K}, T = {T}, β = {_fmt_frac(beta)}, μ = {_fmt_frac(mu)}, ηg = {_fmt_frac(eta_g)}"
+        raise NoPEP(f"the PEP instance ({regime}, K = {K}, T = {T}) does not fit: {why}")
+    where = f"{regime}, K = {K}, T = {T}, β = {_fmt_frac(beta)}, μ = {_fmt_frac(mu)}, ηg = {_fmt_frac(eta_g)}"
     eta_l, bounded = max_eta_l(st, inst)
     note = ""
     if eta_l is None and bounded:     # nothing admissible for 2^-80/β <= h <= 64/β (max_eta_l)
@@ -121,7 +139,7 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
         sizes = {st.role_of(r) for r in ("d", "N", "K", "T")} - {None}
         if any(i >= n_struct and hypothesis_mentions(st.hypotheses[i - n_struct], sizes) for i, _ in bad):
             msg += (f" -- a limit of the PEP row's problem size (it is solved at N = {N}, K = {K}, T = {T} only; "
-                    "its SDP grows with N, K and T), not a proof that the hypotheses exclude σ = 0, S = N")
+                    f"its SDP grows with N, K and T), not a proof that the hypotheses exclude {regime}")
         raise NoPEP(msg, tried=True)
     from .access import NotLinear, linear_form
     try:
@@ -131,6 +149,10 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
     if const != 0:
         raise NoPEP(f"the left side has the constant term {const} (the PEP's homogeneity needs none)")
     sa = SymbolicAccess(ExactAccess(inst), pep=True)
+    at = "at σ = 0" if sigma == 0 else "at σ > 0"
+    s2 = sympy.Symbol("sigma", positive=True)
+    if sigma > 0:
+        sa.sigma = s2          # the right side as a polynomial in σ as well
     try:
         val = bind(st, inst, sa)
         val.constants.update(constants or {})
@@ -138,29 +160,79 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
     except (NotLinear, EvaluationError) as exc:
         raise NoPEP(str(exc)) from None
     D, C = sa.D, sa.C
+    rho = None
+    if sigma > 0:
+        rho = rhs.coeff(s2, 2)
+        rhs = sympy.expand(rhs - rho * s2**2)
+        rho = to_exact(rho)
+        if s2 in rhs.free_symbols or not isinstance(rho, Fraction) or rho < 0:
+            raise NoPEP("the right side at σ > 0 is not α ‖x0 - x⋆‖² + γ C₀ + κ + ρ σ² with a rational ρ >= 0")
     try:
         poly = sympy.Poly(rhs, D, C)
     except sympy.PolynomialError:
-        raise NoPEP("the right side at σ = 0 is not a polynomial in ‖x0 - x⋆‖² and C₀") from None
+        raise NoPEP(f"the right side {at} is not a polynomial in ‖x0 - x⋆‖² and C₀") from None
     if poly.total_degree() > 1 or rhs.free_symbols - {D, C}:
-        raise NoPEP("the right side at σ = 0 is not a linear combination of ‖x0 - x⋆‖² and C₀")
+        raise NoPEP(f"the right side {at} is not a linear combination of ‖x0 - x⋆‖² and C₀")
     alpha, gamma = to_exact(rhs.coeff(D)), to_exact(rhs.coeff(C))
     kappa = to_exact(sympy.simplify(rhs - rhs.coeff(D) * D - rhs.coeff(C) * C))
     for name, v in (("‖x0 - x⋆‖²", alpha), ("C₀", gamma), ("the constant", kappa)):
         if not isinstance(v, Fraction):
-            raise NoPEP(f"the coefficient of {name} at σ = 0 is not rational ({v})")
+            raise NoPEP(f"the coefficient of {name} {at} is not rational ({v})")
     if alpha <= 0:
-        raise NoPEP("the right side at σ = 0 has no positive multiple of ‖x0 - x⋆‖²: it is not a nonnegative "
+        raise NoPEP(f"the right side {at} has no positive multiple of ‖x0 - x⋆‖²: it is not a nonnegative "
                     f"combination α ‖x0 - x⋆‖² + γ C₀ with α > 0 (α = {alpha})")
     if gamma < 0 or kappa < 0:
-        raise NoPEP(f"the right side at σ = 0 is α ‖x0 - x⋆‖² + γ C₀ + κ with γ = {gamma}, κ = {kappa}: "
+        raise NoPEP(f"the right side {at} is α ‖x0 - x⋆‖² + γ C₀ + κ with γ = {gamma}, κ = {kappa}: "
                     "a negative coefficient")
     gap = {r: to_exact(c) for (k, r), c in coefs.items() if k == "gap"}
     grad = {r: to_exact(c) for (k, r), c in coefs.items() if k == "gradsq"}
     rounds = max(list(gap) + list(grad) + [0])
-    return {"eta_l": eta_l, "S": N, "N": N, "K": K, "T": T, "beta": beta, "mu": mu, "eta_g": eta_g,
-            "gap_coefs": gap, "grad_coefs": grad, "alpha": alpha, "gamma": gamma, "kappa": kappa,
+    if S < N or sigma > 0:
+        from ...errors import InputError
+        from ..pep.participation import check_tree_size
+        try:
+            check_tree_size(N, S, K, rounds, noisy=sigma > 0)
+        except InputError as exc:
+            raise NoPEP(f"{regime}: {exc.reason}") from None
+    return {"eta_l": eta_l, "S": S, "N": N, "K": K, "T": T, "beta": beta, "mu": mu, "eta_g": eta_g, "sigma": sigma,
+            "gap_coefs": gap, "grad_coefs": grad, "alpha": alpha, "gamma": gamma, "kappa": kappa, "rho": rho,
             "rounds": rounds, "hypotheses": hyps, "note": note, "instance": inst}
+
+
+def _regime(N, S, sigma) -> str:
+    """How a PEP regime reads in messages (the deterministic full-participation one as before)."""
+    part = f"S = N = {N}" if S == N else f"S = {S} < N = {N}"
+    return f"σ = 0, {part}" if sigma == 0 else f"σ > 0, {part}"
+
+
+#: The regimes the statement row tries, in order, when none is asked for: the deterministic full
+#: participation PEP, then σ > 0 (expectation relaxation), then S = 1 of N = 2 (average over subset
+#: sequences), then both. (S, sigma); S None means N.
+REGIMES = ((None, 0), (None, 1), (1, 0), (1, 1))
+
+
+def find_plan(st, **kw) -> dict:
+    """:func:`pep_plan` of the first regime of :data:`REGIMES` whose instance the statement admits.
+    Raises :class:`NoPEP` when none does: the reason, if the same for every regime (the statement's
+    shape), else each regime's reason; ``tried`` if some regime built an instance."""
+    reasons, labels, tried = [], [], False
+    N = kw.get("N", 2)
+    for S, sigma in REGIMES:
+        try:
+            return pep_plan(st, S=S, sigma=sigma, **kw)
+        except NoPEP as exc:
+            label = _regime(N, N if S is None else S, sigma)
+            labels.append(label)
+            reasons.append(str(exc).replace(label, "{regime}"))
+            tried = tried or exc.tried
+    if len(set(reasons)) == 1:       # the same reason in every regime: say it once
+        if "{regime}" not in reasons[0]:
+            raise NoPEP(reasons[0], tried=tried)
+        every = "; ".join(dict.fromkeys(labels))
+        raise NoPEP(reasons[0].replace("{regime}", "every regime tried: " + every, 1).replace("{regime}", "them"),
+                    tried=tried)
+    raise NoPEP("no regime applies: " + " | ".join(r.replace("{regime}", lab) for r, lab in zip(reasons, labels)),
+                tried=tried)
 
 
 def _build(plan, pot_coef):
@@ -216,7 +288,7 @@ def _build(plan, pot_coef):
 
 def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, solver=None,
             solver_tol=DEFAULT_SOLVER_TOL, ratio_tol=DEFAULT_RATIO_TOL, solver_options=None,
-            verify: bool = True, certify: bool = True, constants=None) -> Verdict:
+            verify: bool = True, certify: bool = True, constants=None, S=None, sigma=None) -> Verdict:
     """The statement's PEP row: worst case over the class at σ = 0, S = N (defaults: N = 2,
     K = 2, T = 2, β = 1, μ = 0, ηg = 1, ηl the largest step the hypotheses admit). Returns the
     verdict: Holds certified (evidence "PEP certificate over the class") when an exact rational
@@ -224,9 +296,20 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
     ``certify=False`` skips it), Holds numerical when the SDP says so and no certificate verifies
     (``details["pep_certificate"]["reason"]`` says why); Violated only after exact
     re-verification; Inconclusive otherwise. Raises :class:`NoPEP` when the statement has no PEP
-    row. ``constants``: as :func:`pep_plan`."""
-    plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g, constants=constants)
+    row. ``constants``: as :func:`pep_plan`.
+
+    ``S``, ``sigma``: the regime (as :func:`pep_plan`); when both are None the first of
+    :data:`REGIMES` the hypotheses admit (:func:`find_plan`): a statement that excludes σ = 0 or
+    S = N gets the σ > 0 (relaxation) or S = 1 < N = 2 row (:func:`_wide_row`)."""
+    kw = dict(N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g, constants=constants)
+    if S is None and sigma is None:
+        plan = find_plan(st, **kw)
+    else:
+        plan = pep_plan(st, S=S, sigma=sigma or 0, **kw)
     solver = _check_solver(solver)
+    if plan["S"] < plan["N"] or plan["sigma"] > 0:
+        return _wide_row(st, plan, solver=solver, solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify,
+                         verify=verify)
     alpha, gamma = plan["alpha"], plan["gamma"]
     pot_coef = gamma / alpha
     problem, handles = _build(plan, float(pot_coef))
@@ -273,11 +356,69 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
 
 def exact_pep_of_plan(plan, *, controls: bool = True):
     """The exact PEP (:class:`pyfed.engines.pep.exact_pep.ExactPEP`) of a :func:`pep_plan`: the same
-    method and metric as :func:`_build`, rational coefficients, init = ‖x0 - x⋆‖² + (γ/α) C₀ (the
-    claim to certify is metric ≤ α·init)."""
+    method and metric as :func:`_build`, rational coefficients, init = ‖x0 - x⋆‖² + (γ/α) C₀
+    (+ (ρ/α) σ² at σ > 0; S < N: the average over subset sequences, :mod:`pyfed.engines.pep.participation`;
+    the claim to certify is metric ≤ α·init)."""
     from ..pep.exact_pep import pep_scaffold_exact
+    if plan.get("S", plan["N"]) < plan["N"] or plan.get("sigma", 0) > 0:
+        from ..pep.participation import pep_scaffold_wide_exact
+        rho = plan["rho"] / plan["alpha"] if plan["sigma"] > 0 else None
+        return pep_scaffold_wide_exact(plan["N"], plan["S"], plan["K"], plan["eta_l"], plan["eta_g"], plan["beta"],
+                                       plan["mu"], plan["gap_coefs"], plan["grad_coefs"], plan["gamma"] / plan["alpha"],
+                                       rho, controls=controls)
     return pep_scaffold_exact(plan["N"], plan["K"], plan["eta_l"], plan["eta_g"], plan["beta"], plan["mu"],
                               plan["gap_coefs"], plan["grad_coefs"], plan["gamma"] / plan["alpha"], controls=controls)
+
+
+def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify, verify=True) -> Verdict:
+    """The PEP row at S < N or σ > 0: the exact PEP of :func:`exact_pep_of_plan` solved as it is
+    (:func:`pyfed.engines.pep.wide.decide_pep`). Holds (certified or numerical), Violated only at
+    σ = 0 when a quadratic fitted to the primal worst case reproduces it exactly (``verify``, by the
+    statement's exact engine), otherwise Inconclusive: at σ > 0 a value above α is a relaxation's,
+    not a counterexample."""
+    from ...theory import effective_step
+    from ..pep.wide import decide_pep
+
+    N, S, K, T, sigma = plan["N"], plan["S"], plan["K"], plan["T"], plan["sigma"]
+    pep = exact_pep_of_plan(plan)
+    h = effective_step(K, plan["eta_l"], plan["eta_g"])
+    params = {"N": N, "S": S, "K": K, "T": T, "eta_l": _fmt_frac(plan["eta_l"]), "eta_g": _fmt_frac(plan["eta_g"]),
+              "beta": _fmt_frac(plan["beta"]), "mu": _fmt_frac(plan["mu"]), "sigma": "any > 0" if sigma else "0",
+              "h": _fmt_frac(h)}
+    hb = h * plan["beta"]
+    hdesc = "1/(81 beta)" if hb == Fraction(1, 81) else f"{_fmt_frac(hb)}/beta"
+    regime = _regime(N, S, sigma)
+    rhs = {"alpha": _fmt_frac(plan["alpha"]), "gamma": _fmt_frac(plan["gamma"]), "kappa": _fmt_frac(plan["kappa"])}
+    noise = ""
+    if sigma:
+        rhs["rho"] = _fmt_frac(plan["rho"])
+        noise = " + (ρ/α) σ²"
+    details = {
+        "instance": (f"PEP worst case N={N} S={S} K={K} T={T}{' sigma>0' if sigma else ''} h={hdesc} "
+                     f"mu={_fmt_frac(plan['mu'])}"),
+        "parameters": params,
+        "hypotheses": [{"key": hy.key, "statement": hy.statement, "holds": hy.holds} for hy in plan["hypotheses"]],
+        "metric": f"E[left side] / (‖x0 - x*‖² + (γ/α) C0{noise}) (sup over the class), compared with α",
+        "engine": f"PEP worst case over the class ({regime}"
+                  + (", average over subset sequences" if S < N else "")
+                  + (", expectation relaxation" if sigma else "") + ")",
+        "rhs": rhs,
+    }
+    if plan["note"]:
+        details["note"] = plan["note"]
+    if sigma and plan["rho"] == 0:   # the noise is free in the PEP: its value is +infinity
+        return Inconclusive(statement=st.name, lhs=None, rhs=plan["alpha"], exact=False, details=details,
+                            reason="at σ > 0 the right side has no σ² term, so the relaxation's worst case is "
+                                   "unbounded (noise from x0 = x⋆); a relaxation cannot show that this is a violation")
+    claim = (f"E[LHS] ≤ {_fmt_frac(plan['alpha'])}·(‖x0 - x⋆‖² + (γ/α) C₀{noise}) for every β-smooth μ-convex client "
+             f"set at these parameters ({regime})")
+    def reverify(handles, ratio, common):   # S < N at σ = 0: the fitted quadratic, by the exact engine
+        return _reverify(st, plan, handles, SimpleNamespace(details=details, ratio=ratio), common)
+    v, _ = decide_pep(pep, plan["alpha"], statement=st.name, details=details, relaxation=sigma > 0, solver=solver,
+                      solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify, claim=claim,
+                      reverify=reverify if verify else None)
+    v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
+    return v
 
 
 def _attach_certificate(v, plan, solver):
@@ -297,7 +438,7 @@ def _reverify(st, plan, handles, res, common):
     from .instance import RunInstance
     try:
         qp, _A, _b, x0q, c0q, r = fit_quadratic(handles, plan["beta"], plan["mu"])
-        inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["N"], K=plan["K"],
+        inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["S"], K=plan["K"],
                            T=plan["T"], eta_l=plan["eta_l"], eta_g=plan["eta_g"],
                            x0=np.array(x0q, dtype=object), c0=np.array(c0q, dtype=object), mu=plan["mu"])
         v = decide_exact(st, inst, arithmetic="exact")

@@ -1,0 +1,96 @@
+"""The statement-level PEP row in the wider regimes (pyfed.engines.statement.pep): a statement
+whose hypotheses exclude σ = 0 or S = N gets the σ > 0 (expectation relaxation) or S = 1 < N = 2
+row, certified where it holds; the default regime is unchanged."""
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from pyfed.engines.statement import NoPEP, find_plan, pep_row
+from pyfed.statements import read_text
+
+F = Fraction
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
+HYPS = "Convexity P μ → IsMinimizer P xstar →"
+
+
+def _seed_with(extra: str):
+    text = (EXAMPLES / "seed_convex.lean").read_text().replace(HYPS, f"{HYPS} {extra}")
+    (st,) = read_text(text, "x.lean")
+    return st
+
+
+def test_regimes_follow_the_hypotheses():
+    h = F(1, 81)
+    plan = find_plan(_seed_with(""))
+    assert (plan["S"], plan["sigma"], plan["rho"]) == (2, 0, None)
+    plan = find_plan(_seed_with("0 < P.σ →"))
+    # 12 h σ²/(K S) (1 + S/ηg²) at K = S = 2, ηg = 1: ρ = 12 h · 3/4 = 1/9
+    assert (plan["S"], plan["sigma"], plan["rho"]) == (2, 1, 9 * h) and plan["alpha"] == F(81, 2)
+    plan = find_plan(_seed_with("S < N →"))
+    assert (plan["S"], plan["N"], plan["sigma"]) == (1, 2, 0)
+    assert plan["gamma"] / plan["alpha"] == 9 * 2 * h**2 / 1        # 9 N h²/S
+    plan = find_plan(_seed_with("S < N → 0 < P.σ →"))
+    assert (plan["S"], plan["sigma"]) == (1, 1)
+    from pyfed.engines.statement import applicable_engines
+    applies, why = applicable_engines(_seed_with("S < N → 0 < P.σ →"))["pep"]
+    assert applies and "S = 1 < N = 2" in why and "sigma > 0" in why
+    with pytest.raises(NoPEP, match="every regime tried: σ = 0, S = N = 2; σ > 0, S = N = 2; σ = 0, S = 1 < N = 2; "
+                                    "σ > 0, S = 1 < N = 2.*the hypotheses fail: N < S") as info:
+        find_plan(_seed_with("N < S →"))
+    assert info.value.tried
+    with pytest.raises(NoPEP, match="no regime applies: .*σ = 0, S = N = 2.*S < N; 0 < P.σ; 3 ≤ K.*"
+                                    "σ > 0, S = 1 < N = 2.*hypotheses fail: 3 ≤ K"):
+        find_plan(_seed_with("S < N → 0 < P.σ → 3 ≤ K →"))
+
+
+def test_noisy_statement_gets_a_certified_relaxation_row():
+    from pyfed.statements import read_file
+    (example,) = read_file(EXAMPLES / "convex_partial_noisy.lean")
+    plan = find_plan(example)
+    assert (plan["S"], plan["N"], plan["sigma"]) == (1, 2, 1)
+    v = pep_row(_seed_with("0 < P.σ →"))
+    assert v.status == "holds" and v.evidence.value == "PEP certificate over the class"
+    assert "expectation relaxation" in v.details["engine"] and "relaxation" in v.details
+    assert v.details["rhs"]["rho"] == "1/9" and v.details["pep_certificate"]["verified"]
+
+
+@pytest.mark.slow
+def test_partial_participation_statement_gets_a_certified_row():
+    v = pep_row(_seed_with("S < N →"))
+    assert v.status == "holds" and v.evidence.value == "PEP certificate over the class"
+    assert "average over subset sequences" in v.details["engine"]
+    assert v.details["parameters"]["S"] == 1
+
+
+def test_noise_free_right_side_at_sigma_positive_is_never_violated():
+    """ConvexWithoutNoiseTerm with 0 < σ: false (noise from x0 = x⋆ makes the left side positive
+    while the right side is 0), but the relaxation alone cannot say so: inconclusive."""
+    text = (EXAMPLES / "convex_no_noise.lean").read_text().replace(
+        "(hmin : IsMinimizer P xstar)", "(hmin : IsMinimizer P xstar) (hs : 0 < P.σ)")
+    (st,) = read_text(text, "x.lean")
+    v = pep_row(st)
+    assert v.status == "inconclusive" and "unbounded" in v.reason
+
+
+def _small_constant(extra: str):
+    text = (EXAMPLES / "seed_convex.lean").read_text().replace(HYPS, f"{HYPS} {extra}").replace(
+        "convexRHS P S K T ηl ηg μ c0 xstar := by", "convexRHS P S K T ηl ηg μ c0 xstar / 100 := by")
+    (st,) = read_text(text, "x.lean")
+    return st
+
+
+@pytest.mark.slow
+def test_partial_participation_violation_is_reproduced_exactly():
+    """Right side / 100 at S = 1 < N = 2: the PEP's value is about 1.22 × α; a quadratic fitted
+    to the primal worst case violates the statement in exact arithmetic."""
+    v = pep_row(_small_constant("S < N →"))
+    assert v.status == "violated" and v.exact and v.evidence.value.startswith("exact")
+    assert v.details["reverification"]["reproduced"] and v.lhs > v.rhs
+    assert v.details["pep_ratio"] > 1.2
+
+
+def test_relaxation_value_above_the_claim_is_inconclusive():
+    v = pep_row(_small_constant("0 < P.σ →"))
+    assert v.status == "inconclusive" and "relaxation" in v.reason
