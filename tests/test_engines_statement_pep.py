@@ -94,3 +94,44 @@ def test_partial_participation_violation_is_reproduced_exactly():
 def test_relaxation_value_above_the_claim_is_inconclusive():
     v = pep_row(_small_constant("0 < P.σ →"))
     assert v.status == "inconclusive" and "relaxation" in v.reason
+
+
+#: The seed's right side without the initial control error 9 N h² C₀/S: the controls are free in the
+#: PEP (γ = 0), so its finite optimum is no evidence; the statement is false at the row's parameters.
+NO_C0 = """import Pyfed
+open MeasureTheory
+namespace SCAFFOLD.Mine
+universe u
+noncomputable def noC0RHS {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℝ)
+    (xstar : Space d) : ℝ :=
+  let h := effectiveStep K ηl ηg
+  ‖P.x0 - xstar‖ ^ 2 / (h * weightSum μ h T) +
+    12 * h * P.σ ^ 2 / ((K : ℝ) * (S : ℝ)) * (1 + (S : ℝ) / ηg ^ 2)
+theorem NoControlTerm :
+  ∀ (d N : ℕ) (P : Problem d N) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (ν : Measure Ω) [IsProbabilityMeasure ν]
+    (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d),
+    Convexity P μ → IsMinimizer P xstar → EXTRA 0 < ηl → 1 ≤ ηg →
+    effectiveStep K ηl ηg ≤ 1 / (81 * P.β) →
+    μ * effectiveStep K ηl ηg ≤ (S : ℝ) / (15 * (N : ℝ)) →
+    ∀ A : Run P ν S K T ηl ηg (some c0),
+      weightedGap A xstar μ ≤ noC0RHS P S K T ηl ηg μ xstar := by sorry
+end SCAFFOLD.Mine
+"""
+
+
+@pytest.mark.slow
+def test_free_controls_are_never_a_numerical_hold():
+    from pyfed.engines.statement.engines import recheck_statement
+    from pyfed.verdicts import Evidence
+    (st,) = read_text(NO_C0.replace("EXTRA ", ""), "noc0.lean")
+    v = pep_row(st)
+    # f_1 = x²/2, f_2 = 0, x0 = x⋆ = 0, c⁰ = (1, -1), N = S = K = T = 2, ηl = 1/162, ηg = β = 1:
+    # E weightedGap = 1/22039921152 (computed independently in exact rationals) > 0 = right side
+    assert v.status == "violated" and v.evidence == Evidence.EXACT
+    assert (v.lhs, v.rhs) == (F(1, 22039921152), 0)
+    assert recheck_statement(st, v.witness).status == "violated"
+    (st,) = read_text(NO_C0.replace("EXTRA ", "S < N → "), "noc0.lean")
+    v = pep_row(st)     # S = 1 of N = 2: the same clients and controls, in expectation over the subsets
+    assert v.status == "violated" and v.evidence == Evidence.EXACT and v.rhs == 0 < v.lhs
+    assert recheck_statement(st, v.witness).status == "violated"

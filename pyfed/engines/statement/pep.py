@@ -350,6 +350,7 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
                                           "disabled")
     else:
         v = _reverify(st, plan, handles, res, common)
+    v = _free_controls(st, plan, v)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
     return v
 
@@ -417,8 +418,62 @@ def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify, verify=True) 
     v, _ = decide_pep(pep, plan["alpha"], statement=st.name, details=details, relaxation=sigma > 0, solver=solver,
                       solver_tol=solver_tol, ratio_tol=ratio_tol, certify=certify, claim=claim,
                       reverify=reverify if verify else None)
+    v = _free_controls(st, plan, v)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
     return v
+
+
+def _free_controls(st, plan, v: Verdict) -> Verdict:
+    """A numerical hold is no evidence when the right side does not bound the initial controls.
+
+    With γ = 0 (no C₀ term at σ = 0) the PEP's normalisation ‖x0 - x⋆‖² (+ σ² terms) ≤ 1 leaves
+    every c_i⁰ free. The worst case is then +∞ as soon as the left side depends on the controls at
+    all (it is quadratic in them), but its growth can be far below the solver's tolerance (the
+    controls act through ηl² β terms: 1/22039921152 at ηl = 1/162 with N = K = T = 2), so the SDP
+    may report a finite optimum. An exact certificate still proves the statement (it bounds every
+    leaf); without one the numerical hold is replaced by: Violated if the exact engine finds the
+    controls' effect on the instance x0 = x⋆ = 0 in one dimension, f_1 = β x²/2, f_i = μ x²/2
+    (i > 1), c⁰ = (t, -t, 0, …) (left side quadratic in t, right side α·0 + κ: t is doubled up to
+    2^16 until it exceeds κ), else Inconclusive with the reason. The same instance is tried when the
+    row is inconclusive (a solver may fail on the unbounded problem); a certified row is kept.
+    """
+    if plan["gamma"] != 0 or v.status == "violated" or (v.status == "holds" and v.evidence != Evidence.PEP_NUMERICAL):
+        return v
+    from ...problems.quadratic import QuadraticProblem
+    from .exact import decide_exact
+    from .instance import RunInstance
+
+    N, beta, mu = plan["N"], plan["beta"], plan["mu"]
+    why = ("the right side has no C₀ term (γ = 0), so the initial controls are unbounded in the PEP and its "
+           "finite value is not evidence (the left side grows with the controls, possibly below the solver's "
+           "tolerance); no exact certificate verified")
+    if N < 2:
+        return Inconclusive(statement=v.statement, lhs=v.lhs, rhs=v.rhs, exact=False, details=v.details, reason=why)
+    qp = QuadraticProblem(np.array([[[beta]]] + [[[mu]]] * (N - 1), dtype=object),
+                          np.array([[0]] * N, dtype=object), name="pep-free-controls", beta=beta, mu=mu)
+    t, w = Fraction(1), None
+    while t <= 2 ** 16:
+        c0 = [[Fraction(0)] for _ in range(N)]
+        c0[0], c0[1] = [t], [-t]
+        inst = RunInstance(name="pep-free-controls", problem=qp, sigma=Fraction(plan["sigma"]), S=plan["S"],
+                           K=plan["K"], T=plan["T"], eta_l=plan["eta_l"], eta_g=plan["eta_g"],
+                           x0=np.array([Fraction(0)], dtype=object), c0=np.array(c0, dtype=object), mu=mu,
+                           description=f"x0 = x⋆ = 0, f_1 = β x²/2, f_i = μ x²/2, c⁰ = ({t}, {-t}, 0, …)")
+        try:
+            w = decide_exact(st, inst, arithmetic="exact")
+        except Exception as exc:   # the instance does not fit the statement: no witness from this family
+            v.details["free_controls"] = {"witness": False, "reason": f"{type(exc).__name__}: {exc}"}
+            break
+        if w.status == "violated" or w.status == "inconclusive" or not w.lhs or w.lhs <= 0:
+            break
+        t *= 2
+    if w is not None and isinstance(w, Violated):
+        details = dict(v.details)
+        details["free_controls"] = {"witness": True, "t": str(t)}
+        return Violated(st.name, w.lhs, w.rhs, True, details, evidence=Evidence.EXACT, witness=w.witness)
+    if v.status != "holds":     # an inconclusive row (e.g. the solver failed on the unbounded problem) stays
+        return v
+    return Inconclusive(statement=v.statement, lhs=v.lhs, rhs=v.rhs, exact=False, details=v.details, reason=why)
 
 
 def _attach_certificate(v, plan, solver):
