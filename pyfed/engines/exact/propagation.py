@@ -281,7 +281,8 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
         Ug_row = _hstack(F, bm.Ug, n_g, d)
         Ug_rowT = Ug_row.transpose()
         UT = [u.transpose() for u in bm.U]
-        R_stackT = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()]).transpose()
+        R_stack = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()])
+        R_stackT = R_stack.transpose()
         RcT = [r.transpose() for r in bm.Rc]
         EcT = bm.Ec.transpose() if bm.Ec is not None else None
         Qgc_stack = _hstack(F, bm.Qgc, n_g, d) * p
@@ -294,9 +295,6 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
         invN = F.scalar(Fraction(1, N))
         Em = _fmat(F, d, n_e, {(a, d + a): F.scalar(1) for a in range(d)})  # m-slot of e
         EmT = Em.transpose()
-        Id = _fmat(F, d, d, {(a, a): F.scalar(1) for a in range(d)})
-        V = [Id + u * p for u in bm.U]
-        Ut = [Id * p + u * p2 for u in bm.U]
         zero = F.scalar(0)
         half_one = F.scalar(Fraction(1, 2))
         rowsum = None
@@ -386,20 +384,18 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
             out = [zero] * (nd * nd)
             new_rowsum = [None] * N
             for k in range(N):
-                Vk, Utk, Rk = V[k], Ut[k], bm.Rc[k]
+                Uk = bm.U[k]
                 for l in range(k, N):
                     Pkl = F.mat(d, d, Pdiag[k]) if l == k else _block(F, ce, nd, k, l, d, d)
-                    RT = Rk * Theta[l]
+                    X = Uk * Pkl  # V_k P = P + p X, Ut_k P = p P + p2 X
+                    Skl = Pkl + X * p + (Pkl * p + X * p2) * UT[l]
                     if l == k:
-                        Skl = Vk * Pkl + (Utk * Pkl) * UT[l] + RT + RT.transpose()
                         if use_diag:
                             Skl = Skl + Dcc[k] * diff
                         Skl = Skl + pQc[k]
-                        half = Skl * half_one
-                        se = half.entries()
+                        se = (Skl * half_one).entries()
                         new_rowsum[k] = Skl if new_rowsum[k] is None else new_rowsum[k] + Skl
                     else:
-                        Skl = Vk * Pkl + (Utk * Pkl) * UT[l] + RT + (bm.Rc[l] * Theta[k]).transpose()
                         se = Skl.entries()
                         new_rowsum[k] = Skl if new_rowsum[k] is None else new_rowsum[k] + Skl
                         St = Skl.transpose()
@@ -408,7 +404,14 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
                         base = (k * d + r) * nd + l * d
                         out[base:base + d] = se[r * d:(r + 1) * d]
             Mu = F.mat(nd, nd, out)
-            Pcc = Mu + Mu.transpose()
+            # the rank-n_e terms of all pairs in one product: [R_k Theta_l]_kl = R_stack Theta_stack
+            RTh = R_stack * _hstack(F, Theta, n_e, d)
+            Pcc = Mu + Mu.transpose() + RTh + RTh.transpose()
+            if bm.Ec is not None:  # block row sums: sum_l R_k Theta_l + Theta_k^T R_l^T
+                ThS, RS = Theta[0], RcT[0]
+                for l in range(1, N):
+                    ThS, RS = ThS + Theta[l], RS + RcT[l]
+                new_rowsum = [new_rowsum[k] + bm.Rc[k] * ThS + Theta[k].transpose() * RS for k in range(N)]
             rowsum = new_rowsum
             Pgg, Pgc = Pgg_n, Pgc_n
         g, s_, m_ = _stats(F, Pgg, bm.x_idx, Phi, Gam)
