@@ -495,13 +495,9 @@ def _build_block_model(F, problem, A, b, Sig, *, S, K, eta_l, eta_g, x0, c0, war
             if has_c:
                 Yc = D * Yc + drift_c
             Ye = D * Ye + drift_e
-        # noise of step j: in y_K with D^(K-1-j) (-eta_l); in the sum of the K samples with
-        # I - eta_l A_i sum_{m < K-1-j} D^m = D^(K-1-j) (as eta_l A_i = I - D): K - 1 products
-        # instead of the K (K - 1) of carrying every noise term through every step
-        Dpow = [Id]
+        noiseG = [Id]  # noise of step j: D^(K-1-j) (-eta_l) in y_K, I - eta_l A_i sum_{m<K-1-j} D^m = D^(K-1-j) in the sum
         for _ in range(K - 1):
-            Dpow.append(D * Dpow[-1])
-        noiseG = [Dpow[K - 1 - j] for j in range(K)]
+            noiseG.insert(0, D * noiseG[0])
         noiseY = [m * (-el) for m in noiseG]
         # outputs: x rows (eta_g/S)(y_K - x); c rows w = c^+ - c_i; s rows w/N
         Ux = Yc * gS if has_c else None
@@ -558,13 +554,10 @@ def _build_block_model(F, problem, A, b, Sig, *, S, K, eta_l, eta_g, x0, c0, war
     if explicit_s:
         g0 += [sum((c0[j, a] for j in range(N)), zero) * invN for a in range(d)]
     g0 += [one]
-    # outer products as (column) x (row) matrix products: each entry the one product g0[r] cv[c]
     g0col = F.mat(n_g, 1, g0)
-    Pgg = g0col * g0col.transpose()
-    Pgc = Pcc = None
+    Pgg, Pgc, Pcc = g0col * g0col.transpose(), None, None
     if has_c:
-        cv = [c0[j, a] for j in range(N) for a in range(d)]
-        cvrow = F.mat(1, N * d, cv)
+        cvrow = F.mat(1, N * d, [c0[j, a] for j in range(N) for a in range(d)])
         Pgc = g0col * cvrow
         Pcc = cvrow.transpose() * cvrow
         if warm_start:  # c_i^0 = mean of K samples at x0: covariance Sigma_i / K, independent

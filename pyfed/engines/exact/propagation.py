@@ -11,6 +11,10 @@ E||grad f(x^r)||^2 are read off each P. :func:`_propagate_blocks` carries P in t
 :data:`INTEGER_MAX_STATE`); :func:`_propagate_integer` runs the dense round in exact rationals
 as integer matrices over a common denominator (small exact states); :func:`_propagate` is the
 dense O((N d)^3) reference (``engine="dense"`` of :func:`_sampled_round_moments`, for the tests).
+
+Why one module: the three propagations carry the same round (the formula of
+:mod:`pyfed.engines.exact.model`) and are checked against each other exactly; the entry point that
+chooses between them, and the public moment functions on top of it, belong with them.
 The public functions compute the moments of the seed-000 ``Run`` model, seed-002 SCAFFOLD
 (options I/II) and FedAvg; Local SGD is in :mod:`.local_sgd`.
 """
