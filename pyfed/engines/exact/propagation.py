@@ -285,8 +285,7 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
         Ug_row = _hstack(F, bm.Ug, n_g, d)
         Ug_rowT = Ug_row.transpose()
         UT = [u.transpose() for u in bm.U]
-        R_stack = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()])
-        R_stackT = R_stack.transpose()
+        R_stackT = F.mat(nd, n_e, [v for r in bm.Rc for v in r.entries()]).transpose()
         RcT = [r.transpose() for r in bm.Rc]
         EcT = bm.Ec.transpose() if bm.Ec is not None else None
         Qgc_stack = _hstack(F, bm.Qgc, n_g, d) * p
@@ -382,24 +381,26 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
             if use_diag:
                 Pgc_n = Pgc_n + _hstack(F, Dgc, n_g, d) * diff
             # c-c: pairwise, P'_kl = V_k P_kl + (Ut_k P_kl) U_l^T + R_k Theta_l + (R_l Theta_k)^T with
-            # V_k = I + p U_k, Ut_k = p I + p2 U_k; only k <= l is formed (upper triangle, diagonal
+            # V_k = I + p U_k, Ut_k = p I + p2 U_k (both from X = U_k P_kl); only k <= l is formed (upper triangle, diagonal
             # halved), P'_cc = M + M^T; block row sums carried for the next round's E[c m^T]
             Theta = [Omega[l] + (Gm * RcT[l]) * half_p2 for l in range(N)]
             out = [zero] * (nd * nd)
             new_rowsum = [None] * N
             for k in range(N):
-                Uk = bm.U[k]
+                Uk, Rk = bm.U[k], bm.Rc[k]
                 for l in range(k, N):
                     Pkl = F.mat(d, d, Pdiag[k]) if l == k else _block(F, ce, nd, k, l, d, d)
                     X = Uk * Pkl  # V_k P = P + p X, Ut_k P = p P + p2 X
-                    Skl = Pkl + X * p + (Pkl * p + X * p2) * UT[l]
+                    RT = Rk * Theta[l]
                     if l == k:
+                        Skl = Pkl + X * p + (Pkl * p + X * p2) * UT[l] + RT + RT.transpose()
                         if use_diag:
                             Skl = Skl + Dcc[k] * diff
                         Skl = Skl + pQc[k]
                         se = (Skl * half_one).entries()
                         new_rowsum[k] = Skl if new_rowsum[k] is None else new_rowsum[k] + Skl
                     else:
+                        Skl = Pkl + X * p + (Pkl * p + X * p2) * UT[l] + RT + (bm.Rc[l] * Theta[k]).transpose()
                         se = Skl.entries()
                         new_rowsum[k] = Skl if new_rowsum[k] is None else new_rowsum[k] + Skl
                         St = Skl.transpose()
@@ -408,14 +409,7 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
                         base = (k * d + r) * nd + l * d
                         out[base:base + d] = se[r * d:(r + 1) * d]
             Mu = F.mat(nd, nd, out)
-            # the rank-n_e terms of all pairs in one product: [R_k Theta_l]_kl = R_stack Theta_stack
-            RTh = R_stack * _hstack(F, Theta, n_e, d)
-            Pcc = Mu + Mu.transpose() + RTh + RTh.transpose()
-            if bm.Ec is not None:  # block row sums: sum_l R_k Theta_l + Theta_k^T R_l^T
-                ThS, RS = Theta[0], RcT[0]
-                for l in range(1, N):
-                    ThS, RS = ThS + Theta[l], RS + RcT[l]
-                new_rowsum = [new_rowsum[k] + bm.Rc[k] * ThS + Theta[k].transpose() * RS for k in range(N)]
+            Pcc = Mu + Mu.transpose()
             rowsum = new_rowsum
             Pgg, Pgc = Pgg_n, Pgc_n
         g, s_, m_ = _stats(F, Pgg, bm.x_idx, Phi, Gam)
