@@ -381,8 +381,9 @@ def _propagate_blocks(F, bm, *, N, S, T, Phi, Gam, check=None):
             if use_diag:
                 Pgc_n = Pgc_n + _hstack(F, Dgc, n_g, d) * diff
             # c-c: pairwise, P'_kl = V_k P_kl + (Ut_k P_kl) U_l^T + R_k Theta_l + (R_l Theta_k)^T with
-            # V_k = I + p U_k, Ut_k = p I + p2 U_k (both from X = U_k P_kl); only k <= l is formed (upper triangle, diagonal
-            # halved), P'_cc = M + M^T; block row sums carried for the next round's E[c m^T]
+            # V_k = I + p U_k, Ut_k = p I + p2 U_k (both from X = U_k P_kl); only k <= l is formed
+            # (upper triangle, diagonal halved), P'_cc = M + M^T; block row sums carried for the
+            # next round's E[c m^T]
             Theta = [Omega[l] + (Gm * RcT[l]) * half_p2 for l in range(N)]
             out = [zero] * (nd * nd)
             new_rowsum = [None] * N
