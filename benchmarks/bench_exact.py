@@ -52,9 +52,12 @@ def params(P, K, S):
     return dict(S=S, K=K, eta_l=h / K, eta_g=1)
 
 
-def timed(fn):
-    t = time.perf_counter()
+def timed(fn, cpu=None):
+    """(fn(), wall seconds); with a list ``cpu``, the process CPU seconds are appended to it."""
+    t, c = time.perf_counter(), time.process_time()
     out = fn()
+    if cpu is not None:
+        cpu.append(time.process_time() - c)
     return out, time.perf_counter() - t
 
 
@@ -104,15 +107,16 @@ def main(argv=None):
           f"{'min s':>8} {'median s':>9} {'target s':>9}")
     for name, N, d, T, target in targets:
         P = instance(N, d)
-        times, v = [], None
+        times, cpus, v = [], [], None
         for _ in range(args.repeat):
-            v, t = timed(lambda: decide_convex(P, SIGMA, T=T, **params(P, 5, 3)))
+            v, t = timed(lambda: decide_convex(P, SIGMA, T=T, **params(P, 5, 3)), cpus)
             times.append(t)
         prec = v.details.get("precision", {})
         print(f"{N:>4} {d:>4} {T:>5} {v.status:>9} {prec.get('bits', 'exact')!s:>6} "
               f"{prec.get('loss_rate_bits_per_round', '-')!s:>11} {str(prec.get('attempts', '-')):>12} "
               f"{min(times):>8.2f} {statistics.median(times):>9.2f} {target:>9.1f}")
-        lines.append(target_line(name, min(times), target) + f" (load {os.getloadavg()[0]:.1f})")
+        lines.append(target_line(name, min(times), target)
+                     + f" (CPU {min(cpus):.3g} s, load {os.getloadavg()[0]:.1f})")
     if args.no_growth:
         for line in lines:
             print(line)
