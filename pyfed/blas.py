@@ -12,6 +12,10 @@ of the call, and restores the previous limit afterwards.
 ``PYFED_BLAS_THREADS`` (environment) changes the limit: a positive integer, or ``default`` for
 no limit (the BLAS library's own setting). The limit is process-wide while it is in force:
 another thread of the same process calling BLAS meanwhile gets it too.
+
+The BLAS libraries of the process are listed once (a threadpoolctl ``ThreadpoolController``,
+whose construction reads ``/proc/self/maps``: 3-10 ms, more than most kernels it guards) and
+listed again only when a module was imported since (a new extension module can bring a new BLAS).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sys
 
 from .errors import InputError
 
@@ -60,10 +65,22 @@ def small_matrix_threads(d: int):
     if limit is None or int(d) > SMALL_DIMENSION:
         yield
         return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=limit, user_api="blas"):
+    with _controller().limit(limits=limit, user_api="blas"):
         yield
+
+
+_CONTROLLER = [None, -1]   # the ThreadpoolController and len(sys.modules) when it was built
+
+
+def _controller():
+    """The process's threadpoolctl ``ThreadpoolController``, rebuilt when ``sys.modules`` changed
+    size since it was built (libraries are loaded by imports)."""
+    n = len(sys.modules)
+    if _CONTROLLER[0] is None or _CONTROLLER[1] != n:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER[:] = [ThreadpoolController(), len(sys.modules)]
+    return _CONTROLLER[0]
 
 
 def small_matrix_kernel(func):

@@ -26,6 +26,7 @@ that mode certifies); keeping them together keeps every caller on the same rules
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import numbers
 import re
@@ -68,6 +69,18 @@ def _is_sympy(value) -> bool:
     return mod is not None and isinstance(value, mod.Basic)
 
 
+@functools.lru_cache(maxsize=4096)
+def _sympy_fraction(value) -> Fraction | None:
+    """:func:`to_fraction` of a sympy expression that is not a Rational literal (nsimplify, whose
+    PSLQ search costs milliseconds; the searches meet the same expressions many times, so the
+    answers are kept: sympy expressions are immutable and hash by structure)."""
+    sympy = _sympy()
+    simplified = sympy.nsimplify(value, rational=False) if value.is_number else value
+    if getattr(simplified, "is_Rational", False):
+        return Fraction(int(simplified.p), int(simplified.q))
+    return None
+
+
 def to_fraction(value) -> Fraction | None:
     """Return ``value`` as a Fraction if it is an exact rational, else ``None``.
 
@@ -86,13 +99,9 @@ def to_fraction(value) -> Fraction | None:
         except (ValueError, ZeroDivisionError):
             return None
     if _is_sympy(value):
-        sympy = _sympy()
         if value.is_Rational:
             return Fraction(int(value.p), int(value.q))
-        simplified = sympy.nsimplify(value, rational=False) if value.is_number else value
-        if getattr(simplified, "is_Rational", False):
-            return Fraction(int(simplified.p), int(simplified.q))
-        return None
+        return _sympy_fraction(value)
     mod = type(value).__module__
     if mod.startswith("flint"):
         name = type(value).__name__

@@ -72,3 +72,16 @@ def test_simulation_results_do_not_depend_on_the_limit(monkeypatch):
     one = scaffold(problem, oracle, **kw).x
     monkeypatch.setenv("PYFED_BLAS_THREADS", "default")
     assert np.array_equal(scaffold(problem, oracle, **kw).x, one)
+
+
+def test_the_library_list_is_reused_until_a_module_is_imported(monkeypatch):
+    import sys
+    import types
+
+    from pyfed.blas import _controller
+
+    first = _controller()
+    assert _controller() is first           # no import in between: /proc/self/maps is not read again
+    monkeypatch.setitem(sys.modules, "pyfed_test_dummy_module", types.ModuleType("pyfed_test_dummy_module"))
+    second = _controller()
+    assert second is not first and _controller() is second

@@ -1,5 +1,5 @@
-"""The block-structured exact-moment engine against the dense reference engine (identical
-exact rationals), and the precision model of the certified-ball verdicts."""
+"""The block-structured and the integer-matrix exact-moment engines against the dense reference
+engine (identical exact rationals), and the precision model of the certified-ball verdicts."""
 
 from fractions import Fraction
 
@@ -34,21 +34,34 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_block_engine_equals_dense_engine_exactly(case):
-    """Every E[f(x^r)] - f*, E||grad f(x^r)||^2 and E[x^r] of the block-structured engine is the
-    same exact rational as the dense engine's (options I/II, Run model with warm start and with
+    """Every E[f(x^r)] - f*, E||grad f(x^r)||^2 and E[x^r] of the block-structured engine and of
+    the integer-matrix engine (common denominators) is the same exact rational as the dense engine's (options I/II, Run model with warm start and with
     given c0, FedAvg, S = N, N = 1)."""
     name, N, d, seed, variant, warm, c0, S, K, T, sigma, eta_l, eta_g, x0 = case
     P = _prob(N, d, seed)
     kw = dict(S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, x0=x0, c0=c0, noise_cov=None, variant=variant,
               warm_start=warm)
     dense = _sampled_round_moments(P, sigma, engine="dense", **kw)
-    blocks = _sampled_round_moments(P, sigma, **kw)
-    assert dense.exact and blocks.exact
-    assert blocks.gaps == dense.gaps
-    assert blocks.grad_sq == dense.grad_sq
-    assert blocks.mean_x == dense.mean_x
-    assert all(isinstance(g, Fraction) for g in blocks.gaps)
-    assert len(set(blocks.gaps)) > 1  # the moments do move
+    assert dense.exact and len(set(dense.gaps)) > 1  # the moments do move
+    for engine in ("blocks", "integer", "auto"):
+        other = _sampled_round_moments(P, sigma, engine=engine, **kw)
+        assert other.exact
+        assert other.gaps == dense.gaps
+        assert other.grad_sq == dense.grad_sq
+        assert other.mean_x == dense.mean_x
+        assert all(isinstance(g, Fraction) for g in other.gaps)
+
+
+def test_integer_engine_over_a_long_horizon_equals_the_block_engine():
+    """Thirty rounds (denominators of hundreds of digits, the common content divided out every
+    round): the integer-matrix engine gives the block engine's exact rationals."""
+    P = _prob(2, 1, 3)
+    kw = dict(S=1, K=3, T=30, eta_l=Fraction(1, 7), eta_g=1, x0=[Fraction(3, 2)], c0=None, noise_cov=None,
+              variant="run", warm_start=True)
+    a = _sampled_round_moments(P, Fraction(1, 3), engine="integer", **kw)
+    b = _sampled_round_moments(P, Fraction(1, 3), engine="blocks", **kw)
+    assert a.gaps == b.gaps and a.grad_sq == b.grad_sq and a.mean_x == b.mean_x
+    assert len(str(a.gaps[-1].denominator)) > 100
 
 
 def test_block_engine_balls_enclose_the_exact_values():

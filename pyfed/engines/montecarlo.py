@@ -73,11 +73,13 @@ class Estimate:
             raise InputError("samples", "non-finite values: the run diverged (check step sizes)")
         if not (0 < confidence < 1):
             raise InputError("confidence", f"must be in (0, 1), got {confidence}")
-        from scipy import stats  # imported here: scipy.stats costs ~0.5 s at start-up
+        # Student's t quantile: scipy.special.stdtrit is what scipy.stats.t.ppf evaluates (same
+        # floats), without importing scipy.stats (about 1 s of CPU at start-up)
+        from scipy.special import stdtrit
 
         mean = float(s.mean())
         se = float(s.std(ddof=1) / np.sqrt(s.size))
-        t = float(stats.t.ppf(0.5 + confidence / 2, df=s.size - 1))
+        t = float(stdtrit(s.size - 1, 0.5 + confidence / 2))
         return cls(mean, se, int(s.size), confidence, mean - t * se, mean + t * se, s)
 
     def to_json(self) -> dict:

@@ -30,6 +30,8 @@ __all__ = ["QuadraticProblem", "is_psd_exact", "random_quadratic"]
 def _fmpq(v):
     import flint
 
+    if type(v) is Fraction or type(v) is int:   # the common case: no Fraction(v) copy
+        return flint.fmpq(v.numerator, v.denominator)
     if isinstance(v, (float, np.floating)):
         p, q = float(v).as_integer_ratio()  # the float's exact (dyadic) value
         return flint.fmpq(p, q)

@@ -158,6 +158,8 @@ def _kind(x) -> str:
     """The arithmetic a value belongs to: ``"symbolic"`` (sympy with free symbols), ``"ball"``
     (arb), ``"float"`` (mpf/float), ``"irrational"`` (an exact sympy number that is not
     rational) or ``"rational"`` (int, Fraction, sympy Rational, fmpq)."""
+    if type(x) in _PLAIN_RATIONAL:   # the common case, without the tests below
+        return "rational"
     from flint import arb
     if isinstance(x, arb):
         return "ball"
@@ -175,6 +177,8 @@ def _kind(x) -> str:
 
 
 _RANK = {"rational": 0, "irrational": 1, "float": 2, "ball": 3, "symbolic": 4}
+#: Exact types :func:`_kind` calls "rational" at once (subclasses such as bool take the long way).
+_PLAIN_RATIONAL = frozenset({int, Fraction})
 
 
 def _to_kind(x, kind):
@@ -196,6 +200,8 @@ def unify(*xs):
     mpmath float < certified ball; sympy expressions with symbols stay symbolic): Fractions never
     meet mpf or arb values directly (Python raises TypeError there, and sympy would silently turn a
     ball into an uncertified Float)."""
+    if all(type(x) in _PLAIN_RATIONAL for x in xs):   # ints and Fractions: unchanged
+        return list(xs)
     kinds = [_kind(x) for x in xs]
     top = max(kinds, key=_RANK.__getitem__)
     if top == "rational":       # int, Fraction, sympy Rational, flint fmpq/fmpz: ints stay ints

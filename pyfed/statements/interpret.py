@@ -180,6 +180,10 @@ def _memo_key(v):
         return ("id", id(v))
 
 
+#: (interpreter class, node kind) -> its unbound ``_k_<kind>`` method (the lookup of every eval).
+_K_METHODS: dict = {}
+
+
 class Interpreter:
     """Evaluates the elaborated terms of one statement; ``file_decls`` are the file's own defs
     (they shadow the model's). Definition bodies are elaborated once and cached."""
@@ -205,10 +209,13 @@ class Interpreter:
 
     def eval(self, node: Node, env: dict):
         k = node.kind
-        meth = getattr(self, f"_k_{k}", None)
+        meth = _K_METHODS.get((type(self), k))
         if meth is None:
-            self.fail(node, f"cannot evaluate `{k}`")
-        out = meth(node, env)
+            meth = getattr(type(self), f"_k_{k}", None)
+            if meth is None:
+                self.fail(node, f"cannot evaluate `{k}`")
+            _K_METHODS[(type(self), k)] = meth
+        out = meth(self, node, env)
         if getattr(node, "coerce", False) and isinstance(out, int) and not isinstance(out, bool):
             return Fraction(out)
         return out

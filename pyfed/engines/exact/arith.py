@@ -26,6 +26,21 @@ from ...exact import _q, fraction_of, precision, to_arb  # noqa: F401 (precision
 __all__ = ["ExactField", "BallField", "to_arb", "fraction_of", "precision"]
 
 
+_FROM_COPRIME = getattr(Fraction, "_from_coprime_ints", None)   # Python >= 3.12
+
+
+def _coprime_fraction(p: int, q: int) -> Fraction:
+    """The Fraction p/q of coprime p, q with q > 0 (python-flint keeps every fmpq so), without the
+    gcd Fraction(p, q) computes: CPython's gcd of two 10^4-bit integers takes milliseconds, and the
+    exact moments of a long run are such numbers."""
+    if _FROM_COPRIME is not None:
+        return _FROM_COPRIME(p, q)
+    try:
+        return Fraction(p, q, _normalize=False)   # Python 3.11
+    except TypeError:  # pragma: no cover - neither private constructor
+        return Fraction(p, q)
+
+
 class ExactField:
     """Exact rational arithmetic (python-flint fmpq / fmpq_mat)."""
 
@@ -47,7 +62,7 @@ class ExactField:
 
     def public(self, v) -> Fraction:
         """An fmpq as a Python Fraction (the type pyfed reports)."""
-        return Fraction(int(v.p), int(v.q))
+        return _coprime_fraction(int(v.p), int(v.q))
 
     @contextlib.contextmanager
     def active(self):

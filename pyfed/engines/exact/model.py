@@ -488,16 +488,17 @@ def _build_block_model(F, problem, A, b, Sig, *, S, K, eta_l, eta_g, x0, c0, war
         drift_e = bcol * el - (Sm * el if has_c else Zde)
         Yc, Ye = (Zdd if has_c else None), Sx
         Gc, Ge = Zdd, Zde
-        noiseY, noiseG = [], []
         for _ in range(K):
             if variant == "run":
                 Gc = Gc + Ai * Yc
                 Ge = Ge + Ai * Ye - bcol
-                noiseG = [ng + Ai * ny for ng, ny in zip(noiseG, noiseY)] + [Id]
             if has_c:
                 Yc = D * Yc + drift_c
             Ye = D * Ye + drift_e
-            noiseY = [D * ny for ny in noiseY] + [Id * (-el)]
+        noiseG = [Id]  # noise of step j: D^(K-1-j) (-eta_l) in y_K, I - eta_l A_i sum_{m<K-1-j} D^m = D^(K-1-j) in the sum
+        for _ in range(K - 1):
+            noiseG.insert(0, D * noiseG[0])
+        noiseY = [m * (-el) for m in noiseG]
         # outputs: x rows (eta_g/S)(y_K - x); c rows w = c^+ - c_i; s rows w/N
         Ux = Yc * gS if has_c else None
         Rx = (Ye - Sx) * gS
@@ -553,12 +554,12 @@ def _build_block_model(F, problem, A, b, Sig, *, S, K, eta_l, eta_g, x0, c0, war
     if explicit_s:
         g0 += [sum((c0[j, a] for j in range(N)), zero) * invN for a in range(d)]
     g0 += [one]
-    Pgg = _fmat(F, n_g, n_g, lambda r, c: g0[r] * g0[c])
-    Pgc = Pcc = None
+    g0col = F.mat(n_g, 1, g0)
+    Pgg, Pgc, Pcc = g0col * g0col.transpose(), None, None
     if has_c:
-        cv = [c0[j, a] for j in range(N) for a in range(d)]
-        Pgc = _fmat(F, n_g, N * d, lambda r, c: g0[r] * cv[c])
-        Pcc = _fmat(F, N * d, N * d, lambda r, c: cv[r] * cv[c])
+        cvrow = F.mat(1, N * d, [c0[j, a] for j in range(N) for a in range(d)])
+        Pgc = g0col * cvrow
+        Pcc = cvrow.transpose() * cvrow
         if warm_start:  # c_i^0 = mean of K samples at x0: covariance Sigma_i / K, independent
             ent = Pcc.entries()
             nd = N * d
