@@ -33,6 +33,11 @@ to ≤ 1 (:func:`pyfed.engines.pep.direct.solve_direct`): a value ≤ tolerance 
 Terms outside that reach (``‖u‖`` other than as a whole side compared with another norm, products
 of two quadratic terms, division by one, ``∃``, ``min``/``max``, sequences, ...) raise
 :class:`NoLemmaPEP` with the reason (:func:`lemma_pep_applies`).
+
+Why one module: reading the statement for the PEP (which names are points, functions, scalars;
+which hypotheses describe the class), choosing the scalars, evaluating the terms as forms and
+deciding each case are one pipeline over the same plan, and every step's refusal is the one
+reason :class:`NoLemmaPEP` reports; no other module calls the intermediate steps.
 """
 
 from __future__ import annotations
