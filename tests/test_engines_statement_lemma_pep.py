@@ -182,3 +182,16 @@ def test_run_statement_has_no_run_free_row():
     from pyfed.statements import our_statements
     st = next(iter(our_statements().values()))
     assert "PEP (run-free)" not in [e.name for e in engines_for(st)[0]]
+
+
+@pytest.mark.slow
+def test_check_statement_reports_the_row_and_the_reason():
+    from pyfed.check import check_statement
+    rep = check_statement(_user(COCOERCIVE), quick=True, profile=False, budget=1)
+    (row,) = [v for v in rep.verdicts if v.details.get("engine") == "PEP over the function class (run-free)"]
+    assert row.label == "holds" and rep.pep_note == ""
+    out = _user(f"""theorem ProductOut {{d : ℕ}} {CLASS} (x y : Space d) :
+    ⟪gradient f x - gradient f y, x - y⟫_ℝ ≤ ‖gradient f x - gradient f y‖ * ‖x - y‖ := by sorry
+""")
+    rep = check_statement(out, quick=True, profile=False, budget=1)
+    assert rep.pep_note.startswith("no PEP row: ") and "product of two non-constant terms" in rep.pep_note

@@ -750,7 +750,7 @@ def lemma_pep_row(st, *, quick: bool = False, certify: bool = True):
             row["slack"] = _fmt(c.slack)
         if res["reason"]:
             row["reason"] = res["reason"]
-        if res["sup"] is not None and res["outcome"] != "certified":
+        if res["sup"] is not None and res["outcome"] not in ("certified", "unbounded"):
             row["sup"] = res["sup"]
         rows.append(row)
     details = {"engine": "PEP over the function class (run-free)", "cases": rows,
