@@ -113,15 +113,18 @@ def test_false_variants_never_hold():
     # 2β → β in cocoercivity; the nonexpansive step allowed up to 3/β; GradientGrowth with factor 1
     false = _user(COCOERCIVE.replace("2 * β *", "β *").replace("Cocoercive", "CocoerciveFalse"))
     v = lemma_pep_row(false, quick=True)
-    assert v.status == "inconclusive" and "no exact witness" in v.reason
+    _assert_witness(false, v)
     (case,) = lemma_pep_cases(false, quick=True)
     assert decide_case(case)["certificate"] is None
+    v = lemma_pep_row(false, quick=True, witness=False)
+    assert v.status == "inconclusive" and "no exact witness (not built)" in v.reason
     long = _user(f"""theorem StepTooLong {{d : ℕ}} {CLASS}
     (η : ℝ) (hη0 : 0 ≤ η) (hη : η ≤ 3 / β) (x y : Space d) :
     ‖x - y - η • (gradient f x - gradient f y)‖ ≤ ‖x - y‖ := by sorry
 """)
     v = lemma_pep_row(long, quick=True)
-    assert v.status == "inconclusive"
+    _assert_witness(long, v)
+    assert v.witness["instance"]["η"] == "3"
     outcome = {c["parameters"]: c["outcome"] for c in v.details["cases"]}
     # η = 3 > 2/β fails (a quadratic with curvature 1: |1 - 3| = 2 > 1), η = 3/2 ≤ 2/β holds
     assert outcome == {"β=1, η=3": "positive", "β=1, η=3/2": "certified"}
@@ -130,7 +133,17 @@ def test_false_variants_never_hold():
     bad = read_text(text.replace("2 * P.β * (objective", "P.β * (objective"), "gg.lean", theorem="GradientGrowth")[0]
     assert gg.rhs.text != bad.rhs.text
     v = lemma_pep_row(bad, quick=True)
+    # no witness for a Problem's clients: inconclusive, never holds
     assert v.status == "inconclusive" and v.details["cases"][0]["outcome"] == "positive"
+    assert "not for a Problem's clients" in v.reason
+
+
+def _assert_witness(st, v):
+    """A violated row's witness re-decides exactly through the run-free search's re-check."""
+    from pyfed.engines.statement.engines import recheck_statement
+    assert v.status == "violated" and v.certified
+    rec = recheck_statement(st, v.witness)
+    assert rec.status == "violated"
 
 
 def test_numerical_path_without_certificate():
@@ -174,8 +187,12 @@ def test_shifted_function_is_unbounded_not_holds():
 """)
     (case,) = lemma_pep_cases(st, quick=True)
     assert isinstance(case, LemmaPEPCase)
-    v = lemma_pep_row(st, quick=True, certify=False)
+    v = lemma_pep_row(st, quick=True, certify=False, witness=False)
     assert v.status == "inconclusive" and "without bound" in v.reason
+    # the witness: every point 0, f = x²/2 − 1 (β = 1): f x = -1 < 0
+    v = lemma_pep_row(st, quick=True)
+    _assert_witness(st, v)
+    assert v.witness["instance"]["f"]["c"] == "-1" and v.witness["instance"]["x"] == {"vec": ["0"]}
 
 
 def test_run_statement_has_no_run_free_row():

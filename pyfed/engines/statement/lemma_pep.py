@@ -27,8 +27,11 @@ Math. Program. 161, 2017, Thm 4). It holds *certified* when
 accepts; the feasible set is a cone (every form is homogeneous, the constant term is the
 certificate's slack), so without a certificate the SDP is solved with the Gram trace normalised
 to ≤ 1 (:func:`pyfed.engines.pep.direct.solve_direct`): a value ≤ tolerance gives
-``holds (numerical)``, a positive one means the claim fails by homogeneity, reported inconclusive
-(no exact witness is built here: the adversarial search builds those).
+``holds (numerical)``, a positive one means the claim fails by homogeneity. A failing case is
+reported violated only with an exact witness (:func:`exact_witness`: the worst case's Gram matrix
+factorised, each function replaced by a fitted rational quadratic of its class, or every point 0
+and shifted quadratics when a constant term or a function shift decides), decided by the run-free
+search's own exact decision; without one the row is inconclusive.
 
 Terms outside that reach (``‖u‖`` other than as a whole side compared with another norm, products
 of two quadratic terms, division by one, ``∃``, ``min``/``max``, sequences, ...) raise
@@ -51,7 +54,7 @@ from ...statements.lemma import resolved
 from ..pep.exact_pep import ExactPEP, Form, Vec, fvalue, inner, sq
 
 __all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_applies", "lemma_pep_row",
-           "decide_case"]
+           "decide_case", "exact_witness"]
 
 _IGNORED = {"HasGradientAt", "Differentiable", "DifferentiableAt", "DifferentiableOn"}
 #: numerical tolerance on the trace-normalised supremum (a larger value is a positive worst case)
@@ -533,6 +536,10 @@ class LemmaPEPCase:
     values: dict
     pep: ExactPEP
     squared: bool = False
+    #: what the witness builder needs: parameter name -> Vec (points) / _Function (functions)
+    leaves: dict = field(default_factory=dict)
+    minimisers: dict = field(default_factory=dict)
+    solution: object = None
 
     def label(self) -> str:
         return ", ".join(f"{k}={_fmt(v) if isinstance(v, Fraction) else v}" for k, v in self.values.items()) or "-"
@@ -675,7 +682,12 @@ def _build_case(st, pl, env0, idx, counts) -> LemmaPEPCase:
     pep.metric = _as_form(lhs) - _as_form(rhs)
     pep.init = Form()
     values = {**{k: v for k, v in env0.items()}, **idx}
-    return LemmaPEPCase(values, pep, squared)
+    leaves = {n: env[n] for n in pl.points + pl.functions}
+    mins = {owner: point for owner, point in pl.minimisers if owner in pl.functions}
+    case = LemmaPEPCase(values, pep, squared, leaves, mins)
+    case.dims = list(pl.dims)
+    case.problems = bool(pl.problems)
+    return case
 
 
 # ------------------------------------------------------------------------------------- deciding
@@ -708,6 +720,7 @@ def decide_case(case: LemmaPEPCase, *, certify: bool = True) -> dict:
     work.leaves, work.fvalues, work.functions = pep.leaves, pep.fvalues, pep.functions
     work.metric, work.init = homog, trace
     sol = solve_direct(work)
+    case.solution = sol
     if sol.status not in ("optimal", "optimal_inaccurate") or sol.worst is None:
         return {"outcome": "solver", "certificate": None, "sup": None,
                 "reason": f"SDP status {sol.status!r}; no certificate: {why}"}
@@ -715,9 +728,143 @@ def decide_case(case: LemmaPEPCase, *, certify: bool = True) -> dict:
     if sup > _SUP_TOL or const > 0:
         return {"outcome": "positive", "certificate": None, "sup": sup if sup > _SUP_TOL else float(const),
                 "reason": f"the PEP finds LHS − RHS up to {sup:.3g} with the Gram trace ≤ 1 "
-                          f"(constant term {_fmt(const)}), so it grows without bound by homogeneity; no exact witness"}
+                          f"(constant term {_fmt(const)}), so it grows without bound by homogeneity"}
     return {"outcome": "numerical", "certificate": None, "sup": sup,
             "reason": f"SDP sup of LHS − RHS = {sup:.3g} ≤ {_SUP_TOL:g} with the Gram trace ≤ 1; no exact certificate: {why}"}
+
+
+def exact_witness(st, case: LemmaPEPCase):
+    """A counterexample built from a positive worst case of ``case`` (after :func:`decide_case`
+    solved it), decided exactly by the run-free search's own decision
+    (:func:`pyfed.engines.statement.lemma_search.decide_lemma_instance`): the solver's Gram
+    matrix factorised (points in ℝ^r), each function replaced by the quadratic ½ xᵀAx − bᵀx with
+    A fitted to its points and gradients inside μI ⪯ A ⪯ LI (a least-squares SDP), A, b and the
+    points rounded to dyadic rationals (b = A x⋆ exactly at a minimiser). Nothing of the fit is
+    trusted: the instance is a witness only when every hypothesis holds and the conclusion fails
+    exactly. Returns ``(record, "")`` with the violated
+    :class:`~pyfed.engines.statement.lemma_search.LemmaRecord`, or ``(None, reason)``."""
+    import numpy as np
+
+    from ..pep.scaffold import _dyadic
+    from .lemma_search import decide_lemma_instance
+
+    if getattr(case, "problems", False):
+        return None, "witnesses are built for functions Space d → ℝ only, not for a Problem's clients"
+    pep = case.pep
+    if pep.metric.const > 0 or any(_weight(pep, f) for f in pep.functions):
+        return _zero_witness(st, case)
+    sol = case.solution
+    if sol is None or not sol.grams:
+        return None, "no solved worst case"
+    G = 0.5 * (sol.grams[0] + sol.grams[0].T)
+    lam, U = np.linalg.eigh(G)
+    keep = lam > 1e-7 * max(float(lam.max()), 1e-300)
+    if not keep.any():
+        return None, "the worst case's Gram matrix is zero"
+    V = U[:, keep] * np.sqrt(lam[keep])          # leaf a -> V[a] in R^r
+    r = V.shape[1]
+
+    def coords(v: Vec):
+        out = np.zeros(r)
+        for a, c in v.coef.items():
+            out += float(c) * V[a]
+        return out
+
+    env = {d: r for d in getattr(case, "dims", [])}
+    env.update({k: v for k, v in case.values.items() if isinstance(v, Fraction)})
+    points = {n: v for n, v in case.leaves.items() if isinstance(v, Vec)}
+    for n, v in points.items():
+        env[n] = _vec([_dyadic(t) for t in coords(v)])
+    for n, f in case.leaves.items():
+        if isinstance(f, Vec):
+            continue
+        A = _fit(np.array([coords(x) for _, x, _, _ in f.points]).T,
+                 np.array([coords(g) for _, _, g, _ in f.points]).T, float(f.mu), float(f.L), r)
+        Aq = [[_dyadic(A[i, j]) for j in range(r)] for i in range(r)]
+        for i in range(r):
+            for j in range(i):
+                Aq[i][j] = Aq[j][i]
+        xs = case.minimisers.get(n)
+        if xs is not None:
+            x = env[xs]
+            b = [sum((Aq[i][j] * x[j] for j in range(r)), Fraction(0)) for i in range(r)]
+        else:
+            pts = [coords(x) for _, x, _, _ in f.points]
+            grads = [coords(g) for _, _, g, _ in f.points]
+            b = [_dyadic(t) for t in np.mean([A @ p - g for p, g in zip(pts, grads)], axis=0)] if pts else [Fraction(0)] * r
+        env[n] = _quadratic(Aq, b, n)
+    rec = decide_lemma_instance(st, env, description=f"PEP worst case at {case.label()} (quadratic fit, dimension {r})")
+    if rec.status != "violated":
+        why = rec.reason or (f"hypotheses {', '.join(rec.failing)} fail after rounding" if rec.failing else rec.status)
+        return None, f"the quadratic fitted to the worst case is not a counterexample ({why})"
+    return rec, ""
+
+
+def _weight(pep, f) -> Fraction:
+    """Total weight of function ``f``'s values in the metric (nonzero: a constant shift of f moves
+    the metric without bound)."""
+    return sum((pep.metric.fval.get(j, 0) for _, _, _, j in f.points), Fraction(0))
+
+
+def _zero_witness(st, case):
+    """Every point 0 in dimension 1, every function L/2·x² + c_f (gradient 0 at every point, so
+    LHS − RHS = its constant term + Σ_f w_f c_f, w_f the total weight of f's values): c_f chosen
+    so that this is ≥ 1 (a positive constant term, or one function's shift)."""
+    from .lemma_search import decide_lemma_instance
+
+    pep = case.pep
+    const = pep.metric.const
+    shift = {}
+    if const <= 0:
+        f = next(f for f in pep.functions if _weight(pep, f))
+        w = _weight(pep, f)
+        shift[f.index] = (abs(const) + 1) / w
+    env = {d: 1 for d in getattr(case, "dims", [])}
+    env.update({k: v for k, v in case.values.items() if isinstance(v, Fraction)})
+    for n, v in case.leaves.items():
+        if isinstance(v, Vec):
+            env[n] = _vec([Fraction(0)])
+    for n, f in case.leaves.items():
+        if not isinstance(f, Vec):
+            env[n] = _quadratic([[f.L]], [Fraction(0)], n, shift.get(f.index, Fraction(0)))
+    rec = decide_lemma_instance(st, env, description=f"PEP at {case.label()}: every point 0, quadratics "
+                                                     "L/2·x² shifted by constants (dimension 1)")
+    if rec.status != "violated":
+        why = rec.reason or (f"hypotheses {', '.join(rec.failing)} fail" if rec.failing else rec.status)
+        return None, f"the shifted quadratics are not a counterexample ({why})"
+    return rec, ""
+
+
+def _vec(xs):
+    from ...checkers import families as fam
+    return fam.vec(xs)
+
+
+def _quadratic(A, b, name, c=Fraction(0)):
+    from ...checkers import families as fam
+    return fam.quadratic(A, b, c, name=name)
+
+
+def _fit(X, Gr, mu, L, r):
+    """Least-squares symmetric A (r × r) with (μ + δ)I ⪯ A ⪯ (L − δ)I and b such that A x_k − b ≈ g_k
+    (columns of X and Gr); returns A (floats) clipped to the interval."""
+    import cvxpy as cp
+    import numpy as np
+
+    delta = 1e-6 * L
+    lo, hi = mu + delta, L - delta
+    A = cp.Variable((r, r), symmetric=True)
+    b = cp.Variable(r)
+    m = X.shape[1]
+    resid = A @ X - Gr - cp.reshape(b, (r, 1), order="F") @ np.ones((1, m))
+    cons = [A - lo * np.eye(r) >> 0, hi * np.eye(r) - A >> 0]
+    try:
+        cp.Problem(cp.Minimize(cp.sum_squares(resid)), cons).solve(solver="CLARABEL")
+        Av = 0.5 * (A.value + A.value.T)
+    except Exception:  # solver failure: fall back to the middle of the class
+        Av = (lo + hi) / 2 * np.eye(r)
+    w, Q = np.linalg.eigh(Av)
+    return (Q * np.clip(w, lo, hi)) @ Q.T
 
 
 def lemma_pep_applies(st) -> str | None:
@@ -730,11 +877,27 @@ def lemma_pep_applies(st) -> str | None:
     return None
 
 
-def lemma_pep_row(st, *, quick: bool = False, certify: bool = True):
+def _violated(st, rec, details, row):
+    from ...verdicts import Evidence, Violated
+    from .lemma_search import LEMMA_WITNESS_SCHEMA, _num, _s
+
+    details = dict(details, instance=f"PEP worst case at {row['parameters']} (exact quadratic witness)",
+                   description=rec.description)
+    if rec.lhs is not None and rec.rhs is not None:
+        details.update(lhs_exact=_s(rec.lhs), rhs_exact=_s(rec.rhs))
+    witness = {"schema": LEMMA_WITNESS_SCHEMA, "instance": rec.instance, "statement": st.name, "source": st.source,
+               "index": 0, "origin": "PEP worst case"}
+    return Violated(st.name, None if rec.lhs is None else _num(rec.lhs), None if rec.rhs is None else _num(rec.rhs),
+                    True, details, evidence=Evidence.EXACT, witness=witness)
+
+
+def lemma_pep_row(st, *, quick: bool = False, certify: bool = True, witness: bool = True):
     """The statement's run-free PEP verdict (module docstring): Holds certified (evidence "PEP
     certificate over the class") when every case has a verified certificate; Holds numerical
-    when every case holds and some only numerically; Inconclusive when a case has a positive
-    worst case (no exact witness is built here), an unbounded one or a solver failure. Raises
+    when every case holds and some only numerically; Violated when a case has a positive
+    worst case and :func:`exact_witness` turns it into an exact counterexample (``witness=False``
+    skips that); Inconclusive for a positive worst case without one, an unbounded one or a
+    solver failure. Raises
     :class:`NoLemmaPEP` when the statement has no PEP row. ``details["cases"]`` lists each case."""
     from ...verdicts import Evidence, Holds, Inconclusive
 
@@ -757,6 +920,18 @@ def lemma_pep_row(st, *, quick: bool = False, certify: bool = True):
                "claim": "LHS − RHS ≤ 0 for every function of the class"
                         + (" (sides are norms: compared through their squares)" if cases[0].squared else ""),
                "instance": "PEP over the class at " + "; ".join(r["parameters"] for r in rows)}
+    for case, r in zip(cases, rows):
+        if r["outcome"] not in ("positive", "unbounded"):
+            continue
+        if not witness:
+            r["reason"] += "; no exact witness (not built)"
+            continue
+        rec, why = exact_witness(st, case)
+        if rec is None:
+            r["reason"] += f"; no exact witness: {why}"
+            continue
+        r["witness"] = rec.description
+        return _violated(st, rec, details, r)
     bad = [r for r in rows if r["outcome"] not in ("certified", "numerical")]
     if bad:
         r = bad[0]
