@@ -540,6 +540,8 @@ class LemmaPEPCase:
     leaves: dict = field(default_factory=dict)
     minimisers: dict = field(default_factory=dict)
     solution: object = None
+    dims: list = field(default_factory=list)
+    problems: bool = False
 
     def label(self) -> str:
         return ", ".join(f"{k}={_fmt(v) if isinstance(v, Fraction) else v}" for k, v in self.values.items()) or "-"
@@ -612,6 +614,15 @@ def _diff(a: Form, b: Form) -> bool:
 def lemma_pep_cases(st, *, quick: bool = False) -> list:
     """The :class:`LemmaPEPCase` of every parameter choice (module docstring). Raises
     :class:`NoLemmaPEP` with the reason when the statement has no PEP row."""
+    try:
+        return _cases(st, quick)
+    except NoLemmaPEP:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ZeroDivisionError) as exc:
+        raise NoLemmaPEP(f"the statement could not be read for the PEP ({type(exc).__name__}: {exc})") from None
+
+
+def _cases(st, quick):
     pl = lemma_pep_plan(st)
     choices = _scalar_choices(pl, quick)
     if not choices:
@@ -684,10 +695,7 @@ def _build_case(st, pl, env0, idx, counts) -> LemmaPEPCase:
     values = {**{k: v for k, v in env0.items()}, **idx}
     leaves = {n: env[n] for n in pl.points + pl.functions}
     mins = {owner: point for owner, point in pl.minimisers if owner in pl.functions}
-    case = LemmaPEPCase(values, pep, squared, leaves, mins)
-    case.dims = list(pl.dims)
-    case.problems = bool(pl.problems)
-    return case
+    return LemmaPEPCase(values, pep, squared, leaves, mins, dims=list(pl.dims), problems=bool(pl.problems))
 
 
 # ------------------------------------------------------------------------------------- deciding
@@ -748,7 +756,7 @@ def exact_witness(st, case: LemmaPEPCase):
     from ..pep.scaffold import _dyadic
     from .lemma_search import decide_lemma_instance
 
-    if getattr(case, "problems", False):
+    if case.problems:
         return None, "witnesses are built for functions Space d → ℝ only, not for a Problem's clients"
     pep = case.pep
     if pep.metric.const > 0 or any(_weight(pep, f) for f in pep.functions):
@@ -770,7 +778,7 @@ def exact_witness(st, case: LemmaPEPCase):
             out += float(c) * V[a]
         return out
 
-    env = {d: r for d in getattr(case, "dims", [])}
+    env = {d: r for d in case.dims}
     env.update({k: v for k, v in case.values.items() if isinstance(v, Fraction)})
     points = {n: v for n, v in case.leaves.items() if isinstance(v, Vec)}
     for n, v in points.items():
@@ -819,7 +827,7 @@ def _zero_witness(st, case):
         f = next(f for f in pep.functions if _weight(pep, f))
         w = _weight(pep, f)
         shift[f.index] = (abs(const) + 1) / w
-    env = {d: 1 for d in getattr(case, "dims", [])}
+    env = {d: 1 for d in case.dims}
     env.update({k: v for k, v in case.values.items() if isinstance(v, Fraction)})
     for n, v in case.leaves.items():
         if isinstance(v, Vec):
