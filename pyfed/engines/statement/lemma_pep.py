@@ -531,12 +531,14 @@ class LemmaPEPCase:
     """One choice of the statement's parameters and its exact PEP: ``pep.metric`` is LHS − RHS
     (after squaring both sides when they are norms), ``pep.init`` the zero form, so the claim is
     metric ≤ 0·init. ``values``: the scalars, client counts and indices chosen; ``squared``: the
-    sides were norms compared through their squares."""
+    sides were norms compared through their squares; ``leaves``: each point's vector and each
+    function of the statement; ``minimisers``: function -> its minimiser's name; ``dims``: the
+    dimension names; ``problems``: a Problem's clients are among the functions; ``solution``: the
+    trace-normalised SDP's answer once :func:`decide_case` solved it."""
 
     values: dict
     pep: ExactPEP
     squared: bool = False
-    #: what the witness builder needs: parameter name -> Vec (points) / _Function (functions)
     leaves: dict = field(default_factory=dict)
     minimisers: dict = field(default_factory=dict)
     solution: object = None
