@@ -169,6 +169,8 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         v.details = dict(v.details or {})
         v.details["source"] = st.source
     rec = ctx.record
+    if getattr(st, "family", "") == "function-class lemma" and "PEP (run-free)" in skip:
+        rec.setdefault("pep_note", f"no PEP row: {skip['PEP (run-free)']}")
     res = rec.get("search")
     rep = StatementReport(st, verdicts, rec.get("pep_note", ""), rec.get("profile"), res,
                           engines=applicable_engines(st), vacuous=None, skipped=rec.get("skipped", []),

@@ -20,7 +20,7 @@ from .fedavg_engines import FedAvgBuiltin, applicable_fedavg_engines, fedavg_sha
 from .pep import NoPEP, find_plan
 
 __all__ = ["Context", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances", "ShapeSearch",
-           "AdversarialSearch", "PEPRow", "ConstantProfile", "LemmaSearch", "FedAvgSearch", "SEARCHERS", "search_statement", "RECHECKERS",
+           "AdversarialSearch", "PEPRow", "ConstantProfile", "LemmaSearch", "LemmaPEPRow", "FedAvgSearch", "SEARCHERS", "search_statement", "RECHECKERS",
            "recheck_statement", "profile_applies"]
 
 
@@ -183,6 +183,33 @@ class LemmaSearch(ShapeSearch):
         return len(res.records)
 
 
+class LemmaPEPRow:
+    """Run-free statements over a function class (smooth convex functions, a Problem's clients):
+    the claim decided as a PEP with an exact certificate at rational parameter values
+    (:func:`pyfed.engines.statement.lemma_pep.lemma_pep_row`)."""
+
+    name = "PEP (run-free)"
+
+    def applies(self, st):
+        shape = getattr(st, "shape", "scaffold_run")
+        if shape != "lemma":
+            return f"the statement is a {getattr(st, 'family', shape)}"
+        from .lemma_pep import lemma_pep_applies
+        return lemma_pep_applies(st)
+
+    def decide(self, st, ctx):
+        from .lemma_pep import NoLemmaPEP, lemma_pep_row
+
+        ctx.tell(f"{st.name}: PEP over the class")
+        try:
+            v = lemma_pep_row(st, quick=ctx.quick)
+        except NoLemmaPEP as exc:
+            ctx.record["pep_note"] = f"no PEP row: {exc}"
+            return []
+        ctx.record["tried"] = ctx.record.get("tried", 0) + len(v.details.get("cases", []))
+        return [v]
+
+
 class FedAvgSearch(ShapeSearch):
     """Structured edge cases and random instances of :mod:`.fedavg_families` of a FedAvg run
     statement (:func:`pyfed.engines.statement.fedavg_search.search`)."""
@@ -194,8 +221,8 @@ class FedAvgSearch(ShapeSearch):
 
 
 #: Every engine, in the order ``pyfed check`` runs them (each says whether it applies).
-ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch(), FedAvgBuiltin(),
-           FedAvgSearch()]
+ENGINES = [BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile(), LemmaSearch(), LemmaPEPRow(),
+           FedAvgBuiltin(), FedAvgSearch()]
 
 
 def engines_for(st) -> tuple:
@@ -218,7 +245,12 @@ def applicable_engines(st) -> dict:
         return applicable_fedavg_engines(st)
     if _run_shape(st) is not None:
         why = _run_shape(st)
-        return {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}
+        out = {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}
+        if getattr(st, "shape", "") == "lemma":
+            why_pep = LemmaPEPRow().applies(st)
+            out["pep"] = (why_pep is None, why_pep or "the class's PEP at rational parameter values, with an exact "
+                                                     "certificate")
+        return out
     out = {"exact": (True, "rational quadratic clients with Gaussian-law noise, every statistic exactly"),
            "search": (True, "instances drawn inside the statement's hypotheses, decided exactly")}
     try:
