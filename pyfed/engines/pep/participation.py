@@ -144,7 +144,7 @@ def pep_scaffold_wide_exact(N: int, S: int, K: int, eta_l, eta_g, beta, mu, gap_
             sub = tag if len(subsets) == 1 else f"{tag}.{b}"
             run = shared if controls else paths(x, c, B, stage, sub)
             if S < N:
-                x_new = x + (eta_g * Fraction(1, S)) * _sum_vecs([run[i][0] - x for i in B])
+                x_new = x + (eta_g * Fraction(1, S)) * sum((run[i][0] - x for i in B), Vec())
             else:       # as pep_scaffold_exact writes it (the same point either way)
                 x_new = x + eta_g * (mean_vec([run[i][0] for i in B]) - x)
             c_new = [run[i][1] if (controls and i in B) else c[i] for i in range(N)]
@@ -154,10 +154,3 @@ def pep_scaffold_wide_exact(N: int, S: int, K: int, eta_l, eta_g, beta, mu, gap_
     pep.metric = metric[0]
     ledger.attach()
     return pep
-
-
-def _sum_vecs(vs) -> Vec:
-    total = Vec()
-    for v in vs:
-        total = total + v
-    return total
