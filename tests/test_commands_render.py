@@ -288,3 +288,15 @@ def test_verdict_table_prints_a_dash_for_a_ratio_without_digits():
     rows = [line for line in con.export_text().splitlines() if "± " in line]
     cells = [[c.strip() for c in line.split("│")] for line in rows]
     assert [(c[3], c[5]) for c in cells] == [("0 ± 41", "-"), ("0.5 ± 0.24", "0.5")]
+
+
+def test_a_search_with_an_undecidable_conclusion_does_not_say_no_hypothesis_was_met():
+    def table(details):
+        console = Console(file=io.StringIO(), width=200)
+        render_verdicts(console, [Inconclusive("T5", details=details, reason="nothing decided")], "t")
+        return console.file.getvalue()
+
+    base = {"instance": "adversarial search (0 exactly decided instances)", "decided": 0, "candidates": 108}
+    assert "met on 72 of 108" in table(dict(base, in_hypotheses=72))
+    out = table(dict(base, in_hypotheses=0))
+    assert "none met" in out and "met on" not in out

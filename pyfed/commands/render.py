@@ -93,8 +93,11 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             bad = [h["statement"] for h in hyps if not h["holds"]]
             if bad:
                 hyp = escape("FAIL: " + ", ".join(bad))
-            else:   # a search that drew no instance met nothing
-                hyp = "none met" if not hyps and d.get("decided") == 0 else "all met"
+            elif not hyps and d.get("decided") == 0:    # a search that decided no instance
+                met = d.get("in_hypotheses")            # candidates inside the hypotheses (conclusion undecided)
+                hyp = f"met on {met} of {d.get('candidates')}" if met else "none met"
+            else:
+                hyp = "all met"
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
             lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est

@@ -50,7 +50,7 @@ class NotFinite(Exception):
     enumeration. ``node`` is the quantifier."""
 
     def __init__(self, node, why=""):
-        super().__init__(why or f"`{node.text[:60]}` quantifies over an infinite type")
+        super().__init__(why or f"`{node.text}` quantifies over an infinite type")
         self.node = node
 
 
