@@ -154,17 +154,20 @@ def suite_cost(replicates: int, budget, quick: bool, skip_statements: bool):
 def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile: bool):
     """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check PATH.lean``
     on the statements read: each statement's Monte Carlo instances with ``replicates``
-    replicates, its search (``budget`` random draws) and constant profile
+    replicates (only the statements the built-in instances apply to: none for a run-free
+    statement), its search (``budget`` random draws) and constant profile
     (:func:`pyfed.engines.statement.profile_size` candidates)."""
     from .. import resources
     from ..engines.statement import profile_size
-    from ..engines.statement.engines import profile_applies
+    from ..engines.statement.engines import engines_for, profile_applies
+
+    with_runs = sum(any(e.name == "built-in instances" for e in engines_for(st)[0]) for st in statements)
 
     def estimate(**kw):
         b = kw["--budget"]
         cands = sum(b + (profile_size(st, b) if not no_profile and profile_applies(st) else 0)
                     for st in statements)
-        return resources.statement_file(cands, kw["--replicates"], len(statements), quick)
+        return resources.statement_file(cands, kw["--replicates"], with_runs, quick)
 
     values = {"--replicates": replicates, "--budget": budget}
     defaults = {"--replicates": 64 if quick else 256, "--budget": 8 if quick else 24}
