@@ -126,6 +126,10 @@ def run(args) -> int:
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
         print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
+        # every verdict of the report, the search rows included: the JSON summary's counts, and
+        # counted as a file report counts them (a search without a counterexample is inconclusive)
+        print_line(console, f"all verdicts (theorem instances and statement searches, as in the JSON summary): "
+                            f"{summary_counts(list(verdicts) + [v for _, v in statements])}")
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                         "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) or found else 0
