@@ -130,6 +130,38 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
             "pyfed_version": __version__, "generated_by": "pyfed check"}
 
 
+def is_reverified_pep_violation(verdict) -> bool:
+    """Whether ``verdict`` is a PEP row whose numerical violation was re-verified exactly: the
+    worst case's quadratic clients fitted in rationals and the statement decided on them by the
+    exact-moment engine (``details.reverification.reproduced``), with the instance as witness."""
+    d = verdict.details or {}
+    return (verdict.status == "violated" and bool((d.get("reverification") or {}).get("reproduced"))
+            and bool((verdict.witness or {}).get("instance")))
+
+
+def pep_counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
+    """The :func:`counterexample_record` of a re-verified PEP violation
+    (:func:`is_reverified_pep_violation`): the fitted quadratic instance, both sides exact
+    (``verdict.lhs`` / ``verdict.rhs``, rationals from the exact-moment engine), ``index``
+    ``"pep"`` (the instance comes from the PEP's worst case, not from a search candidate, so
+    ``candidate(statement, seed, index)`` does not rebuild it: the record's instance does, and
+    ``pyfed check --replay`` re-decides it from the record alone)."""
+    from .exact import rational_str
+    d = dict(verdict.details or {})
+    lhs, rhs = verdict.lhs, verdict.rhs
+    d.update(lhs_exact=rational_str(lhs), rhs_exact=rational_str(rhs), margin_exact=rational_str(rhs - lhs),
+             description=(f"the worst case of the row `{d.get('instance', 'PEP worst case')}`: quadratic clients "
+                          f"fitted in rationals to the SDP's solution (dimension "
+                          f"{(d.get('reverification') or {}).get('dimension')}), σ = 0, every client sampled; "
+                          "decided exactly by the exact-moment engine"))
+    view = type(verdict)(verdict.statement, lhs, rhs, True, d, evidence=verdict.evidence,
+                         witness=dict(verdict.witness or {}, index="pep"))
+    rec = counterexample_record(st, view, seed=seed, budget=budget)
+    rec["engine"] = "PEP worst case over the class, re-verified exactly on a fitted quadratic instance"
+    rec["generated_by"] = "pyfed check (PEP row)"
+    return rec
+
+
 def _lemma_defs(inst: dict) -> tuple:
     """``(defs, described)`` of a run-free witness: a ``def`` per natural number, rational and
     vector (as a list of rationals) of the instance; the names of the other values (functions,

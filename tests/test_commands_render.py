@@ -300,3 +300,13 @@ def test_a_search_with_an_undecidable_conclusion_does_not_say_no_hypothesis_was_
     assert "met on 72 of 108" in table(dict(base, in_hypotheses=72))
     out = table(dict(base, in_hypotheses=0))
     assert "none met" in out and "met on" not in out
+
+
+def test_a_pep_violation_reverified_exactly_is_not_called_numerical():
+    from pyfed.commands.render import evidence
+    d = {"instance": "PEP worst case", "solver_tol": 1e-6, "reverification": {"reproduced": True, "dimension": 8}}
+    v = Violated("S", Fraction(3), Fraction(2), True, d, witness={"instance": {}})
+    assert evidence(v) == "PEP worst case, re-verified in exact rationals"
+    # not reproduced: still the numerical SDP
+    d2 = dict(d, reverification={"reproduced": False})
+    assert evidence(Inconclusive("S", details=d2)) == "PEP SDP, numerical (tol 1e-06)"

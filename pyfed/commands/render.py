@@ -33,6 +33,9 @@ def evidence(v) -> str:
         return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
     if getattr(v, "evidence", None) is Evidence.PEP_CERTIFICATE:
         return "PEP certificate over the class, exact"
+    rv = d.get("reverification") or {}
+    if v.status == "violated" and rv.get("reproduced"):     # the SDP's violation, decided again exactly
+        return "PEP worst case, re-verified in exact rationals"
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):
