@@ -127,7 +127,14 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
             "seed": seed, "budget": budget, "index": w.get("index"), "relax": list(d.get("relax") or []),
             "description": d.get("description", ""),
             "replay": "pyfed check --replay THIS.json",
-            "pyfed_version": __version__, "generated_by": "pyfed check"}
+            "pyfed_version": __version__, "generated_by": "pyfed check",
+            **({"clients": _family_formula(w.get("instance"))} if st.shape == "fedavg_run" else {})}
+
+
+def _family_formula(inst) -> str:
+    """The client functions of a FedAvg witness (:func:`~pyfed.engines.statement.fedavg_families.family_formula`)."""
+    from .engines.statement.fedavg_families import family_formula
+    return family_formula(inst or {})
 
 
 def is_reverified_pep_violation(verdict) -> bool:
@@ -293,6 +300,9 @@ def counterexample_lean(st, verdict, record: dict, *, relax=()) -> str | None:
             return None
         if record.get("generated_by"):
             lean["generated_by"] = record["generated_by"]
+        # named as a SCAFFOLD record's file is (render_statement_counterexample)
+        lean["id"] = f"{record['statement']}_s{record['seed']}_c{record.get('index', 0)}"
+        lean["namespace"] = f"PyfedCounterexample.{sanitize(lean['id'])}"
         return render_counterexample(lean)
     return render_statement_counterexample(record)
 

@@ -100,3 +100,21 @@ def test_a_reverified_pep_violation_gets_a_counterexample_file_that_replays(tmp_
     assert "rhs < lhs" in open(paths[1], encoding="utf-8").read()
     code, out, _ = run_cli(["check", "--replay", paths[0]])
     assert code == 1 and "verdict: violated" in out and "equal the recorded ones exactly" in out
+
+
+@pytest.mark.slow
+def test_a_fedavg_counterexample_names_its_clients_and_sits_in_the_scaffold_files_namespace(tmp_path):
+    from pyfed.check import check_statement
+    from pyfed.statements import read_file
+    (st,) = read_file(BIGSTEP.parent / "fedavg_nozeta.lean")        # the ζ term dropped: false
+    rep = check_statement(st, quick=True, seed=0, budget=None, profile=False, out=str(tmp_path))
+    jpath = next(p for p in rep.exports if p.endswith(".json"))
+    lpath = next(p for p in rep.exports if p.endswith(".lean"))
+    rec = json.loads(open(jpath, encoding="utf-8").read())
+    fam = rec["instance"].get("family", "quadratic")
+    assert rec["clients"].startswith(f"{fam} family: Fᵢ(x) = ")
+    text = open(lpath, encoding="utf-8").read()
+    ident = f"{rec['statement']}_s{rec['seed']}_c{rec['index']}"
+    assert f"namespace PyfedCounterexample.{ident}\n" in text
+    assert f"Clients: {rec['clients']}" in " ".join(text.split())
+    assert "which hypotheses hold" not in text or "-- hypothesis:" in text
