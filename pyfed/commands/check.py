@@ -31,7 +31,8 @@ def register(subparsers) -> None:
     p.add_argument("--replicates", type=int, default=None,
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
     p.add_argument("--quick", action="store_true",
-                   help="a smoke run: 64 replicates, T = 8 on the built-in instances and a small search budget "
+                   help="a smoke run: 64 replicates (32 per round start in the conditional FedAvg lemmas), T = 8 "
+                        "on the built-in instances and a small search budget "
                         "(2 random draws per statement of the default report, 8 per statement of a file)")
     p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH (checked before the run); "
                                                   "it holds no clock readings unless --timing is given")
