@@ -15,13 +15,14 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from .engines.pep.certificate import Certificate, find_certificate, verify_certificate
+from .engines.pep.certificate import Certificate, find_certificate, form_json, verify_certificate
 from .engines.pep.exact_pep import (pep_gradient_growth_exact, pep_nonexpansive_exact,
                                     pep_perturbed_strong_convexity_exact, pep_scaffold_exact)
 from .lean.certificates import GENERATED, render_certificate
 from .lean.templating import sanitize
 
-__all__ = ["CERTIFIED", "certificate_record", "certificate_from_json", "write_certificates"]
+__all__ = ["CERTIFIED", "certificate_record", "certificate_from_json", "write_certificates",
+           "verify_certificate_file", "verify_certificate_files"]
 
 F = Fraction
 
@@ -68,3 +69,42 @@ def write_certificates(lean_dir, names=None) -> list:
         pl.write_text(render_certificate(rec), encoding="utf-8")
         paths += [pj, pl]
     return paths
+
+
+def verify_certificate_file(path) -> tuple:
+    """Re-verify one ``Certificate_<Name>.json`` exactly, whoever wrote it (``pyfed lean
+    --certificates``, on any machine: the numbers of a floating-point oracle may differ, any
+    verified certificate proves the same claim). Returns ``(ok, reason)``: the record's
+    ``lean_name`` must be one of :data:`CERTIFIED`, its problem (metric, init, the interpolation
+    inequalities' names and forms) the one pyfed rebuilds for that lemma, its ``tau`` the claim's,
+    and :func:`~pyfed.engines.pep.certificate.verify_certificate` must accept its multipliers and
+    Q in exact rational arithmetic. Never raises for a bad file: the reason says what is wrong."""
+    try:
+        rec = json.loads(Path(path).read_text(encoding="utf-8"))
+        name = str(rec["lean_name"]).rpartition(".")[2]
+        if name not in CERTIFIED:
+            return False, f"unknown lemma {rec['lean_name']!r}; certified: {', '.join(CERTIFIED)}"
+        build, tau = CERTIFIED[name]
+        pep = build()
+        if F(rec["tau"]) != tau:
+            return False, f"tau {rec['tau']} is not the claim's {tau}"
+        if rec.get("metric") != form_json(pep.metric) or rec.get("init") != form_json(pep.init):
+            return False, "its metric or init is not the lemma's PEP"
+        cons = rec.get("constraints") or []
+        if [c.get("name") for c in cons] != [n for n, _ in pep.constraints] or \
+                [c.get("form") for c in cons] != [form_json(f) for _, f in pep.constraints]:
+            return False, "its interpolation inequalities are not the lemma's PEP"
+        cert = certificate_from_json(rec)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+        return False, f"unreadable certificate ({type(exc).__name__}: {exc})"
+    check = verify_certificate(pep, cert)
+    return bool(check.ok), ("verified exactly" if check.ok else str(getattr(check, "reason", check)))
+
+
+def verify_certificate_files(directory) -> list:
+    """``[(path, ok, reason)]`` for every ``Certificate_*.json`` of ``directory`` (the files
+    themselves, or a Lean directory's ``PyfedTest/Generated``), sorted by name; empty when there
+    are none (:func:`verify_certificate_file`)."""
+    d = Path(directory)
+    files = sorted(d.glob("Certificate_*.json")) or sorted((d / GENERATED).glob("Certificate_*.json"))
+    return [(p, *verify_certificate_file(p)) for p in files]

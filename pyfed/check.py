@@ -187,4 +187,12 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         prepare_output_dir("--out", out)
         rec = counterexample_record(st, res.verdict, seed=seed, budget=ctx.budget)
         rep.exports.extend(write_statement_counterexample(rec, out, statement=st, verdict=res.verdict))
+    if out is not None:     # a PEP violation re-verified exactly has an instance too: its own files
+        from .export import is_reverified_pep_violation, pep_counterexample_record, write_statement_counterexample
+        for v in verdicts:
+            if is_reverified_pep_violation(v) and getattr(st, "shape", "scaffold_run") == "scaffold_run":
+                from .errors import prepare_output_dir
+                prepare_output_dir("--out", out)
+                rec = pep_counterexample_record(st, v, seed=seed, budget=ctx.budget)
+                rep.exports.extend(write_statement_counterexample(rec, out))
     return rep

@@ -127,7 +127,46 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
             "seed": seed, "budget": budget, "index": w.get("index"), "relax": list(d.get("relax") or []),
             "description": d.get("description", ""),
             "replay": "pyfed check --replay THIS.json",
-            "pyfed_version": __version__, "generated_by": "pyfed check"}
+            "pyfed_version": __version__, "generated_by": "pyfed check",
+            **({"clients": _family_formula(w.get("instance"))} if st.shape == "fedavg_run" else {})}
+
+
+def _family_formula(inst) -> str:
+    """The client functions of a FedAvg witness (:func:`~pyfed.engines.statement.fedavg_families.family_formula`)."""
+    from .engines.statement.fedavg_families import family_formula
+    return family_formula(inst or {})
+
+
+def is_reverified_pep_violation(verdict) -> bool:
+    """Whether ``verdict`` is a PEP row whose numerical violation was re-verified exactly: the
+    worst case's quadratic clients fitted in rationals and the statement decided on them by the
+    exact-moment engine (``details.reverification.reproduced``), with the instance as witness."""
+    d = verdict.details or {}
+    return (verdict.status == "violated" and bool((d.get("reverification") or {}).get("reproduced"))
+            and bool((verdict.witness or {}).get("instance")))
+
+
+def pep_counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
+    """The :func:`counterexample_record` of a re-verified PEP violation
+    (:func:`is_reverified_pep_violation`): the fitted quadratic instance, both sides exact
+    (``verdict.lhs`` / ``verdict.rhs``, rationals from the exact-moment engine), ``index``
+    ``"pep"`` (the instance comes from the PEP's worst case, not from a search candidate, so
+    ``candidate(statement, seed, index)`` does not rebuild it: the record's instance does, and
+    ``pyfed check --replay`` re-decides it from the record alone)."""
+    from .exact import rational_str
+    d = dict(verdict.details or {})
+    lhs, rhs = verdict.lhs, verdict.rhs
+    d.update(lhs_exact=rational_str(lhs), rhs_exact=rational_str(rhs), margin_exact=rational_str(rhs - lhs),
+             description=(f"the worst case of the row `{d.get('instance', 'PEP worst case')}`: quadratic clients "
+                          f"fitted in rationals to the SDP's solution (dimension "
+                          f"{(d.get('reverification') or {}).get('dimension')}), σ = 0, every client sampled; "
+                          "decided exactly by the exact-moment engine"))
+    view = type(verdict)(verdict.statement, lhs, rhs, True, d, evidence=verdict.evidence,
+                         witness=dict(verdict.witness or {}, index="pep"))
+    rec = counterexample_record(st, view, seed=seed, budget=budget)
+    rec["engine"] = "PEP worst case over the class, re-verified exactly on a fitted quadratic instance"
+    rec["generated_by"] = "pyfed check (PEP row)"
+    return rec
 
 
 def _lemma_defs(inst: dict) -> tuple:
@@ -261,6 +300,9 @@ def counterexample_lean(st, verdict, record: dict, *, relax=()) -> str | None:
             return None
         if record.get("generated_by"):
             lean["generated_by"] = record["generated_by"]
+        # named as a SCAFFOLD record's file is (render_statement_counterexample)
+        lean["id"] = f"{record['statement']}_s{record['seed']}_c{record.get('index', 0)}"
+        lean["namespace"] = f"PyfedCounterexample.{sanitize(lean['id'])}"
         return render_counterexample(lean)
     return render_statement_counterexample(record)
 

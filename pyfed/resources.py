@@ -316,12 +316,13 @@ def blame(estimate, values: dict, defaults: dict) -> dict:
     ``estimate(**values) -> Cost``; ``values`` the sizes as given, keyed by their option (e.g.
     ``{"--N": 4, "--d": 10**8}``), ``defaults`` the same keys at their default values. The
     option blamed for a resource is the one whose reset to its default lowers that resource's
-    estimate the most; when every option is at its default, the one whose halving lowers it the
-    most (the first option on a tie)."""
+    estimate the most; when no such reset lowers it, the one whose halving lowers it the most (the
+    first option on a tie). An option that does not change the estimate (``--replicates`` of a
+    file without Monte Carlo instances) is blamed only when no option lowers it."""
     full = estimate(**values)
     out = {}
     for res in ("memory", "seconds"):
-        best, gain = None, 0.0
+        best, gain = None, 1.0
         for k in values:
             if values[k] == defaults.get(k, values[k]):
                 continue
@@ -467,17 +468,21 @@ def statement_searches(names, budget: int | None, quick: bool) -> Cost:
 
 
 def statement_file(candidates: int, R: int, statements: int, quick: bool) -> Cost:
-    """Cost of ``pyfed check PATH.lean``: per statement, the two Monte Carlo instances of the
-    default suite (R replicates), and ``candidates`` search and profile candidates in all."""
+    """Cost of ``pyfed check PATH.lean``: for each of the ``statements`` statements the built-in
+    instances apply to (statements about an algorithm's run; a run-free statement has none), the
+    two Monte Carlo instances of the default suite (R replicates), and ``candidates`` search and
+    profile candidates in all. With ``statements`` 0 the cost does not depend on R."""
     T = 8 if quick else 40
     g = SUITE_DATA
+    search = Cost(BASE_BYTES + DRAW_BYTES * candidates, CANDIDATE_SECONDS * candidates)
+    if not statements:
+        return total([search], f"{candidates} search and profile candidates; no Monte Carlo instance applies")
     mc = simulation(Run(R, g["N"], g["S"], g["d"], g["K"], T, batch=g["b"], touched=g["N"], record=2 * g["d"],
                         rows=g["rows"]))
     per = Cost(mc.memory, 2 * mc.seconds)
     runs = Cost(per.memory, statements * per.seconds)
-    search = Cost(BASE_BYTES + DRAW_BYTES * candidates, CANDIDATE_SECONDS * candidates)
-    return total([runs, search], f"{statements} statement(s): Monte Carlo with R = {R}, {candidates} search and "
-                                 "profile candidates")
+    return total([runs, search], f"{statements} statement(s) with Monte Carlo instances, R = {R}; {candidates} "
+                                 "search and profile candidates")
 
 
 def exact_sweep(N: int, d: int, K: int, T: int, points: int) -> Cost:

@@ -141,3 +141,21 @@ def test_check_statement_of_a_vacuous_statement_runs_nothing():
     rep = check_statement(st, quick=True, budget=1)
     assert rep.verdicts == [] and rep.search is None and rep.profile is None and not rep.no_instance
     assert rep.vacuous == "no value of ηl satisfies `0 < ηl` and `ηl ≤ 0`"
+
+
+@pytest.mark.slow
+def test_quick_replicates_are_as_the_readme_says(quick_check_cli):
+    # --quick: 64 replicates per Monte Carlo row; the conditional FedAvg lemmas run half of them
+    # from each of their 3 round starts (the README's `R=32, 3 round starts (joint)`)
+    from pathlib import Path
+    _, _, _, report = quick_check_cli
+    per_start = {v["statement"]: v["details"]["replicates_per_start"] for v in report["verdicts"]
+                 if "replicates_per_start" in (v.get("details") or {})}
+    assert set(per_start) == {"FedAvg.PerRoundProgress", "FedAvg.BoundedClientDrift"}
+    assert set(per_start.values()) == {32}
+    whole = {v["lhs"]["replicates"] for v in report["verdicts"]
+             if isinstance(v.get("lhs"), dict) and "replicates" in v["lhs"]
+             and "replicates_per_start" not in (v.get("details") or {})}
+    assert whole == {64}
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert "64 replicates" in readme and "their rows read `R=32, 3 round starts (joint)` with `--quick`" in readme

@@ -345,3 +345,22 @@ def test_empty_out_is_refused_before_any_work(argv, message, empty, monkeypatch)
     code, out, err = run_cli(argv + ["--out", empty])
     assert code == 2
     assert err.strip() == message
+
+
+def test_the_default_report_counts_inconclusive_rows_as_its_json_and_file_reports_do(monkeypatch, tmp_path):
+    # the statement searches' rows are inconclusive verdicts in the JSON summary; the text says so too
+    import re
+    import pyfed.search
+    from pyfed.verdicts import Inconclusive
+    _fake_verdicts(monkeypatch)            # 1 holds, 1 inconclusive
+    searches = [(f"S{i}", Inconclusive(f"S{i}", details={"instance": "adversarial search", "decided": 3,
+                                                        "candidates": 3, "search_result": "no counterexample"},
+                                       reason="no counterexample among 3 decided")) for i in range(3)]
+    monkeypatch.setattr(pyfed.search, "run_all", lambda **kw: searches)
+    rep = tmp_path / "r.json"
+    code, out, err = run_cli(["check", "--quick", "--json", str(rep)])
+    assert code == 0, err
+    summary = json.loads(rep.read_text(encoding="utf-8"))["summary"]["verdicts"]
+    assert summary["inconclusive"] == 4 and summary["total"] == 5
+    line = next(x for x in out.splitlines() if x.startswith("all verdicts"))
+    assert re.search(r"1 holds .*, 0 violated, 4 inconclusive$", line), line

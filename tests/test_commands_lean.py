@@ -72,3 +72,45 @@ def test_lean_drift_reads_the_out_directory(tmp_path, monkeypatch, capsys):
     monkeypatch.undo()
     code, out, err = run_main(["lean", "--drift", "--check", "--out", str(lean)], capsys)   # Pyfed/ is empty
     assert code == 2 and err.startswith("pyfed: error: --out: Lean source not found:") and "Pyfed" in err
+
+
+def test_verify_certificates_reverifies_a_directory_of_certificate_json(tmp_path, capsys):
+    import json
+    import shutil
+    gen = ROOT / "lean" / "PyfedTest" / "Generated"
+    for p in gen.glob("Certificate_*.json"):
+        shutil.copy(p, tmp_path / p.name)
+    code, out, err = run_main(["lean", "--verify-certificates", str(tmp_path)], capsys)
+    assert code == EXIT_OK and out.count("verified exactly") == 4 and err == ""
+    # one altered multiplier: that file fails, exit 4 (a failed check of pyfed's artefacts)
+    p = tmp_path / "Certificate_GradientStepNonexpansive.json"
+    rec = json.loads(p.read_text(encoding="utf-8"))
+    rec["Q"][0][0] = str(-1)
+    p.write_text(json.dumps(rec), encoding="utf-8")
+    code, out, err = run_main(["lean", "--verify-certificates", str(tmp_path)], capsys)
+    assert code == EXIT_CHECK_FAILED and out.count("verified exactly") == 3
+    assert f"{p}: FAILED: " in out
+    # bad input: no certificates, or another mode with it
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = run_main(["lean", "--verify-certificates", str(empty)], capsys)
+    assert code == EXIT_INPUT and "no Certificate_*.json" in err
+    code, out, err = run_main(["lean", "--check", "--verify-certificates", str(tmp_path)], capsys)
+    assert code == EXIT_INPUT and err.startswith("pyfed: error: --check: ")
+
+
+@pytest.mark.slow
+def test_check_reverifies_the_committed_certificates_exactly(tmp_path, capsys):
+    import json
+    import shutil
+    lean = tmp_path / "lean"
+    shutil.copytree(ROOT / "lean", lean)
+    code, out, err = run_main(["lean", "--check", "--out", str(lean)], capsys)
+    assert code == EXIT_OK and "4 PEP certificate(s) re-verified exactly" in out
+    # a certificate JSON altered (negative slack): the exact re-verification names it
+    p = lean / "PyfedTest" / "Generated" / "Certificate_GradientGrowth.json"
+    rec = json.loads(p.read_text(encoding="utf-8"))
+    rec["slack"] = "-1"
+    p.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = run_main(["lean", "--check", "--out", str(lean)], capsys)
+    assert code == EXIT_CHECK_FAILED and "certificate Certificate_GradientGrowth.json: " in err

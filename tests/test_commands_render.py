@@ -288,3 +288,25 @@ def test_verdict_table_prints_a_dash_for_a_ratio_without_digits():
     rows = [line for line in con.export_text().splitlines() if "± " in line]
     cells = [[c.strip() for c in line.split("│")] for line in rows]
     assert [(c[3], c[5]) for c in cells] == [("0 ± 41", "-"), ("0.5 ± 0.24", "0.5")]
+
+
+def test_a_search_with_an_undecidable_conclusion_does_not_say_no_hypothesis_was_met():
+    def table(details):
+        console = Console(file=io.StringIO(), width=200)
+        render_verdicts(console, [Inconclusive("T5", details=details, reason="nothing decided")], "t")
+        return console.file.getvalue()
+
+    base = {"instance": "adversarial search (0 exactly decided instances)", "decided": 0, "candidates": 108}
+    assert "met on 72 of 108" in table(dict(base, in_hypotheses=72))
+    out = table(dict(base, in_hypotheses=0))
+    assert "none met" in out and "met on" not in out
+
+
+def test_a_pep_violation_reverified_exactly_is_not_called_numerical():
+    from pyfed.commands.render import evidence
+    d = {"instance": "PEP worst case", "solver_tol": 1e-6, "reverification": {"reproduced": True, "dimension": 8}}
+    v = Violated("S", Fraction(3), Fraction(2), True, d, witness={"instance": {}})
+    assert evidence(v) == "PEP worst case, re-verified in exact rationals"
+    # not reproduced: still the numerical SDP
+    d2 = dict(d, reverification={"reproduced": False})
+    assert evidence(Inconclusive("S", details=d2)) == "PEP SDP, numerical (tol 1e-06)"

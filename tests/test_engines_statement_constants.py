@@ -22,3 +22,19 @@ def test_no_closed_form_note_is_compact():
     # too long even rounded: the functions it applies, never a number cut off
     long = sympy.Max(0, sympy.Min(sympy.Rational(1, 3), sympy.sqrt(c))) + sum(c ** k / (k + 7) for k in range(2, 12))
     assert _compact_expr(long, c) == "an expression in c with Max, Min, sqrt"
+
+
+def test_a_left_out_1_is_said_to_be_what_it_is():
+    from pyfed.engines.statement.constants import skipped_numerals
+    from pyfed.statements import read_text
+
+    text = ("import Pyfed\n\nnamespace SCAFFOLD.Mine\n\n"
+            "theorem T {d : ℕ} (u v : Space d) (a b : ℝ) (ha : 0 < a) (hb : b ≤ 1 / (81 * a)) :\n"
+            "    ‖u + v‖ ^ 2 ≤ (1 + a) * ‖u‖ ^ 2 + (1 + a⁻¹) * ‖v‖ ^ 2 := by sorry\n\nend SCAFFOLD.Mine\n")
+    (st,) = read_text(text, "t.lean")
+    whys = {s["location"]: s["why"] for s in skipped_numerals(st)}
+    line = text.splitlines()[5]
+    first = f"t.lean:6:{line.index('(1 + a)') + 2}"
+    assert whys[first].startswith("1, a summand of `(1 + a)`")
+    assert "numerator" not in " ".join(whys.values())      # no reciprocal on the right side
+    assert all("e.g. the 1 of 1 + S" not in w for w in whys.values())

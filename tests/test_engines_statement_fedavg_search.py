@@ -145,3 +145,13 @@ def test_a_search_decided_in_balls_never_calls_its_tightest_instance_exact():
     assert v.status == "inconclusive" and d["decided_in_balls"] == d["decided"] >= 4
     assert d["tightest_exact"] is False and "lhs_exact" not in d and d["lhs_ball"].startswith("[")
     assert "decided (exactly or in certified balls)" in v.reason and "exactly decided" not in v.reason
+
+
+def test_every_family_has_its_client_formula_in_the_counterexample_record():
+    from pyfed.engines.statement.fedavg_families import FAMILIES, FAMILY_FORMULAS, family_formula
+    from pyfed.errors import InputError
+    assert set(FAMILY_FORMULAS) == set(FAMILIES)
+    assert family_formula({"family": "sqrt"}).startswith("sqrt family: Fᵢ(x) = a x²/2 − bᵢ x + cᵢ √(1 + x²)")
+    assert family_formula({}).startswith("quadratic family: Fᵢ(x) = ½ xᵀ A x − ⟨bᵢ, x⟩")
+    with pytest.raises(InputError, match="unknown family 'cubic'"):
+        family_formula({"family": "cubic"})

@@ -144,3 +144,27 @@ def test_a_term_that_cannot_be_evaluated_is_not_reported_as_failed_hypotheses():
     assert v.details["decided"] == 0 and v.details["undecided"] > 0
     assert "Real.rpow of a negative base" in v.reason
     assert "hypotheses" not in v.reason
+
+
+EXISTS = """import Pyfed
+
+namespace SCAFFOLD.Mine
+
+theorem T5 {d : ℕ} (u v : Space d) (a : ℝ) (ha : 0 < a) :
+    ∃ b : ℝ, ‖u + v‖ ^ 2 ≤ (1 + b) * ‖u‖ ^ 2 + (1 + a⁻¹) * ‖v‖ ^ 2 := by sorry
+
+end SCAFFOLD.Mine
+"""
+
+
+def test_an_undecidable_conclusion_counts_the_candidates_inside_the_hypotheses():
+    # ∃ over ℝ cannot be enumerated: nothing is decided, but `0 < a` holds on many candidates
+    (st,) = read_text(EXISTS, "exists.lean")
+    v = search_statement(st, seed=0, budget=2).verdict
+    d = v.details
+    assert v.status == "inconclusive" and d["decided"] == 0
+    assert d["in_hypotheses"] > 0
+    assert d["in_hypotheses"] + d["outside_hypotheses"] == d["candidates"]
+    # the reason quotes the whole quantified proposition, never cut inside a term
+    assert d["undecided_reason"] == ("`∃ b : ℝ, ‖u + v‖ ^ 2 ≤ (1 + b) * ‖u‖ ^ 2 + (1 + a⁻¹) * ‖v‖ ^ 2` "
+                                     "quantifies over an infinite type")

@@ -76,3 +76,45 @@ def test_inexact_equality_sides_are_refused():
            "lhs": {"exact": None, "lower": "1", "upper": "2"}, "rhs": {"exact": "3"}}
     with pytest.raises(InputError, match="both sides exact"):
         render_statement_counterexample(rec)
+
+
+BIGSTEP = __import__("pathlib").Path(__file__).resolve().parent / "data" / "statements" / "scaffold_bigstep.lean"
+
+
+@pytest.mark.slow
+def test_a_reverified_pep_violation_gets_a_counterexample_file_that_replays(tmp_path):
+    # h ≤ 3/β (gradient descent diverges beyond 2/β): the PEP row is violated, re-verified exactly
+    from pyfed.engines.statement.pep import pep_row
+    from pyfed.export import is_reverified_pep_violation, pep_counterexample_record, write_statement_counterexample
+    from pyfed.statements import read_file
+
+    (st,) = read_file(BIGSTEP)
+    v = pep_row(st)
+    assert v.status == "violated" and is_reverified_pep_violation(v)
+    rec = pep_counterexample_record(st, v, seed=0, budget=8)
+    assert rec["index"] == "pep" and rec["exact"]
+    lhs, rhs = Fraction(rec["lhs"]["exact"]), Fraction(rec["rhs"]["exact"])
+    assert (lhs, rhs) == (v.lhs, v.rhs) and lhs > rhs and Fraction(rec["margin"]["exact"]) == rhs - lhs
+    paths = write_statement_counterexample(rec, str(tmp_path))
+    assert [p.rsplit(".", 1)[1] for p in paths] == ["json", "lean"]
+    assert "rhs < lhs" in open(paths[1], encoding="utf-8").read()
+    code, out, _ = run_cli(["check", "--replay", paths[0]])
+    assert code == 1 and "verdict: violated" in out and "equal the recorded ones exactly" in out
+
+
+@pytest.mark.slow
+def test_a_fedavg_counterexample_names_its_clients_and_sits_in_the_scaffold_files_namespace(tmp_path):
+    from pyfed.check import check_statement
+    from pyfed.statements import read_file
+    (st,) = read_file(BIGSTEP.parent / "fedavg_nozeta.lean")        # the ζ term dropped: false
+    rep = check_statement(st, quick=True, seed=0, budget=None, profile=False, out=str(tmp_path))
+    jpath = next(p for p in rep.exports if p.endswith(".json"))
+    lpath = next(p for p in rep.exports if p.endswith(".lean"))
+    rec = json.loads(open(jpath, encoding="utf-8").read())
+    fam = rec["instance"].get("family", "quadratic")
+    assert rec["clients"].startswith(f"{fam} family: Fᵢ(x) = ")
+    text = open(lpath, encoding="utf-8").read()
+    ident = f"{rec['statement']}_s{rec['seed']}_c{rec['index']}"
+    assert f"namespace PyfedCounterexample.{ident}\n" in text
+    assert f"Clients: {rec['clients']}" in " ".join(text.split())
+    assert "which hypotheses hold" not in text or "-- hypothesis:" in text

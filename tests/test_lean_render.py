@@ -333,3 +333,27 @@ def test_a_counterexample_of_certified_bounds_says_so_and_skips_the_mirror():
     assert "#guard (1/1024 : ℚ) < (3/1024 : ℚ)" in text and "convergenceRHSQ" not in text
     exact = render.render_counterexample(dict(rec, lean_name="FedAvg.Trial.NoZeta", lhs_bound=False, rhs_bound=False))
     assert "the witness: the left side exceeds the right side" in exact and "certified" not in exact
+
+
+def _comment(text):
+    return " ".join(text.split("/-!", 1)[1].split("-/", 1)[0].split())
+
+
+def test_a_counterexample_file_says_only_what_it_checks():
+    # SCAFFOLD theorem: right side re-derived and hypotheses stated, so the comment says so
+    full = _comment(render.render_counterexample(_record()))
+    assert "checks the right side's value (from its ℚ mirror, pyfed.theory), which hypotheses hold and the comparison" \
+        in full
+    # a user's FedAvg statement without a ℚ mirror: the file holds the witness alone, and says that
+    rec = {"lean_name": "FedAvg.Mine.F3_NoZetaTerm", "id": "F3_NoZetaTerm_s0_c5", "lhs": "1/3", "rhs": "0",
+           "instance": {"M": "2", "tau": "4", "T": "2", "L": "2", "sigma_sq": "0", "zeta_sq": "4", "dist_sq": "0"},
+           "clients": "sqrt family: Fᵢ(x) = a x²/2 − bᵢ x + cᵢ √(1 + x²)",
+           "namespace": "PyfedCounterexample.F3_NoZetaTerm_s0_c5"}
+    text = render.render_counterexample(rec)
+    only = _comment(text)
+    assert "this file checks only the comparison of the two numbers above" in only
+    assert "which hypotheses hold" not in only and "checks the right side" not in only
+    assert "Clients: sqrt family: Fᵢ(x) = a x²/2 − bᵢ x + cᵢ √(1 + x²)." in only
+    assert text.count("example :") == 1
+    assert "namespace PyfedCounterexample.F3_NoZetaTerm_s0_c5\n" in text
+    assert text.rstrip().endswith("end PyfedCounterexample.F3_NoZetaTerm_s0_c5")

@@ -58,3 +58,23 @@ def test_a_huge_constant_in_a_file_is_an_error_at_its_position(tmp_path):
     assert code == 2 and out == ""
     assert err.startswith(f"pyfed: error: {path}:{line}:")
     assert "unsupported power `10 ^ 1000000`: its exact value has about 1,000,000 decimal digits" in err
+
+
+@pytest.mark.parametrize("text, names", [
+    ("fun t : ℝ => t ^ 2", ["t"]),
+    ("fun t : ℝ ↦ t ^ 2", ["t"]),
+    ("fun s t : ℝ => s * t", ["s", "t"]),
+])
+def test_fun_with_a_bare_typed_binder_reads_as_the_parenthesised_one(text, names):
+    # `fun t : ℝ => …` is Lean 4 for `fun (t : ℝ) => …`: same binders, types and body
+    node = parse_term(text)
+    paren = parse_term(text.replace(f"{' '.join(names)} : ℝ", f"({' '.join(names)} : ℝ)"))
+    assert node.kind == paren.kind == "fun"
+    assert [(b.name, b.type.text) for b in node.value] == [(b.name, b.type.text) for b in paren.value] \
+        == [(n, "ℝ") for n in names]
+    assert node.args[0].text == paren.args[0].text
+
+
+def test_fun_with_a_colon_and_no_name_is_still_an_error():
+    with pytest.raises(LeanSyntaxError):
+        parse_term("fun : ℝ => 1")

@@ -317,8 +317,8 @@ def test_the_numerals_left_out_are_listed_with_the_reason():
     (st,) = read_text(text, "s.lean")
     from pyfed.engines.statement.constants import skipped_numerals
     skipped = skipped_numerals(st)
-    # the step hypothesis 1 / (81 * P.β): its numerator 1 is the identity of ×, left out
-    assert any(s["numeral"] == "1" and "identity" in s["why"] for s in skipped)
+    # the step hypothesis 1 / (81 * P.β): its numerator 1 is left out, said to be the numerator
+    assert any(s["numeral"] == "1" and "numerator of the reciprocal `1 / (81 * P.β)`" in s["why"] for s in skipped)
     # a 1 written as a coefficient is profiled
     (st,) = read_text(text.replace("convexRHS P S K T ηl ηg μ c0 xstar", "1 * convexRHS P S K T ηl ηg μ c0 xstar"),
                       "s.lean")

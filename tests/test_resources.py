@@ -327,3 +327,37 @@ def test_blame_with_every_option_at_its_default_names_the_one_whose_halving_help
     assert blame(estimate, dict(defaults), defaults) == {"memory": "--replicates", "seconds": "--budget"}
     # an option given by the user away from its default is the one blamed when resetting it helps
     assert blame(estimate, {"--replicates": 10 ** 6, "--budget": 24}, defaults)["seconds"] == "--replicates"
+
+
+def test_a_file_without_monte_carlo_costs_the_same_for_any_replicates():
+    # run-free statements: no built-in instance, so R does not enter the estimate or its description
+    a, b = resources.statement_file(48, 256, 0, False), resources.statement_file(48, 10 ** 6, 0, False)
+    assert (a.memory, a.seconds) == (b.memory, b.seconds)
+    assert "Monte Carlo with" not in a.what and "no Monte Carlo instance applies" in a.what
+    # with one statement about a run, R matters
+    assert resources.statement_file(48, 10 ** 6, 1, False).memory > resources.statement_file(48, 256, 1, False).memory
+
+
+def test_blame_never_names_an_option_that_does_not_change_the_estimate():
+    from pyfed.resources import Cost, blame
+
+    def estimate(**kw):      # --replicates has no effect (a run-free file)
+        return Cost(1000.0 + kw["--budget"], 1.0 + kw["--budget"])
+
+    defaults = {"--replicates": 256, "--budget": 24}
+    assert blame(estimate, dict(defaults), defaults) == {"memory": "--budget", "seconds": "--budget"}
+    # a user's --replicates below its default is not blamed either: resetting it lowers nothing
+    assert blame(estimate, {"--replicates": 3, "--budget": 24}, defaults) == {"memory": "--budget",
+                                                                              "seconds": "--budget"}
+
+
+def test_check_of_a_run_free_file_blames_the_budget_not_the_replicates(tmp_path):
+    from cli_helpers import run_cli
+    f = tmp_path / "young.lean"
+    f.write_text("import Pyfed\n\nnamespace SCAFFOLD.Mine\n\n"
+                 "theorem T {d : ℕ} (u v : Space d) (a : ℝ) (ha : 0 < a) :\n"
+                 "    ‖u + v‖ ^ 2 ≤ (1 + a) * ‖u‖ ^ 2 + (1 + a⁻¹) * ‖v‖ ^ 2 := by sorry\n\n"
+                 "end SCAFFOLD.Mine\n", encoding="utf-8")
+    code, out, err = run_cli(["check", str(f), "--max-memory", "1K"])
+    assert code == 2 and out == ""
+    assert err.startswith("pyfed: error: --budget: ") and "replicates" not in err and "Monte Carlo with" not in err

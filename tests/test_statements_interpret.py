@@ -189,3 +189,13 @@ def test_a_quantifier_over_points_is_not_enumerated():
     hconv = next(h for h in st.hypotheses if h.key == "hconv")
     with pytest.raises(NotFinite):
         it.holds(hconv.node, env)
+
+
+def test_the_numeral_0_among_points_is_the_zero_point():
+    from pyfed.engines.statement.engines import search_statement
+    from pyfed.statements import read_text
+    text = ("import Pyfed\n\nnamespace SCAFFOLD.X\n\n"
+            "theorem Z {d : ℕ} (u : Space d) : ‖u + 0‖ ^ 2 = ‖0 - u‖ ^ 2 := by sorry\n\nend SCAFFOLD.X\n")
+    (st,) = read_text(text, "z.lean")
+    v = search_statement(st, seed=0, budget=2).verdict
+    assert v.status == "inconclusive" and v.details["decided"] > 0 and v.details["violated"] == 0

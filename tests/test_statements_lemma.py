@@ -119,6 +119,22 @@ def test_numbers_among_points_are_type_errors(rhs, bad):
     assert msg.startswith(f"t.lean:5:{col}: ")
 
 
+def test_the_product_with_a_point_is_quoted_not_an_earlier_valid_product():
+    # the valid `(1 + a) * ‖u‖ ^ 2` comes first on the line; the error is the later `a * u`
+    line = "    ‖u + v‖ ^ 2 ≤ (1 + a) * ‖u‖ ^ 2 + (1 + a⁻¹) * ‖v‖ ^ 2 + (1 + a * u) := by sorry"
+    thm = "theorem T3 {d : ℕ} (u v : Space d) (a : ℝ) (ha : 0 < a) :\n" + line
+    msg = _error(HEAD + thm + TAIL)
+    assert msg.startswith(f"t.lean:6:{line.index('a * u') + 1}: "), msg
+    assert "`*` in `a * u` involves a point" in msg and "‖u‖" not in msg
+
+
+def test_a_number_added_to_points_is_quoted_whole():
+    thm = "theorem W {d : ℕ} (u v : Space d) (a : ℝ) : u = v + 2 * ‖u‖ := by sorry"
+    msg = _error(HEAD + thm + TAIL)
+    assert msg.startswith(f"t.lean:5:{thm.index('2 * ‖u‖') + 1}: ")
+    assert "`2 * ‖u‖` is a number in a sum of points" in msg
+
+
 def test_point_arithmetic_and_scaling_read():
     thm = ("theorem P {d : ℕ} (u v : Space d) (a : ℝ) :\n"
            "    ‖a • u - v‖ ≤ ‖a • u‖ + ‖-v + 0‖ := by sorry")

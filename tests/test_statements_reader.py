@@ -243,13 +243,27 @@ def test_a_byte_order_mark_is_ignored(tmp_path):
 
 
 def test_a_file_that_is_not_lean_is_named_in_the_error(tmp_path, capsys):
-    f = tmp_path / "notes.txt"
+    f = tmp_path / "notes.lean"
     f.write_text("hello world\n", encoding="utf-8")
     with pytest.raises(ReaderError) as info:
         read_file(f)
     assert str(info.value).startswith(f"{f}:1:1: unsupported text outside a command")
     assert main(["check", str(f)]) == 2
     assert capsys.readouterr().err.startswith(f"pyfed: error: {f}:1:1")
+
+
+def test_a_path_not_ending_in_lean_is_refused_before_reading(tmp_path, capsys):
+    from pyfed.errors import InputError
+    f = tmp_path / "README.md"
+    f.write_text("# notes\n\ntheorems below\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"^PATH: .*README\.md' is not a Lean file"):
+        read_file(f)
+    assert main(["check", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pyfed: error: PATH: ") and "not a Lean file" in err and err.count("\n") == 1
+    # also a missing file with the wrong suffix: the suffix is named, not the missing file
+    assert main(["check", str(tmp_path / "nope.txt")]) == 2
+    assert "not a Lean file" in capsys.readouterr().err
 
 
 def test_several_errors_are_one_line_each(tmp_path, capsys):

@@ -31,7 +31,8 @@ def register(subparsers) -> None:
     p.add_argument("--replicates", type=int, default=None,
                    help="Monte Carlo replicates per instance (default 256, 64 with --quick)")
     p.add_argument("--quick", action="store_true",
-                   help="a smoke run: 64 replicates, T = 8 on the built-in instances and a small search budget "
+                   help="a smoke run: 64 replicates (32 per round start in the conditional FedAvg lemmas), T = 8 "
+                        "on the built-in instances and a small search budget "
                         "(2 random draws per statement of the default report, 8 per statement of a file)")
     p.add_argument("--json", metavar="PATH", help="also write a JSON report to PATH (checked before the run); "
                                                   "it holds no clock readings unless --timing is given")
@@ -126,6 +127,10 @@ def run(args) -> int:
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
         print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
+        # every verdict of the report, the search rows included: the JSON summary's counts, and
+        # counted as a file report counts them (a search without a counterexample is inconclusive)
+        print_line(console, f"all verdicts (theorem instances and statement searches, as in the JSON summary): "
+                            f"{summary_counts(list(verdicts) + [v for _, v in statements])}")
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                         "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) or found else 0
@@ -154,17 +159,20 @@ def suite_cost(replicates: int, budget, quick: bool, skip_statements: bool):
 def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile: bool):
     """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check PATH.lean``
     on the statements read: each statement's Monte Carlo instances with ``replicates``
-    replicates, its search (``budget`` random draws) and constant profile
+    replicates (only the statements the built-in instances apply to: none for a run-free
+    statement), its search (``budget`` random draws) and constant profile
     (:func:`pyfed.engines.statement.profile_size` candidates)."""
     from .. import resources
     from ..engines.statement import profile_size
-    from ..engines.statement.engines import profile_applies
+    from ..engines.statement.engines import engines_for, profile_applies
+
+    with_runs = sum(any(e.name == "built-in instances" for e in engines_for(st)[0]) for st in statements)
 
     def estimate(**kw):
         b = kw["--budget"]
         cands = sum(b + (profile_size(st, b) if not no_profile and profile_applies(st) else 0)
                     for st in statements)
-        return resources.statement_file(cands, kw["--replicates"], len(statements), quick)
+        return resources.statement_file(cands, kw["--replicates"], with_runs, quick)
 
     values = {"--replicates": replicates, "--budget": budget}
     defaults = {"--replicates": 64 if quick else 256, "--budget": 8 if quick else 24}

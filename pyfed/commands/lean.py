@@ -1,11 +1,15 @@
-"""``pyfed lean [--out DIR] [--check] [--drift] [--certificates]``: render the Lean test library, or check it.
+"""``pyfed lean [--out DIR] [--check] [--drift] [--certificates] [--verify-certificates DIR]``: render the Lean
+test library, or check it.
 
 * default: (re)write ``<DIR>/PyfedTest/Generated/*.lean`` and ``<DIR>/PyfedTest.lean`` (the
   certificate files ``Certificate_*.lean`` from the ``Certificate_*.json`` beside them);
 * ``--certificates``: first solve, verify exactly and write the PEP certificates' JSON
   (:mod:`pyfed.certificates`; the numbers come from a floating-point oracle and may differ
   between machines, every written certificate verifies);
-* ``--check``: write nothing; exit 4 if the committed files differ from a fresh rendering;
+* ``--check``: write nothing; exit 4 if the committed files differ from a fresh rendering or a
+  committed ``Certificate_*.json`` does not verify exactly;
+* ``--verify-certificates DIR``: write nothing; re-verify every ``Certificate_*.json`` of DIR
+  exactly (e.g. the ones ``--certificates --out DIR`` wrote); exit 4 if one fails;
 * ``--drift``: write nothing; run the Lean <-> pyfed.theory drift check (exit 4 on a mismatch),
   with progress on stderr. ``--check --drift`` runs both checks.
 
@@ -45,6 +49,10 @@ def register(subparsers) -> None:
                    help="do not write; exit 4 if committed files differ from a fresh rendering")
     p.add_argument("--certificates", action="store_true",
                    help="also solve and write the exact PEP certificates (Certificate_*.json) before rendering")
+    p.add_argument("--verify-certificates", metavar="DIR", default=None,
+                   help="do not write; re-verify every Certificate_*.json of DIR (or of DIR/PyfedTest/Generated, "
+                        "e.g. written by --certificates --out DIR) exactly, in rational arithmetic (exit 4 if one "
+                        "fails)")
     p.add_argument("--drift", action="store_true",
                    help="do not write; check the Lean arithmetic definitions against pyfed.theory (exit 4 on "
                         "a mismatch)")
@@ -62,6 +70,9 @@ def run(args) -> int:
     from ..lean import drift, render
 
     checking, drifting = getattr(args, "check", False), getattr(args, "drift", False)
+    verify_dir = getattr(args, "verify_certificates", None)
+    if verify_dir is not None:
+        return _verify_certificates(args, verify_dir)
     if getattr(args, "out", None):
         lean_dir = Path(args.out)
     elif checking or drifting:  # reads only: outside a checkout, the copy installed with pyfed
@@ -98,6 +109,15 @@ def run(args) -> int:
             code = EXIT_CHECK_FAILED
         else:
             print(f"generated Lean files in {lean_dir} are up to date")
+        # the committed certificates' numbers are data, not a rendering: re-verified exactly
+        from ..certificates import verify_certificate_files
+        results = verify_certificate_files(lean_dir)
+        failed = [(p, why) for p, ok, why in results if not ok]
+        for path, why in failed:
+            print(f"certificate {path.name}: {why}", file=sys.stderr)
+            code = EXIT_CHECK_FAILED
+        if results and not failed:
+            print(f"{len(results)} PEP certificate(s) re-verified exactly")
     elif not drifting:  # a check never writes: only the plain command renders
         if getattr(args, "certificates", False):
             from ..certificates import write_certificates
@@ -106,4 +126,32 @@ def run(args) -> int:
                     print(f"wrote {path}")
         for path in render.write_all(lean_dir):
             print(f"wrote {path}")
+    return code
+
+
+def _verify_certificates(args, directory) -> int:
+    """``pyfed lean --verify-certificates DIR``: re-verify every ``Certificate_*.json`` of DIR
+    exactly (:func:`pyfed.certificates.verify_certificate_files`); one line per file; exit 4 when
+    one fails, InputError (exit 2) for a missing directory or one without certificates or with
+    another mode."""
+    from ..certificates import verify_certificate_files
+    from ..errors import InputError
+
+    for flag, given in (("--check", getattr(args, "check", False)), ("--drift", getattr(args, "drift", False)),
+                        ("--certificates", getattr(args, "certificates", False)),
+                        ("--out", getattr(args, "out", None))):
+        if given:
+            raise InputError(flag, "does not combine with --verify-certificates DIR (which only reads DIR)")
+    d = Path(directory)
+    if not d.is_dir():
+        raise InputError("--verify-certificates", f"directory not found: {directory}")
+    results = verify_certificate_files(d)
+    if not results:
+        raise InputError("--verify-certificates", f"no Certificate_*.json in {directory} nor in "
+                                                  f"{d / 'PyfedTest' / 'Generated'}")
+    code = EXIT_OK
+    for path, ok, why in results:
+        print(f"{path}: {'verified exactly' if ok else 'FAILED: ' + why}")
+        if not ok:
+            code = EXIT_CHECK_FAILED
     return code

@@ -33,6 +33,9 @@ def evidence(v) -> str:
         return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
     if getattr(v, "evidence", None) is Evidence.PEP_CERTIFICATE:
         return "PEP certificate over the class, exact"
+    rv = d.get("reverification") or {}
+    if v.status == "violated" and rv.get("reproduced"):     # the SDP's violation, decided again exactly
+        return "PEP worst case, re-verified in exact rationals"
     if "solver_tol" in d:
         return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
     if str(d.get("engine", "")).startswith("adversarial search"):
@@ -93,8 +96,11 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
             bad = [h["statement"] for h in hyps if not h["holds"]]
             if bad:
                 hyp = escape("FAIL: " + ", ".join(bad))
-            else:   # a search that drew no instance met nothing
-                hyp = "none met" if not hyps and d.get("decided") == 0 else "all met"
+            elif not hyps and d.get("decided") == 0:    # a search that decided no instance
+                met = d.get("in_hypotheses")            # candidates inside the hypotheses (conclusion undecided)
+                hyp = f"met on {met} of {d.get('candidates')}" if met else "none met"
+            else:
+                hyp = "all met"
             est = d.get("estimate")
             balls = getattr(v, "balls", None) or {}
             lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est

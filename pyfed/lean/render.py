@@ -302,7 +302,11 @@ def render_counterexample(record: dict) -> str:
     from ball arithmetic; the file says so, and skips re-deriving a right side that is only
     bounded), ``generated_by`` (command named in the header, default
     ``pyfed search``), ``relax`` (hypothesis keys searched beyond: the file then says it is NOT
-    a counterexample to the theorem) and ``data`` (the raw instance, quoted in a comment).
+    a counterexample to the theorem), ``data`` (the raw instance, quoted in a comment),
+    ``clients`` (the client functions' formula, stated in the comment) and ``namespace`` (default
+    ``PyfedTest.Generated.Counterexample_<ident>``, the test library's; exported files use
+    ``PyfedCounterexample.<ident>`` as a SCAFFOLD statement's do). The comment says what the
+    file checks: the right side and the hypotheses only when it states them.
 
     The file states the witness ``rhs < lhs`` (``norm_num`` and ``#guard``); for the SCAFFOLD
     theorems (and for ``FiniteRoundConvergence`` when the instance names its ``conjunct``) it also
@@ -361,6 +365,20 @@ def render_counterexample(record: dict) -> str:
     inst_text = ", ".join(f"{k} = {inst[k]}" for k in sorted(inst) if k not in ("theorem", "name"))
     generated_by = str(record.get("generated_by") or "pyfed search").replace("`", "")
     header = COUNTEREXAMPLE_HEADER.replace("pyfed search", generated_by)
+    # what the file checks, said of the facts it states: never more than it has
+    checked = []
+    if any("right side at this instance" in f["statement"] for f in facts):
+        checked.append("the right side's value (from its ℚ mirror, pyfed.theory)")
+    if any(f["statement"].startswith("hypothesis: ") for f in facts):
+        checked.append("which hypotheses hold")
+    if checked:
+        checks_text = ("The left side was computed by pyfed and is not re-derived in Lean: this file checks "
+                       + ", ".join(checked) + " and the comparison.")
+    else:
+        checks_text = ("The left side was computed by pyfed and is not re-derived in Lean; the right side and the "
+                       "hypotheses are not restated in Lean either (pyfed has no ℚ mirror of this statement's "
+                       "right side): this file checks only the comparison of the two numbers above. "
+                       "`pyfed check --replay` re-decides the instance from its JSON record.")
     lhs_kind = ("certified lower bound (python-flint arb ball)" if lhs_bound else
                 "exact" if record.get("lhs_exact", True) else "estimate, rounded to a rational")
     rhs_kind = "certified upper bound (python-flint arb ball)" if rhs_bound else ""
@@ -370,7 +388,8 @@ def render_counterexample(record: dict) -> str:
     data_text = _doc_safe(json.dumps(data, sort_keys=True, separators=(", ", ": "))) if data else ""
     return tpl.render(header=header, generated_by=generated_by, lhs_kind=lhs_kind, rhs_kind=rhs_kind, relax=relax,
                       data_text=data_text, lean_namespace=lean_namespace, open_namespace=model_namespace,
-                      namespace=f"PyfedTest.Generated.Counterexample_{ident}", ident=ident,
+                      namespace=record.get("namespace") or f"PyfedTest.Generated.Counterexample_{ident}",
+                      ident=ident, checks_text=_doc_safe(checks_text), clients=_doc_safe(record.get("clients") or ""),
                       lean_name=lean_name, instance_text=_doc_safe(inst_text),
                       lhs=str(lhs), rhs=str(rhs), note=_doc_safe(record.get("note") or ""),
                       facts=facts)

@@ -647,8 +647,8 @@ class Parser:
         while True:
             tok = self.peek()
             if tok is None or (until is not None and tok.text == until) or tok.text in (":", ":="):
-                if tok is not None and tok.text == ":" and until == ",":
-                    # ∀ x y : T, body
+                if tok is not None and tok.text == ":" and until in (",", "=>"):
+                    # ∀ x y : T, body  /  fun t : ℝ => body (the type up to `=>` or `↦`)
                     self.take(":")
                     ty = self.term(0)
                     names = [b for b in out if b.style == "bare" and b.type is None]

@@ -50,7 +50,7 @@ class NotFinite(Exception):
     enumeration. ``node`` is the quantifier."""
 
     def __init__(self, node, why=""):
-        super().__init__(why or f"`{node.text[:60]}` quantifies over an infinite type")
+        super().__init__(why or f"`{node.text}` quantifies over an infinite type")
         self.node = node
 
 
@@ -300,6 +300,11 @@ class Interpreter:
             return _rpow(a, b, _Val(), node)
         b = self.eval(node.args[1], env)
         if isinstance(a, Vec) or isinstance(b, Vec):
+            # the numeral 0 among points is the zero of `Space d` (`u + 0`, `0 - v`), as Lean reads it
+            if not isinstance(a, Vec) and a == 0:
+                a = Vec(Fraction(0) for _ in b)
+            if not isinstance(b, Vec) and b == 0:
+                b = Vec(Fraction(0) for _ in a)
             if op == "+":
                 return a + b
             if op == "-":

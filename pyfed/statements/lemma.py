@@ -505,8 +505,31 @@ class Elaboration:
         (and the numeral 0) type-check in Lean; a product, quotient or power, or a number among the
         points, raises :class:`~pyfed.lean.terms.LeanTypeError` (scaling a point is ``a • u``)."""
         space = T.show(_zonk(ty))
+        points = {id(leaf) for leaf, k in zip(leaves, kinds) if _kind(k) not in ("nat", "real", "poly", "unknown")}
+
+        def has_point(n):
+            if id(n) in points:
+                return True
+            if n.kind == "binop" and n.value in _ARITH:
+                return has_point(n.args[0]) or has_point(n.args[1])
+            if n.kind == "binop" and n.value in ("^", "^r") or n.kind == "neg":
+                return has_point(n.args[0])
+            return False
+
+        def numbers(n):                # the largest point-free operands of the sum, whole
+            if not has_point(n):
+                if not (n.kind == "num" and n.value == 0):
+                    raise LeanTypeError(f"`{n.text[:40]}` is a number in a sum of points of `{space}`",
+                                        "Lean rejects it (type mismatch)", line=n.line, col=n.col, path=self.path)
+            elif n.kind == "binop" and n.value in ("+", "-"):
+                numbers(n.args[0])
+                numbers(n.args[1])
+            elif n.kind == "neg":
+                numbers(n.args[0])
 
         def ops(n):
+            if not has_point(n):       # a number inside the sum (`(1 + a) * ‖u‖ ^ 2`) is no product
+                return                 # with a point; `numbers` names it after this pass
             if n.kind == "binop" and n.value in _ARITH | {"^", "^r"}:
                 if n.value not in ("+", "-"):
                     raise LeanTypeError(f"`{n.value}` in `{n.text[:40]}` involves a point of `{space}`",
@@ -516,7 +539,8 @@ class Elaboration:
                 ops(n.args[1])
             elif n.kind == "neg":
                 ops(n.args[0])
-        ops(node)
+        ops(node)                      # first the product at fault (`a * u`), then a number in the sum
+        numbers(node)
         for leaf, k in zip(leaves, kinds):
             if _kind(k) in ("nat", "real") or (leaf.kind == "num" and leaf.value != 0):
                 raise LeanTypeError(f"`{leaf.text[:40]}` is a number in a sum of points of `{space}`",

@@ -158,9 +158,13 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
 def read_file(path, *, theorem: str | None = None, require_import: bool = True, skip=()) -> list[Statement]:
     """Statements of the theorems of a ``.lean`` file (see :func:`read_text`).
 
-    Raises :class:`~pyfed.errors.InputError` (argument ``PATH``) if the file cannot be read,
-    :class:`ReaderError` for unsupported constructs."""
+    Raises :class:`~pyfed.errors.InputError` (argument ``PATH``) if the path does not end in
+    ``.lean`` (checked before reading: ``pyfed check README.md`` is "not a Lean file", not a
+    syntax error at some line of it) or the file cannot be read, :class:`ReaderError` for
+    unsupported constructs."""
     p = Path(path)
+    if p.suffix != ".lean":
+        raise InputError("PATH", f"{str(path)!r} is not a Lean file (expected a path ending in .lean)")
     try:
         raw = p.read_bytes()
     except OSError as exc:

@@ -261,19 +261,27 @@ def _numerals(node, skipped=None):
                 n.value_fraction = v
                 yield n
             elif v is not None and skipped is not None:
-                skipped.append((n, _why_skipped(v)))
+                skipped.append((n, _why_skipped(v, n, parent_of)))
         elif n.kind == "num":
             if n.value not in (0, 1) or (n.value == 1 and _factor_of_product(n, parent_of)):
                 n.value_fraction = n.value
                 yield n
             elif skipped is not None:
-                skipped.append((n, _why_skipped(n.value)))
+                skipped.append((n, _why_skipped(n.value, n, parent_of)))
 
 
-def _why_skipped(v) -> str:
+def _why_skipped(v, node=None, parent_of=None) -> str:
+    """Why the numeral ``node`` (value ``v``: 0 or 1) is not profiled, said of its place in the
+    term: the numerator of a reciprocal, a summand, or another 1 outside a product."""
     if v == 0:
         return "0 (the identity of +: scaling it changes nothing)"
-    return "1 outside a product (the identity of ×, e.g. the 1 of 1 + S/ηg²: scaling it is not a change of constant)"
+    p = (parent_of or {}).get(id(node)) if node is not None else None
+    if p is not None and p.kind == "binop" and p.value == "/" and p.args[0] is node:
+        return (f"1, the numerator of the reciprocal `{p.text}` (scaling it is scaling the denominator's "
+                "constants, which are profiled)")
+    if p is not None and p.kind == "binop" and p.value in ("+", "-"):
+        return f"1, a summand of `{p.text}` (a structural 1, not a coefficient: scaling it is not a change of constant)"
+    return "1 outside a product (the identity of ×: scaling it is not a change of constant)"
 
 
 def skipped_numerals(st) -> list:

@@ -48,9 +48,32 @@ from ...errors import InputError
 from ...theory.hypotheses import Hypothesis
 from .fedavg_access import FedAvgRunInstance
 
-__all__ = ["instance_from_json", "SqrtClients", "HuberClients", "FAMILIES", "F", "q"]
+__all__ = ["instance_from_json", "SqrtClients", "HuberClients", "FAMILIES", "FAMILY_FORMULAS", "family_formula",
+           "F", "q"]
 
 FAMILIES = ("quadratic", "sqrt", "huber")
+
+#: Each family's client functions and oracle, as the counterexample files state them (the numbers
+#: are the instance's JSON keys of the same names; the module docstring has the hypotheses).
+FAMILY_FORMULAS = {
+    "quadratic": "Fᵢ(x) = ½ xᵀ A x − ⟨bᵢ, x⟩ (one Hessian A shared by every client, bᵢ the i-th row of b), "
+                 "stochastic gradients ∇Fᵢ(x) + ξ with Gaussian ξ, E‖ξ‖² = σ² (sigma)",
+    "sqrt": "Fᵢ(x) = a x²/2 − bᵢ x + cᵢ √(1 + x²) in one dimension (Σbᵢ = Σcᵢ = 0, so F = a x²/2, x⋆ = 0, "
+            "F⋆ = 0), exact gradients (σ = 0)",
+    "huber": "Fᵢ(x) = xᵀQx/2 − ⟨bᵢ, x⟩ + Σₘ c_{im} ψ(⟨uₘ, x⟩), ψ(s) = s²/2 for |s| ≤ 1 and |s| − 1/2 beyond "
+             "(Q = a I when a is given; Σᵢ bᵢ = 0, Σᵢ c_{im} = 0, so F = xᵀQx/2, x⋆ = 0, F⋆ = 0), exact gradients "
+             "(σ = 0)",
+}
+
+
+def family_formula(inst: dict) -> str:
+    """The client functions of the JSON instance ``inst`` (:data:`FAMILY_FORMULAS` of its
+    ``family``, default ``quadratic``), so a witness can be re-derived by hand from its numbers.
+    Raises InputError (argument ``instance``) for an unknown family."""
+    fam = (inst or {}).get("family", "quadratic")
+    if fam not in FAMILY_FORMULAS:
+        raise InputError("instance", f"unknown family {fam!r}; known: {', '.join(FAMILIES)}")
+    return f"{fam} family: {FAMILY_FORMULAS[fam]}"
 
 
 def _hyp(key, statement, margin):

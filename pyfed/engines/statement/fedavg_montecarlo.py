@@ -9,7 +9,8 @@ the instance (the right side's definitions evaluated by :mod:`pyfed.theory.fedav
   part_Y the statement is E[part_X − part_Y] ≤ c_Y − c_X, decided by the Student-t interval of the
   samples of part_X − part_Y (:func:`pyfed.engines.montecarlo.decide`);
 * ``μ[X | R.history (t * τ)] ≤ᵐ[μ] Y`` -- conditional on the round start y: from x₀ and the round
-  starts a simulated run visits (t = T//2 and T − 1), R replicates of one round from each start;
+  starts a simulated run visits (t = T//2 and T − 1), max(2, R // 2) replicates of one round from
+  each start (``details.replicates_per_start``; the table's R is that number);
   the statistics at local step 0 are known exactly from y (deterministic parts), the others are
   samples; each (start, index) comparison E[part_X − part_Y | y] ≤ c_Y − c_X at the
   Bonferroni-adjusted level, so the stated confidence holds jointly (comparisons that are

@@ -423,8 +423,10 @@ def lean_record(st, verdict, *, lean_name: str, relax=()) -> dict | None:
             "sigma_sq": value_str(ri.sigma_sq), "zeta_sq": value_str(ri.zeta_sq), "dist_sq": value_str(ri.dist_sq)}
     if ri.eta is not None:
         scal["eta"] = value_str(ri.eta)
+    from .fedavg_families import family_formula
     return {"lean_name": lean_name, "lhs": rational_str(lhs), "rhs": rational_str(rhs), "instance": scal,
-            "relax": list(relax), "data": inst_json, "note": d.get("description", ""), **flags}
+            "relax": list(relax), "data": inst_json, "note": d.get("description", ""),
+            "clients": family_formula(inst_json), **flags}
 
 
 def _ball_end(ball, end: str) -> tuple:

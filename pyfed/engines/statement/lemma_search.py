@@ -40,7 +40,9 @@ LEMMA_WITNESS_SCHEMA = "pyfed.lemma-instance/1"
 class LemmaRecord:
     """One decided candidate: ``status`` ``holds`` / ``violated`` / ``outside`` (a hypothesis fails)
     / ``undecided``; ``lhs``, ``rhs`` exact when the conclusion is a comparison of numbers;
-    ``instance`` the exact JSON of the values; ``failing`` the failing hypotheses' keys."""
+    ``instance`` the exact JSON of the values; ``failing`` the failing hypotheses' keys;
+    ``in_hypotheses`` True when every hypothesis was decided true (the candidate is an instance of
+    the statement, whether or not its conclusion could then be decided)."""
 
     index: int
     status: str
@@ -50,6 +52,7 @@ class LemmaRecord:
     rhs: object = None
     failing: list = field(default_factory=list)
     reason: str = ""
+    in_hypotheses: bool = False
 
     @property
     def ratio(self):
@@ -95,13 +98,11 @@ def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> L
                 st.conclusion.kind == "binop" and st.conclusion.value in ("≤", "<", "=", "≥", ">"):
             lhs, rhs = interp.eval(st.lhs, env), interp.eval(st.rhs, env)
         holds = interp.holds(st.conclusion, env)
-    except NotFinite as exc:
-        return LemmaRecord(index, "undecided", description, spec, reason=str(exc))
-    except (EvaluationError, Undecided, ZeroDivisionError, Structural) as exc:
-        return LemmaRecord(index, "undecided", description, spec, reason=str(exc))
+    except (NotFinite, EvaluationError, Undecided, ZeroDivisionError, Structural) as exc:
+        return LemmaRecord(index, "undecided", description, spec, reason=str(exc), in_hypotheses=True)
     if isinstance(lhs, Vec) or isinstance(lhs, (Fun, frozenset, str)) or isinstance(lhs, bool):
         lhs = rhs = None
-    return LemmaRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs)
+    return LemmaRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs, in_hypotheses=True)
 
 
 def _candidates(st, pl, seed, index, interp):
@@ -298,6 +299,7 @@ def _verdict(st, records, seed, budget):
                "candidates": len(records), "decided": len(decided), "holds": len(decided) - len(viol),
                "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
                "undecided": sum(r.status == "undecided" for r in records),
+               "in_hypotheses": sum(r.in_hypotheses for r in records),
                "instance": f"adversarial search ({len(decided)} exactly decided instances)", "family": st.family}
     und = [r for r in records if r.status == "undecided"]
     if und:

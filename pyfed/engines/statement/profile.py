@@ -384,6 +384,82 @@ def _smaller_steps(st, lit, pin, best, admitted_below: bool) -> tuple:
     return True, further
 
 
+#: Exact re-decisions spent bisecting the pinning instance's step between a held and a violated one.
+BISECT_STEPS = 10
+#: Halvings tried below the pinning instance's step to find one where the statement holds.
+BISECT_HALVINGS = 8
+
+
+def _at_step(st, lit, pin, eta_l, admitted_below: bool):
+    """The pinning instance ``pin`` re-decided exactly with local step ``eta_l`` (every hypothesis
+    but the profiled one must still hold): ``("violated", boundary, Record)``, ``("holds", None,
+    None)``, or ``(None, None, None)`` when it cannot be decided or leaves the other hypotheses or
+    its boundary lies on the other side."""
+    try:
+        inst = instance_from_json(pin.instance)
+        inst.eta_l = Fraction(eta_l)
+        if any(not h.holds and h.key != lit.hyp for h in evaluate_hypotheses(st, inst)):
+            return None, None, None
+        lhs, rhs, val = sides_exact(st, inst)
+        s = compare(lhs, rhs)
+        holds = s >= 0 if st.relation == "≤" else s > 0
+        if holds:
+            return "holds", None, None
+        d = lit.instance_data(st, inst, val, lhs, rhs, holds)
+    except (EvaluationError, Undecided, ZeroDivisionError, InputError):
+        return None, None, None
+    b = d.get("threshold")
+    if b is None or (not d.get("positive_above", False)) != admitted_below:
+        return None, None, None
+    rec = Record(pin.index, "violated", f"{pin.description}; eta_l = {rational_str(inst.eta_l)} (the smallest "
+                                        "violated step found by bisection)", instance_to_json(inst), lhs=lhs, rhs=rhs)
+    return "violated", b, rec
+
+
+def _smallest_violated_step(st, lit, pin, best, admitted_below: bool):
+    """Bisect the pinning instance's local step downward with exact re-decisions: halve it until
+    the statement holds (at most :data:`BISECT_HALVINGS` times), then bisect between that step
+    and the smallest violated one (:data:`BISECT_STEPS` re-decisions). Returns None when no held
+    step is found (or a step cannot be decided), else ``(boundary, Record, held_boundary,
+    decisions)``: the boundary of the smallest violated step found (a value of the constant
+    beyond it excludes that violation, the threshold the profile reports), the record of that
+    instance, the boundary of the largest held step below it, and the number of exact
+    re-decisions. The violated steps need not form an interval: this is the smallest violated
+    step bisection finds, evidence on one instance family, not a proof."""
+    eta_v, b_v, rec_v = Fraction(instance_from_json(pin.instance).eta_l), best, pin
+    eta_h = None
+    n = 0
+    for _ in range(BISECT_HALVINGS):
+        status, b, rec = _at_step(st, lit, pin, eta_v / 2, admitted_below)
+        n += 1
+        if status == "holds":
+            eta_h = eta_v / 2
+            break
+        if status is None:
+            return None
+        eta_v, b_v, rec_v = eta_v / 2, b, rec
+    if eta_h is None:
+        return None
+    for _ in range(BISECT_STEPS):
+        mid = (eta_h + eta_v) / 2
+        status, b, rec = _at_step(st, lit, pin, mid, admitted_below)
+        n += 1
+        if status == "holds":
+            eta_h = mid
+        elif status == "violated":
+            eta_v, b_v, rec_v = mid, b, rec
+        else:
+            break
+    inst = instance_from_json(pin.instance)
+    inst.eta_l = eta_h
+    try:
+        _lhs, _rhs, val = sides_exact(st, inst)
+        b_h = lit.instance_data(st, inst, val, _lhs, _rhs, True).get("threshold")
+    except (EvaluationError, Undecided, ZeroDivisionError, InputError):
+        b_h = None
+    return b_v, rec_v, b_h, n
+
+
 def _profile_hyp(lit, records, st=None):
     """Violating instances constrain the constant: the hypothesis admits the instance on one
     side of its boundary b; the constant is safe iff every violating instance is excluded.
@@ -435,10 +511,29 @@ def _profile_hyp(lit, records, st=None):
             return e
         if further:
             best, pin = further[-1]
+        # the pinning witness's own boundary is only where its violation starts at its drawn
+        # step: smaller steps of the same instance may still be violated, so bisect down
+        found = _smallest_violated_step(st, lit, pin, best, direction == "at least")
+        note = f"{failed}; the value shown is from the others" if failed else ""
+        if found is not None:
+            b_v, rec_v, b_h, n = found
+            best, pin = b_v, rec_v
+            where = ("" if b_h is None else
+                     f"; it holds at the boundary {outward_decimal(b_h, up=direction == 'at least')}")
+            note = ((note + "; ") if note else "") + (
+                f"from the smallest violated step of the pinning instance, bisected with {n} exact re-decisions"
+                f"{where}")
+        else:
+            note = ((note + "; ") if note else "") + (
+                "only the pinning witness's own boundary: no smaller step of it could be decided, so a value "
+                "beyond it may still admit a violation")
+        e = _entry(lit, len(records), best, True, pin, direction, note)
+        e["excludes_violation"] = found is not None
+        if found is None:
+            e["excludes_violation_reason"] = "the threshold is the pinning witness's boundary, not bisected"
+        return e
     e = _entry(lit, len(records), best, True, pin, direction,
                f"{failed}; the value shown is from the others" if failed else "")
-    if st is not None:
-        e["excludes_violation"] = True
     return e
 
 
