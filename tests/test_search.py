@@ -18,7 +18,7 @@ from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
 from pyfed.engines.statement import WITNESS_SCHEMA
 from pyfed.errors import InputError
-from pyfed.search import (file_stem, load_record, recheck, run_all, search_to_dir,
+from pyfed.search import (file_stem, load_record, recheck, search_to_dir,
                           statement_options, statement_verdicts_json)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -133,8 +133,8 @@ def test_statement_options_list_every_statement_with_its_keys_and_mutations():
 
 
 @pytest.mark.slow
-def test_run_all_one_verdict_per_statement():
-    res = run_all(budget=1, seed=0, quick=True)
+def test_run_all_one_verdict_per_statement(quick_statement_searches):
+    res = quick_statement_searches                   # run_all(seed=0, quick=True), as pyfed check --quick computes it
     assert [n for n, _ in res] == [e.display for e in catalogue()]
     # no counterexample to a true statement; a finite search is inconclusive, never holds
     assert all(v.status == "inconclusive" for _, v in res), [(n, v.status) for n, v in res]

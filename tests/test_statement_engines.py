@@ -135,14 +135,14 @@ def searches():
 
 
 @pytest.mark.slow
-def test_seed_statement_is_never_violated(searches):
-    from pyfed.check import check_statement
+def test_seed_statement_is_never_violated(searches, seed_file_check):
     st, res = searches["SeedConvex"]
     assert res.verdict.status == "inconclusive"
     assert res.verdict.details["decided"] >= 10 and res.verdict.details["violated"] == 0
     assert all(r.status != "violated" for r in res.records)
-    rep = check_statement(st, quick=True, budget=2, profile=False)
-    assert [v.status for v in rep.verdicts] == ["holds", "holds", "inconclusive", "holds"]
+    # check_statement(st, quick=True, budget=2)'s verdicts, as pyfed check seed_convex.lean --quick --budget 2 reports them
+    report = json.loads(seed_file_check[3].read_text(encoding="utf-8"))
+    assert [v["status"] for v in report["verdicts"]] == ["holds", "holds", "inconclusive", "holds"]
 
 
 @pytest.mark.slow
@@ -345,9 +345,8 @@ def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp
 
 
 @pytest.mark.slow
-def test_cli_seed_example_exits_0_with_the_default_table(capsys):
-    code = main(["check", str(EXAMPLES / "seed_convex.lean"), "--quick", "--budget", "2", "--no-profile"])
-    text = capsys.readouterr().out
+def test_cli_seed_example_exits_0_with_the_default_table(seed_file_check):
+    code, text, _, _ = seed_file_check          # pyfed check seed_convex.lean --quick --budget 2 --json PATH
     assert code == 0
     assert "SeedConvex" in text and "exact moments" in text and "PEP certificate" in text
     assert "adversarial search" in text
@@ -362,13 +361,9 @@ def test_readme_walkthrough_numbers_are_the_search_result(searches):
 
 
 @pytest.mark.slow
-def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(tmp_path, capsys):
-    from pyfed.statements import theorems_path
-    rep = tmp_path / "r.json"
-    code = main(["check", str(theorems_path()), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
-    capsys.readouterr()
+def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(theorems_file_check):
+    code, _, _, report = theorems_file_check    # pyfed check <theorems_path()> --quick --no-profile --json PATH
     assert code == 0
-    report = json.loads(rep.read_text())
     names = {v["statement"] for v in report["verdicts"]}
     assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence.1",
             "FiniteRoundConvergence.2"} <= names
