@@ -146,3 +146,22 @@ def seed_file_check(tmp_path_factory):
     code, out, err = run_cli(["check", str(EXAMPLES / "seed_convex.lean"), "--quick", "--budget", "2",
                               "--json", str(path)])
     return code, out, err, path
+
+
+@pytest.fixture(scope="session")
+def no_noise_export(tmp_path_factory):
+    """``pyfed check LEAN --quick --no-profile --budget 1 --seed 0 --out DIR --json REPORT`` run once,
+    LEAN a copy of examples/statements/convex_no_noise.lean at ``.../a[red]b/[bold]no_noise.lean``
+    and REPORT ``.../r[x].json`` (rich markup in paths: they must be printed, not eaten). A violated
+    statement: exit 1, exact, Monte Carlo, search and PEP rows, its counterexample written to DIR.
+    Returns ``(status, stdout, stderr, DIR, REPORT, LEAN)``; read-only: copy a file before editing it."""
+    from cli_helpers import run_cli
+    root = tmp_path_factory.mktemp("no-noise-export")
+    d = root / "a[red]b"
+    d.mkdir()
+    lean = d / "[bold]no_noise.lean"
+    lean.write_text((EXAMPLES / "convex_no_noise.lean").read_text(encoding="utf-8"), encoding="utf-8")
+    out, rep = root / "cx", root / "r[x].json"
+    code, stdout, stderr = run_cli(["check", str(lean), "--quick", "--no-profile", "--budget", "1", "--seed", "0",
+                                    "--out", str(out), "--json", str(rep)])
+    return code, stdout, stderr, out, rep, lean

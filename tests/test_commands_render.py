@@ -25,16 +25,11 @@ _run = run_cli
 
 
 @pytest.fixture(scope="module")
-def no_noise(tmp_path_factory):
-    """One quick run on examples/statements/convex_no_noise.lean: exact, Monte Carlo, search and
-    PEP rows (≈ 4 s)."""
-    root = tmp_path_factory.mktemp("nn")
-    d = root / "a[red]b"            # rich markup in a path: must be printed, not eaten
-    d.mkdir()
-    lean = d / "[bold]no_noise.lean"
-    lean.write_text((EXAMPLES / "convex_no_noise.lean").read_text(encoding="utf-8"), encoding="utf-8")
-    rep = root / "r[x].json"
-    code, out, _ = _run(["check", str(lean), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
+def no_noise(no_noise_export):
+    """One quick run on examples/statements/convex_no_noise.lean copied to a[red]b/[bold]no_noise.lean
+    (rich markup in a path: must be printed, not eaten), its JSON report r[x].json: exact, Monte
+    Carlo, search and PEP rows (≈ 4 s; the session's shared run, which also writes --out)."""
+    code, out, _, _, rep, _ = no_noise_export
     return code, out, json.loads(rep.read_text())
 
 

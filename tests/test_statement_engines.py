@@ -307,14 +307,13 @@ def test_montecarlo_linear_left_side_and_nonlinear_rejection():
 # ---------------------------------------------------------------- CLI and export
 
 @pytest.mark.slow
-def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp_path, capsys):
+def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp_path, capsys, no_noise_export):
     from pyfed.engines.statement import instance_from_json
     from pyfed.export import parse_counterexample_lean
-    out, rep = tmp_path / "cx", tmp_path / "r.json"
-    path = str(EXAMPLES / "convex_no_noise.lean")
-    code = main(["check", path, "--quick", "--no-profile", "--budget", "2", "--seed", "0", "--out", str(out),
-                 "--json", str(rep)])
-    text = capsys.readouterr().out
+    # pyfed check <path> --quick --no-profile --budget 1 --seed 0 --out <out> --json <rep>, path a copy
+    # of examples/statements/convex_no_noise.lean
+    code, text, _, out, rep, path = no_noise_export
+    path = str(path)
     assert code == 1 and "ConvexWithoutNoiseTerm" in text
     report = json.loads(rep.read_text())
     assert {v["statement"] for v in report["verdicts"]} == {"ConvexWithoutNoiseTerm"}
@@ -339,7 +338,7 @@ def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp
     assert back["lhs"] == Fraction(rec["lhs"]["exact"]) > back["rhs"] == Fraction(rec["rhs"]["exact"])
     # same seed: byte-identical files
     out2 = tmp_path / "cx2"
-    main(["check", path, "--quick", "--no-profile", "--budget", "2", "--seed", "0", "--out", str(out2)])
+    main(["check", path, "--quick", "--no-profile", "--budget", "1", "--seed", "0", "--out", str(out2)])
     capsys.readouterr()
     assert [p.read_bytes() for p in sorted(out2.iterdir())] == [p.read_bytes() for p in sorted(out.iterdir())]
 

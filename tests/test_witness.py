@@ -169,12 +169,10 @@ def test_counterexample_record_is_complete_and_float_free(no_noise_record):
 # ---------------------------------------------------------------- 2. pyfed check --replay
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """The convex_no_noise example's counterexample, written by the CLI with --out."""
-    from pyfed.cli import main
-    out = tmp_path_factory.mktemp("cx")
-    code = main(["check", str(EXAMPLES / "convex_no_noise.lean"), "--quick", "--no-profile", "--budget", "1",
-                 "--out", str(out)])
+def exported(no_noise_export):
+    """The convex_no_noise example's counterexample, written by the CLI with --out (pyfed check
+    <a copy of convex_no_noise.lean> --quick --no-profile --budget 1 --seed 0 --out DIR --json PATH)."""
+    code, _, _, out, _, _ = no_noise_export
     assert code == 1
     (js,) = sorted(out.glob("*.json"))
     (lean,) = sorted(out.glob("*.lean"))
