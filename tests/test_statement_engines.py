@@ -126,12 +126,17 @@ def test_default_rows_name_the_lean_hypotheses():
 
 @pytest.fixture(scope="module")
 def searches():
+    """``searches[name]``: ``(st, search_statement(st, seed=0, budget=4))`` for the statement
+    ``name`` of examples/statements/, searched the first time a test asks for it."""
     from pyfed.engines.statement.engines import search_statement
-    out = {}
-    for f in sorted(EXAMPLES.glob("*.lean")):
-        for st in read_file(f):
-            out[st.name] = (st, search_statement(st, seed=0, budget=4))
-    return out
+    statements = {st.name: st for f in sorted(EXAMPLES.glob("*.lean")) for st in read_file(f)}
+
+    class Searches(dict):
+        def __missing__(self, name):
+            st = statements[name]
+            self[name] = (st, search_statement(st, seed=0, budget=4))
+            return self[name]
+    return Searches()
 
 
 @pytest.mark.slow
