@@ -123,17 +123,23 @@ def quick_statement_searches(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def theorems_file_check(tmp_path_factory):
-    """``pyfed check lean/Pyfed/Scaffold/Theorems.lean --quick --no-profile --json PATH`` (our
-    SCAFFOLD theorems file, the file's quick default budget) run once: ``(status, stdout, stderr,
-    report)``."""
+def theorem_file_check(tmp_path_factory):
+    """``theorem_file_check(path)``: ``pyfed check PATH --quick --no-profile --json REPORT`` (a Lean
+    file of ours or a published restatement, the quick default budget of a file) run once per
+    file in a session: ``(status, stdout, stderr, report)``."""
     import json
 
     from cli_helpers import run_cli
-    from pyfed.statements import theorems_path
-    path = tmp_path_factory.mktemp("theorems-check") / "r.json"
-    code, out, err = run_cli(["check", str(theorems_path()), "--quick", "--no-profile", "--json", str(path)])
-    return code, out, err, json.loads(path.read_text(encoding="utf-8"))
+    cache = {}
+
+    def get(path):
+        key = Path(path).resolve()
+        if key not in cache:
+            rep = tmp_path_factory.mktemp("theorem-file-check") / "r.json"
+            code, out, err = run_cli(["check", str(path), "--quick", "--no-profile", "--json", str(rep)])
+            cache[key] = (code, out, err, json.loads(rep.read_text(encoding="utf-8")) if rep.exists() else None)
+        return cache[key]
+    return get
 
 
 @pytest.fixture(scope="session")

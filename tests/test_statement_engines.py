@@ -365,8 +365,9 @@ def test_readme_walkthrough_numbers_are_the_search_result(searches):
 
 
 @pytest.mark.slow
-def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(theorems_file_check):
-    code, _, _, report = theorems_file_check    # pyfed check <theorems_path()> --quick --no-profile --json PATH
+def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(theorem_file_check):
+    from pyfed.statements import theorems_path
+    code, _, _, report = theorem_file_check(theorems_path())     # pyfed check PATH --quick --no-profile --json R
     assert code == 0
     names = {v["statement"] for v in report["verdicts"]}
     assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence.1",
