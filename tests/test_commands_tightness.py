@@ -26,6 +26,7 @@ def test_tightness_ratio_beyond_the_float_range(tmp_path, capsys):
     assert (tmp_path / "tightness.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_tightness_plot_marks_off_scale_points():
     import matplotlib.pyplot as plt
 

@@ -215,6 +215,7 @@ TRUE_VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,old,new", FALSE_VARIANTS, ids=["drift-half", "convex-no-noise", "progress-2-over-L"])
 def test_false_variants_are_violated_with_a_witness_that_rechecks(name, old, new):
     from pyfed.engines.statement.fedavg_search import search
@@ -226,6 +227,7 @@ def test_false_variants_are_violated_with_a_witness_that_rechecks(name, old, new
     assert recheck(st, instance_from_json(w["instance"]), w)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,old,new", TRUE_VARIANTS, ids=["drift-doubled", "convex-step-1-over-8L"])
 def test_true_variants_are_never_violated(name, old, new):
     from pyfed.engines.statement.fedavg_search import search

@@ -60,6 +60,7 @@ def test_constant_81_edited_in_lean_is_detected():
     assert any("81" in m.name for m in bad)
 
 
+@pytest.mark.slow
 def test_lean_model_exponent_edit_is_detected():
     old = "(1 - μ * h / 2)⁻¹ ^ (r + 1)"
     assert old in _text(MODEL)
@@ -78,6 +79,7 @@ def test_exact_mirror_edit_is_detected():
     assert {m.name for m in bad} >= {"convexRHSQ", "convexRHS vs convexRHSQ"}
 
 
+@pytest.mark.slow
 def test_python_formula_edit_is_detected(monkeypatch):
     def broken_noise(constant, sigma, S, K, eta_g, h, *, exact=None, dps=50):
         (c, sigma, S, K, eta_g, h), _ = bounds.coerce([constant, sigma, S, K, eta_g, h], exact=exact)

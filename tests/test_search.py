@@ -195,6 +195,7 @@ def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
 
 # ------------------------------------------------------------------- FedAvg search records
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, edit", [
     ("FedAvg.BoundedClientDrift", {"mutate": "drift_constant_18_to_1"}),
     ("FedAvg.BoundedClientDrift", {"relax": ("step_size",)}),
@@ -221,6 +222,7 @@ def test_fedavg_search_records_are_counterexample_records_that_replay(tmp_path, 
     assert "the record is of an edited statement: exit 0" in text
 
 
+@pytest.mark.slow
 def test_a_fedavg_record_decided_in_balls_replays_and_is_counted_as_such(tmp_path, capsys):
     """Eq. (15) without its zeta term (mutation drop_heterogeneity_term) is violated by the sqrt
     family: the record holds certified rational bounds (no exact value, no float), the command
@@ -243,6 +245,7 @@ def test_a_fedavg_record_decided_in_balls_replays_and_is_counted_as_such(tmp_pat
     assert "verdict: violated" in text and "both sides' certified bounds equal the recorded ones exactly" in text
 
 
+@pytest.mark.slow
 def test_the_violated_count_says_one_record_is_kept_per_statement(tmp_path, capsys):
     """Two candidates violate Lemma 2 beyond its step-size hypothesis; one record (the first in
     candidate order) is written, and the summary line says so."""

@@ -207,6 +207,7 @@ def test_candidates_are_a_pure_function_of_seed_and_index():
     assert dump(search(st, seed=8, budget=3).records[n:]) != dump(res.records[n:])
 
 
+@pytest.mark.slow
 def test_search_draws_inside_the_statements_hypotheses():
     from pyfed.engines.statement import evaluate_hypotheses, instance_from_json
     st = our_statements()["NonconvexFiniteRoundConvergence"]
