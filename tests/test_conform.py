@@ -288,6 +288,7 @@ def test_flower_fedavg_characterised():
     assert [r.name for r in bad] == ["global step"] and "no global step" in bad[0].deviation.hint
 
 
+@pytest.mark.slow
 def test_flower_fedprox_and_scaffold_strategy():
     pytest.importorskip("flwr", reason="Flower (pip install 'pyfed[flower]') is not installed")
     from pyfed.conform.flower import fedprox_equal

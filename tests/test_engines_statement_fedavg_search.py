@@ -48,6 +48,7 @@ def test_every_mutation_is_caught_through_the_lean_text(name, mutation):
     assert recheck(st, instance_from_json(w["instance"]), w)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("st", read_file(fedavg_theorems_path()), ids=lambda s: s.name)
 def test_our_statements_hold_on_every_structured_candidate(st):
     res = search(st, seed=0, budget=0)
@@ -56,6 +57,7 @@ def test_our_statements_hold_on_every_structured_candidate(st):
     assert res.verdict.details["decided"] >= 4     # the tuned statement needs sigma, zeta, D > 0
 
 
+@pytest.mark.slow
 def test_candidates_are_reproducible_and_inside_the_step_hypothesis():
     st = [s for s in read_file(fedavg_theorems_path()) if s.name == "ConvexFedAvgConvergence"][0]
     n = structured_count()

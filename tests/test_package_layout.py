@@ -106,6 +106,7 @@ def test_a_circle_is_detected():
     assert circles(g) == [["pyfed.a", "pyfed.b", "pyfed.c"]]
 
 
+@pytest.mark.slow
 def test_relative_imports_resolve_like_python():
     assert _resolve("pyfed.engines.statement.engines", False, 1, "builtin") == "pyfed.engines.statement.builtin"
     assert _resolve("pyfed.engines.statement", True, 1, "engines") == "pyfed.engines.statement.engines"
