@@ -117,6 +117,7 @@ def _psd_by_minors(Q):
                for r in range(1, n + 1) for S in itertools.combinations(range(n), r))
 
 
+@pytest.mark.slow
 def test_ldl_pivots_decide_psd_as_all_principal_minors_do():
     rng = random.Random(1)
     seen = {True: 0, False: 0}

@@ -8,7 +8,6 @@ import shutil
 
 import pytest
 
-from pyfed.cli import main
 from pyfed.checkers.registry import catalogue, get, names, qualified_names
 from pyfed.engines.statement.engines import engines_for
 from pyfed.errors import InputError
@@ -110,10 +109,9 @@ THEOREM_FILES = [rel for rel, _ in theorem_files()] + ["lean/PyfedPublished/Scaf
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rel", THEOREM_FILES)
-def test_pyfed_check_decides_every_theorem_file(rel, tmp_path, capsys):
+def test_pyfed_check_decides_every_theorem_file(rel, theorem_file_check):
     """Every statement file of ours and every published restatement, through the command a user
     runs: all are true statements, so the exit status is 0 (never 2: every theorem is read)."""
-    code = main(["check", str(LEAN.parent / rel), "--quick", "--no-profile", "--json", str(tmp_path / "r.json")])
-    out = capsys.readouterr()
-    assert code == 0, out.err[-2000:] + out.out[-2000:]
-    assert " 0 violated" in out.out
+    code, text, err, _ = theorem_file_check(LEAN.parent / rel)   # pyfed check PATH --quick --no-profile --json R
+    assert code == 0, err[-2000:] + text[-2000:]
+    assert " 0 violated" in text

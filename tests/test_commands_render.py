@@ -25,16 +25,11 @@ _run = run_cli
 
 
 @pytest.fixture(scope="module")
-def no_noise(tmp_path_factory):
-    """One quick run on examples/statements/convex_no_noise.lean: exact, Monte Carlo, search and
-    PEP rows (≈ 4 s)."""
-    root = tmp_path_factory.mktemp("nn")
-    d = root / "a[red]b"            # rich markup in a path: must be printed, not eaten
-    d.mkdir()
-    lean = d / "[bold]no_noise.lean"
-    lean.write_text((EXAMPLES / "convex_no_noise.lean").read_text(encoding="utf-8"), encoding="utf-8")
-    rep = root / "r[x].json"
-    code, out, _ = _run(["check", str(lean), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
+def no_noise(no_noise_export):
+    """One quick run on examples/statements/convex_no_noise.lean copied to a[red]b/[bold]no_noise.lean
+    (rich markup in a path: must be printed, not eaten), its JSON report r[x].json: exact, Monte
+    Carlo, search and PEP rows (≈ 4 s; the session's shared run, which also writes --out)."""
+    code, out, _, _, rep, _ = no_noise_export
     return code, out, json.loads(rep.read_text())
 
 
@@ -101,6 +96,7 @@ def test_format_estimate_zero_width_and_verdict_str():
     assert "lhs=0.5113 ± 0.00016 " in str(v) and "0.511315" not in str(v)
 
 
+@pytest.mark.slow
 def test_the_table_prints_the_monte_carlo_left_side_with_its_meaningful_digits(no_noise):
     _code, out, report = no_noise
     mc = next(v for v in report["verdicts"] if v["details"]["instance"].startswith("logistic"))
@@ -112,6 +108,7 @@ def test_the_table_prints_the_monte_carlo_left_side_with_its_meaningful_digits(n
 
 # ---------------------------------------------------------------- 3. user text is not markup
 
+@pytest.mark.slow
 def test_brackets_in_paths_are_printed_verbatim(no_noise):
     _code, out, report = no_noise
     flat = " ".join(out.split())
@@ -205,6 +202,7 @@ def test_pipe_width_is_wide_unless_columns_is_set(monkeypatch):
     assert make_console().width == PIPE_WIDTH
 
 
+@pytest.mark.slow
 def test_piped_report_keeps_names_numbers_and_parameter_lines_whole(no_noise):
     _code, out, _report = no_noise
     lines = out.splitlines()
@@ -229,6 +227,7 @@ def test_format_parameter_shortens_floats_and_keeps_rationals_exact(value, shown
     assert format_parameter(value) == shown
 
 
+@pytest.mark.slow
 def test_parameter_lines_print_six_digit_floats(no_noise):
     _code, out, report = no_noise
     mc = next(v for v in report["verdicts"] if v["details"]["instance"].startswith("logistic"))

@@ -101,6 +101,7 @@ def test_search_out_that_cannot_be_created(capsys, tmp_path):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_search_help_and_list_name_relax_keys_and_mutations(capsys):
     from pyfed.checkers.registry import get, statements_of
     parser = main_cli.build_parser()

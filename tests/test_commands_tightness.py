@@ -26,6 +26,7 @@ def test_tightness_ratio_beyond_the_float_range(tmp_path, capsys):
     assert (tmp_path / "tightness.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_tightness_plot_marks_off_scale_points():
     import matplotlib.pyplot as plt
 
@@ -84,6 +85,7 @@ def test_tightness_bad_numbers_are_named_errors(argv, arg, why, capsys, tmp_path
     assert not (tmp_path / "tightness.png").exists()
 
 
+@pytest.mark.slow
 def test_tightness_summary_claims_only_the_swept_range(capsys, tmp_path):
     code, out, err = run_main(["tightness", "--out", str(tmp_path), "--T", "4", "--max-multiple", "4"], capsys)
     assert code == 0

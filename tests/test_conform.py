@@ -185,6 +185,7 @@ def test_plain_function_adapter():
 
 # ----------------------------------------------------------------------------- the law test
 
+@pytest.mark.slow
 def test_other_call_order_conforms_in_law():
     rep = conform(data("ControlFirst"), option="I", law_replicates=1000)
     noise = rep.rungs[-1]
@@ -193,6 +194,7 @@ def test_other_call_order_conforms_in_law():
     assert "not in the seed's order" in noise.note
 
 
+@pytest.mark.slow
 def test_reused_sample_fails_the_law_test():
     rep = conform(data("ReusesSample"), option="I", rungs=["noise"], law_replicates=1000)
     d = rep.first_deviation
@@ -286,6 +288,7 @@ def test_flower_fedavg_characterised():
     assert [r.name for r in bad] == ["global step"] and "no global step" in bad[0].deviation.hint
 
 
+@pytest.mark.slow
 def test_flower_fedprox_and_scaffold_strategy():
     pytest.importorskip("flwr", reason="Flower (pip install 'pyfed[flower]') is not installed")
     from pyfed.conform.flower import fedprox_equal

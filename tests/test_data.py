@@ -116,6 +116,7 @@ def _load_in_fresh_process(cache):
     return imported == "1", total, int(ones)
 
 
+@pytest.mark.slow
 def test_cache_written_once_then_read_without_scikit_learn(tmp_path):
     cache = tmp_path / "cache"
     first = _load_in_fresh_process(cache)

@@ -448,6 +448,7 @@ def _mc_agrees(xbar, P, exact_gaps, exact_gs):
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_monte_carlo_agrees_within_4_standard_errors(seed):
     """Start near x* so the noise dominates; each simulator's sample must match its exact law
@@ -493,6 +494,7 @@ def test_monte_carlo_agrees_within_4_standard_errors(seed):
 # tightness sweep
 # ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_tightness_sweep_exact_ratios_and_crossing():
     from pyfed.engines.tightness import default_instance, tightness_sweep
     P = default_instance(0)
@@ -512,6 +514,7 @@ def test_tightness_sweep_exact_ratios_and_crossing():
     assert len(res.points) == 4 + 3
 
 
+@pytest.mark.slow
 def test_tightness_cli_writes_png(tmp_path):
     import argparse
     import json

@@ -215,6 +215,7 @@ TRUE_VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,old,new", FALSE_VARIANTS, ids=["drift-half", "convex-no-noise", "progress-2-over-L"])
 def test_false_variants_are_violated_with_a_witness_that_rechecks(name, old, new):
     from pyfed.engines.statement.fedavg_search import search
@@ -226,6 +227,7 @@ def test_false_variants_are_violated_with_a_witness_that_rechecks(name, old, new
     assert recheck(st, instance_from_json(w["instance"]), w)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,old,new", TRUE_VARIANTS, ids=["drift-doubled", "convex-step-1-over-8L"])
 def test_true_variants_are_never_violated(name, old, new):
     from pyfed.engines.statement.fedavg_search import search
@@ -254,10 +256,9 @@ def test_cli_reads_every_fedavg_theorem_before_any_work(tmp_path, capsys):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", [THEOREMS, PUBLISHED], ids=["ours", "published"])
-def test_cli_decides_every_fedavg_theorem(path, tmp_path, capsys):
-    out = tmp_path / "r.json"
-    assert main(["check", str(path), "--quick", "--no-profile", "--budget", "1", "--json", str(out)]) == 0
-    rep = json.loads(out.read_text())
+def test_cli_decides_every_fedavg_theorem(path, theorem_file_check):
+    code, _, _, rep = theorem_file_check(path)       # pyfed check PATH --quick --no-profile --json R
+    assert code == 0
     assert [s["read"]["name"] for s in rep["statements"]] == NAMES
     assert all(s["read"]["shape"] == "fedavg_run" for s in rep["statements"])
     assert all(v["status"] != "violated" for v in rep["verdicts"])

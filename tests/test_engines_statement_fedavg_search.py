@@ -32,6 +32,7 @@ def test_the_mutation_lists_are_registered_and_cover_todays_list():
     assert all(MUTATIONS[k] == v for k, v in FEDAVG_MUTATIONS.items())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,mutation", CASES, ids=[f"{n.split('.')[1]}-{m.name}" for n, m in CASES])
 def test_every_mutation_is_caught_through_the_lean_text(name, mutation):
     (st,) = mutated_statements(fedavg_theorems_path(), name.split(".")[1], mutation)
@@ -47,6 +48,7 @@ def test_every_mutation_is_caught_through_the_lean_text(name, mutation):
     assert recheck(st, instance_from_json(w["instance"]), w)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("st", read_file(fedavg_theorems_path()), ids=lambda s: s.name)
 def test_our_statements_hold_on_every_structured_candidate(st):
     res = search(st, seed=0, budget=0)
@@ -55,6 +57,7 @@ def test_our_statements_hold_on_every_structured_candidate(st):
     assert res.verdict.details["decided"] >= 4     # the tuned statement needs sigma, zeta, D > 0
 
 
+@pytest.mark.slow
 def test_candidates_are_reproducible_and_inside_the_step_hypothesis():
     st = [s for s in read_file(fedavg_theorems_path()) if s.name == "ConvexFedAvgConvergence"][0]
     n = structured_count()
@@ -97,6 +100,7 @@ def _no_zeta_statement():
     return st
 
 
+@pytest.mark.slow
 def test_a_witness_decided_in_balls_is_never_reported_exact():
     """Eq. (15) without its zeta term is violated first by the sqrt family (candidate 5, x0 at the
     optimum, so every right-side term is 0): the left side is irrational, so the verdict carries
@@ -120,6 +124,7 @@ def test_a_witness_decided_in_balls_is_never_reported_exact():
     assert j["evidence"] == Evidence.BALL.value and j["certified"] is True
 
 
+@pytest.mark.slow
 def test_the_lean_record_of_a_ball_witness_states_certified_bounds():
     """lean_record of a ball witness: the lower end of the left side's ball and the right side
     (exact 0: a ball of radius 0 is its value), flagged; both exact rationals with rhs < lhs."""

@@ -58,6 +58,7 @@ def test_tighter_step_gives_a_decided_exact_row_inside_the_hypothesis(c100):
         v.details["description"]
 
 
+@pytest.mark.slow
 def test_tighter_step_runs_the_monte_carlo_row(c100):
     st, rep = c100
     lg = default_suite(quick=True)[1]

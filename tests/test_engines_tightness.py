@@ -9,6 +9,8 @@ def test_tightness_reports_progress():
 
 from fractions import Fraction as Fr
 
+import pytest
+
 from cli_helpers import run_main
 
 
@@ -38,6 +40,7 @@ def test_tightness_points_beyond_hypotheses_say_what_the_inequality_does():
     assert res.first_crossing is far
 
 
+@pytest.mark.slow
 def test_tightness_mu_above_the_problems_strong_convexity_fails_convexity(capsys, tmp_path):
     from pyfed.engines.tightness import default_instance, tightness_sweep
     P = default_instance(0)

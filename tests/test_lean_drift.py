@@ -60,6 +60,7 @@ def test_constant_81_edited_in_lean_is_detected():
     assert any("81" in m.name for m in bad)
 
 
+@pytest.mark.slow
 def test_lean_model_exponent_edit_is_detected():
     old = "(1 - μ * h / 2)⁻¹ ^ (r + 1)"
     assert old in _text(MODEL)
@@ -78,6 +79,7 @@ def test_exact_mirror_edit_is_detected():
     assert {m.name for m in bad} >= {"convexRHSQ", "convexRHS vs convexRHSQ"}
 
 
+@pytest.mark.slow
 def test_python_formula_edit_is_detected(monkeypatch):
     def broken_noise(constant, sigma, S, K, eta_g, h, *, exact=None, dps=50):
         (c, sigma, S, K, eta_g, h), _ = bounds.coerce([constant, sigma, S, K, eta_g, h], exact=exact)
@@ -87,6 +89,7 @@ def test_python_formula_edit_is_detected(monkeypatch):
     assert {"convexRHS", "nonconvexRHS"} <= {m.name for m in bad}
 
 
+@pytest.mark.slow
 def test_python_weight_sum_off_by_one_is_detected(monkeypatch):
     real = bounds.weight_sum
     monkeypatch.setattr(bounds, "weight_sum", lambda T, mu, h, **kw: real(int(T) + 1, mu, h, **kw))
@@ -190,6 +193,7 @@ def test_fedavg_definitions_are_in_sync_with_pyfed_theory():
     assert drift.check_drift(LEAN, points=4) == []
 
 
+@pytest.mark.slow
 def test_a_changed_lean_constant_is_drift():
     old = "18 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2"
     assert old in _text(FEDAVG_MODEL)
@@ -219,6 +223,7 @@ def test_a_changed_python_formula_is_drift():
     assert {"driftRHS", "driftRHSQ"} <= bad
 
 
+@pytest.mark.slow
 def test_a_changed_hypothesis_is_drift():
     old = "0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →\n    ∀ R : Run P μ τ T η, (∫ ω"
     assert old in _text(FEDAVG_THEOREMS)

@@ -298,6 +298,7 @@ def test_committed_generated_files_are_in_sync():
     assert render.check_all(LEAN) == []
 
 
+@pytest.mark.slow
 def test_fedavg_counterexample_file_rederives_the_right_side(tmp_path):
     from pyfed.search import search_to_dir
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 600
 
@@ -93,6 +95,7 @@ def _package_of(m: str) -> str:
     return m if (ROOT / "pyfed").joinpath(*m.split(".")[1:]).is_dir() else m.rpartition(".")[0]
 
 
+@pytest.mark.slow
 def test_no_import_circle_among_modules():
     found = circles(import_graph())
     assert found == [], "import circles: " + "; ".join(" <-> ".join(c) for c in found)
@@ -103,6 +106,7 @@ def test_a_circle_is_detected():
     assert circles(g) == [["pyfed.a", "pyfed.b", "pyfed.c"]]
 
 
+@pytest.mark.slow
 def test_relative_imports_resolve_like_python():
     assert _resolve("pyfed.engines.statement.engines", False, 1, "builtin") == "pyfed.engines.statement.builtin"
     assert _resolve("pyfed.engines.statement", True, 1, "engines") == "pyfed.engines.statement.engines"

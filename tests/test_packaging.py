@@ -106,6 +106,7 @@ def test_package_list_matches_the_source_tree():
                for p in lean_folders - {"pyfed._lean"})
 
 
+@pytest.mark.slow
 def test_build_ships_every_lean_source_and_template(built):
     shipped = {str(p.relative_to(built / "pyfed" / "_lean")) for p in (built / "pyfed" / "_lean").rglob("*")
                if p.is_file()}
@@ -219,6 +220,7 @@ def test_installed_layout_reads_its_own_lean_copy(built, tmp_path):
     assert f"generated Lean files in {(built / 'pyfed' / '_lean').resolve()} are up to date" in proc.stdout
 
 
+@pytest.mark.slow
 def test_installed_layout_refuses_to_render_without_a_checkout(built, tmp_path):
     """Rendering writes Lean sources: outside a checkout it is a one-line error (exit 2) and the
     installed copy is left untouched."""

@@ -18,7 +18,7 @@ from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
 from pyfed.engines.statement import WITNESS_SCHEMA
 from pyfed.errors import InputError
-from pyfed.search import (file_stem, load_record, recheck, run_all, search_to_dir,
+from pyfed.search import (file_stem, load_record, recheck, search_to_dir,
                           statement_options, statement_verdicts_json)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -133,8 +133,8 @@ def test_statement_options_list_every_statement_with_its_keys_and_mutations():
 
 
 @pytest.mark.slow
-def test_run_all_one_verdict_per_statement():
-    res = run_all(budget=1, seed=0, quick=True)
+def test_run_all_one_verdict_per_statement(quick_statement_searches):
+    res = quick_statement_searches                   # run_all(seed=0, quick=True), as pyfed check --quick computes it
     assert [n for n, _ in res] == [e.display for e in catalogue()]
     # no counterexample to a true statement; a finite search is inconclusive, never holds
     assert all(v.status == "inconclusive" for _, v in res), [(n, v.status) for n, v in res]
@@ -195,6 +195,7 @@ def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
 
 # ------------------------------------------------------------------- FedAvg search records
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, edit", [
     ("FedAvg.BoundedClientDrift", {"mutate": "drift_constant_18_to_1"}),
     ("FedAvg.BoundedClientDrift", {"relax": ("step_size",)}),
@@ -221,6 +222,7 @@ def test_fedavg_search_records_are_counterexample_records_that_replay(tmp_path, 
     assert "the record is of an edited statement: exit 0" in text
 
 
+@pytest.mark.slow
 def test_a_fedavg_record_decided_in_balls_replays_and_is_counted_as_such(tmp_path, capsys):
     """Eq. (15) without its zeta term (mutation drop_heterogeneity_term) is violated by the sqrt
     family: the record holds certified rational bounds (no exact value, no float), the command
@@ -243,6 +245,7 @@ def test_a_fedavg_record_decided_in_balls_replays_and_is_counted_as_such(tmp_pat
     assert "verdict: violated" in text and "both sides' certified bounds equal the recorded ones exactly" in text
 
 
+@pytest.mark.slow
 def test_the_violated_count_says_one_record_is_kept_per_statement(tmp_path, capsys):
     """Two candidates violate Lemma 2 beyond its step-size hypothesis; one record (the first in
     candidate order) is written, and the summary line says so."""

@@ -408,7 +408,7 @@ def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
 
 
 @pytest.mark.slow
-def test_built_in_instances_that_cannot_bind_are_named_with_the_reason():
+def test_built_in_instances_that_cannot_bind_are_named_with_the_reason(seed_file_check):
     # a free xstar (no IsMinimizer) has no value on the built-in instances: the report says so
     # instead of dropping the rows silently; the other family's instance is not listed
     from pyfed.check import check_statement
@@ -417,4 +417,7 @@ def test_built_in_instances_that_cannot_bind_are_named_with_the_reason():
     rep = check_statement(_read(seed.replace("IsMinimizer P xstar → ", "")), quick=True, profile=False, budget=1)
     assert [n for n, _ in rep.skipped] == [i.name for i in default_suite(quick=True)[:2]]
     assert all(w == "no value for the statement's parameter `xstar`" for _, w in rep.skipped)
-    assert check_statement(_read(seed), quick=True, profile=False, budget=1).skipped == []
+    # the seed itself binds every built-in instance: check_statement(seed, quick=True, budget=2).skipped == [],
+    # as pyfed check seed_convex.lean --quick --budget 2 reports it
+    (srep,) = json.loads(seed_file_check[3].read_text(encoding="utf-8"))["statements"]
+    assert srep["lean_name"] == "SeedConvex" and srep["instances_skipped"] == []

@@ -126,23 +126,28 @@ def test_default_rows_name_the_lean_hypotheses():
 
 @pytest.fixture(scope="module")
 def searches():
+    """``searches[name]``: ``(st, search_statement(st, seed=0, budget=4))`` for the statement
+    ``name`` of examples/statements/, searched the first time a test asks for it."""
     from pyfed.engines.statement.engines import search_statement
-    out = {}
-    for f in sorted(EXAMPLES.glob("*.lean")):
-        for st in read_file(f):
-            out[st.name] = (st, search_statement(st, seed=0, budget=4))
-    return out
+    statements = {st.name: st for f in sorted(EXAMPLES.glob("*.lean")) for st in read_file(f)}
+
+    class Searches(dict):
+        def __missing__(self, name):
+            st = statements[name]
+            self[name] = (st, search_statement(st, seed=0, budget=4))
+            return self[name]
+    return Searches()
 
 
 @pytest.mark.slow
-def test_seed_statement_is_never_violated(searches):
-    from pyfed.check import check_statement
+def test_seed_statement_is_never_violated(searches, seed_file_check):
     st, res = searches["SeedConvex"]
     assert res.verdict.status == "inconclusive"
     assert res.verdict.details["decided"] >= 10 and res.verdict.details["violated"] == 0
     assert all(r.status != "violated" for r in res.records)
-    rep = check_statement(st, quick=True, budget=2, profile=False)
-    assert [v.status for v in rep.verdicts] == ["holds", "holds", "inconclusive", "holds"]
+    # check_statement(st, quick=True, budget=2)'s verdicts, as pyfed check seed_convex.lean --quick --budget 2 reports them
+    report = json.loads(seed_file_check[3].read_text(encoding="utf-8"))
+    assert [v["status"] for v in report["verdicts"]] == ["holds", "holds", "inconclusive", "holds"]
 
 
 @pytest.mark.slow
@@ -202,6 +207,7 @@ def test_candidates_are_a_pure_function_of_seed_and_index():
     assert dump(search(st, seed=8, budget=3).records[n:]) != dump(res.records[n:])
 
 
+@pytest.mark.slow
 def test_search_draws_inside_the_statements_hypotheses():
     from pyfed.engines.statement import evaluate_hypotheses, instance_from_json
     st = our_statements()["NonconvexFiniteRoundConvergence"]
@@ -307,14 +313,13 @@ def test_montecarlo_linear_left_side_and_nonlinear_rejection():
 # ---------------------------------------------------------------- CLI and export
 
 @pytest.mark.slow
-def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp_path, capsys):
+def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp_path, capsys, no_noise_export):
     from pyfed.engines.statement import instance_from_json
     from pyfed.export import parse_counterexample_lean
-    out, rep = tmp_path / "cx", tmp_path / "r.json"
-    path = str(EXAMPLES / "convex_no_noise.lean")
-    code = main(["check", path, "--quick", "--no-profile", "--budget", "2", "--seed", "0", "--out", str(out),
-                 "--json", str(rep)])
-    text = capsys.readouterr().out
+    # pyfed check <path> --quick --no-profile --budget 1 --seed 0 --out <out> --json <rep>, path a copy
+    # of examples/statements/convex_no_noise.lean
+    code, text, _, out, rep, path = no_noise_export
+    path = str(path)
     assert code == 1 and "ConvexWithoutNoiseTerm" in text
     report = json.loads(rep.read_text())
     assert {v["statement"] for v in report["verdicts"]} == {"ConvexWithoutNoiseTerm"}
@@ -339,15 +344,14 @@ def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp
     assert back["lhs"] == Fraction(rec["lhs"]["exact"]) > back["rhs"] == Fraction(rec["rhs"]["exact"])
     # same seed: byte-identical files
     out2 = tmp_path / "cx2"
-    main(["check", path, "--quick", "--no-profile", "--budget", "2", "--seed", "0", "--out", str(out2)])
+    main(["check", path, "--quick", "--no-profile", "--budget", "1", "--seed", "0", "--out", str(out2)])
     capsys.readouterr()
     assert [p.read_bytes() for p in sorted(out2.iterdir())] == [p.read_bytes() for p in sorted(out.iterdir())]
 
 
 @pytest.mark.slow
-def test_cli_seed_example_exits_0_with_the_default_table(capsys):
-    code = main(["check", str(EXAMPLES / "seed_convex.lean"), "--quick", "--budget", "2", "--no-profile"])
-    text = capsys.readouterr().out
+def test_cli_seed_example_exits_0_with_the_default_table(seed_file_check):
+    code, text, _, _ = seed_file_check          # pyfed check seed_convex.lean --quick --budget 2 --json PATH
     assert code == 0
     assert "SeedConvex" in text and "exact moments" in text and "PEP certificate" in text
     assert "adversarial search" in text
@@ -362,13 +366,10 @@ def test_readme_walkthrough_numbers_are_the_search_result(searches):
 
 
 @pytest.mark.slow
-def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(tmp_path, capsys):
+def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(theorem_file_check):
     from pyfed.statements import theorems_path
-    rep = tmp_path / "r.json"
-    code = main(["check", str(theorems_path()), "--quick", "--no-profile", "--budget", "1", "--json", str(rep)])
-    capsys.readouterr()
+    code, _, _, report = theorem_file_check(theorems_path())     # pyfed check PATH --quick --no-profile --json R
     assert code == 0
-    report = json.loads(rep.read_text())
     names = {v["statement"] for v in report["verdicts"]}
     assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence", "FiniteRoundConvergence.1",
             "FiniteRoundConvergence.2"} <= names

@@ -169,12 +169,10 @@ def test_counterexample_record_is_complete_and_float_free(no_noise_record):
 # ---------------------------------------------------------------- 2. pyfed check --replay
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """The convex_no_noise example's counterexample, written by the CLI with --out."""
-    from pyfed.cli import main
-    out = tmp_path_factory.mktemp("cx")
-    code = main(["check", str(EXAMPLES / "convex_no_noise.lean"), "--quick", "--no-profile", "--budget", "1",
-                 "--out", str(out)])
+def exported(no_noise_export):
+    """The convex_no_noise example's counterexample, written by the CLI with --out (pyfed check
+    <a copy of convex_no_noise.lean> --quick --no-profile --budget 1 --seed 0 --out DIR --json PATH)."""
+    code, _, _, out, _, _ = no_noise_export
     assert code == 1
     (js,) = sorted(out.glob("*.json"))
     (lean,) = sorted(out.glob("*.lean"))
@@ -196,6 +194,7 @@ def test_replay_reconfirms_the_violation_exactly(exported, capsys):
     assert main(["check", "--replay", str(js), str(EXAMPLES / "convex_no_noise.lean")]) == 1
 
 
+@pytest.mark.slow
 def test_replay_of_a_tampered_number_that_no_longer_violates_exits_0(exported, tmp_path, capsys):
     from pyfed.cli import main
     js, _ = exported
@@ -210,6 +209,7 @@ def test_replay_of_a_tampered_number_that_no_longer_violates_exits_0(exported, t
     assert "holds" in out and "left side weightedGap A xstar μ = 0 " in out and "differ from the recorded" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit,field", [
     (lambda r: r["instance"].__setitem__("eta_l", 0.001), "instance.eta_l"),
     (lambda r: r["instance"].pop("A"), "instance.A"),
@@ -233,6 +233,7 @@ def test_replay_of_a_malformed_record_exits_2_naming_file_and_field(exported, tm
         assert f"field `{field}`" in err, err
 
 
+@pytest.mark.slow
 def test_replay_file_errors_exit_2(exported, tmp_path, capsys):
     from pyfed.cli import main
     js, _ = exported
@@ -282,6 +283,7 @@ def _lean_literals(text):
     return out
 
 
+@pytest.mark.slow
 def test_exported_lean_literals_are_the_json_instance_exactly(exported):
     js, lean = exported
     rec = json.loads(js.read_text())
@@ -313,6 +315,7 @@ def test_exported_lean_literals_are_the_json_instance_exactly(exported):
     assert back["mu"] == lit["μ"] and back["xstar"] == lit["xstar"] and back["A"] == lit["A"]
 
 
+@pytest.mark.slow
 def test_lean_export_of_irrational_sides_and_of_a_strict_statement_uses_certified_bounds(no_noise_record):
     import sympy
     from pyfed.export import render_statement_counterexample
@@ -385,6 +388,7 @@ def test_a_search_record_of_an_edited_statement_replays_with_its_edit(tmp_path, 
     assert "both sides equal the recorded ones exactly" in text
 
 
+@pytest.mark.slow
 def test_a_fedavg_counterexample_of_a_users_namespace_exports_and_replays(tmp_path, capsys):
     """A FedAvg statement in the user's own namespace (FedAvg.Examples): `pyfed check --out`
     writes its JSON record and a Lean file that opens the model's namespace only; the replay

@@ -312,6 +312,7 @@ def test_smallest_constant_logic():
     assert smallest_constant([_fake(1, 0.1), f, _fake(81, 0.5)], keep_other_hypotheses=False)["m_fail"] == 27
 
 
+@pytest.mark.slow
 def test_worst_case_subcommand_quick(tmp_path):
     """``pyfed worst-case --quick``: table, PNG, JSON, and the smallest constant on the grid.
     On the quick grid (N = 2, T = 2) worst/bound <= 1 up to h = 1/beta (m = 81) and the first
@@ -512,6 +513,7 @@ def test_worst_case_verdict_label():
     assert verdict_label(SimpleNamespace(status="holds", details={}), True) == "holds"
 
 
+@pytest.mark.slow
 def test_worst_case_quick_free_text_is_one_line_per_message_in_a_pipe(capsys, tmp_path):
     """Written to a pipe, the lines under the table are not hard-wrapped (README: "the lines of
     free text under them are not broken"): the inconclusive point beyond the hypothesis is one
