@@ -81,15 +81,17 @@ def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key, default
         for side in (("rhs",) if mc else ("lhs", "rhs", "margin", "ratio")):
             assert _same_number(n[side], o[side], rel), (side, n[side], o[side])
         for k in ("lhs_ball", "rhs_ball", "margin_ball"):
-            # certified balls: the block-structured engine (issue 14) encloses the same value, at
-            # most as wide as the dense engine's of 40cd84b
+            # certified balls: the block-structured engine (issue 14) encloses the same value, and
+            # loses at most 16 of its 128 bits against the dense engine's of 40cd84b (the faster
+            # assembly of issue 23 -- noise coefficients as powers of D_i, the pairs' products
+            # regrouped -- rounds differently: 10-13 bits wider on the N = 8, d = 4 instance)
             if k in o["details"]:
                 from flint import arb
 
                 from pyfed.exact import precision
                 with precision(256):
                     bn, bo = arb(n["details"][k]), arb(o["details"][k])
-                    assert bn.overlaps(bo) and bn.rad() <= bo.rad(), (k, n["details"][k], o["details"][k])
+                    assert bn.overlaps(bo) and bn.rad() <= bo.rad() * 2 ** 16, (k, n["details"][k], o["details"][k])
         if "arithmetic" in o["details"]:
             assert n["details"].get("arithmetic") == o["details"]["arithmetic"]
         for k in ("lhs_exact", "rhs_exact", "ratio_exact", "margin_exact", "dist_sq", "C0"):
@@ -377,10 +379,16 @@ def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(the
     assert shapes == {"ConvexFiniteRoundConvergence": "scaffold_run", "NonconvexFiniteRoundConvergence": "scaffold_run",
                       "FiniteRoundConvergence.1": "scaffold_run", "FiniteRoundConvergence.2": "scaffold_run",
                       "GradientGrowth": "lemma", "PerturbedStrongConvexity": "lemma"}
-    # the lemmas' verdicts come from the run-free search, in the same list as the runs'
-    lemma_rows = [report["verdicts"][i] for s in report["statements"] if s["read"]["shape"] == "lemma"
-                  for i in s["verdicts"]]
-    assert lemma_rows and all(v["evidence"] == "adversarial search, decided exactly" for v in lemma_rows)
+    # the lemmas' verdicts come from the run-free search and the run-free PEP row (certified over the
+    # class), in the same list as the runs'
+    for s in report["statements"]:
+        if s["read"]["shape"] != "lemma":
+            continue
+        rows = [report["verdicts"][i] for i in s["verdicts"]]
+        assert sorted(v["evidence"] for v in rows if v["evidence"] != "PEP certificate over the class") == \
+            ["adversarial search, decided exactly"], s["lean_name"]
+        pep = [v for v in rows if v["evidence"] == "PEP certificate over the class"]
+        assert pep and all(v["status"] == "holds" and v["certified"] for v in pep), s["lean_name"]
 
 
 def test_a_lemma_side_that_cannot_be_evaluated_is_undecided_not_a_crash(monkeypatch):
