@@ -266,13 +266,21 @@ def certificate_profile(st, key: str, *, N: int = 2, K: int = 2, T: int = 2, bet
     else:
         above = " and above" if monotone else " (right side not monotone in it: this point only)"
         sentence = f"{lit.description}: certified at {rational_str(hi)}{above} (PEP certificate, {where})"
-    if w is not None:
-        sentence += f"; violated at {rational_str(w)}{' and below' if monotone else ''} (exact witness)"
-    elif lo is not None and hi is not None:
-        sentence += f"; not certified at {rational_str(lo)}, no witness found there"
-    out.update({"certified_from": None if hi is None else rational_str(hi),
-                "not_certified_at": None if lo is None else rational_str(lo),
-                "largest_witness": None if w is None else rational_str(w), "statement": sentence})
+    below = " and below" if monotone else ""
+    witness = None if w is None else f"; violated at {rational_str(w)}{below} (exact witness)"
+    return _finish(out, sentence, witness, certified=hi, not_certified=lo, largest_witness=w)
+
+
+def _finish(out: dict, sentence: str, witness: str | None, *, certified, not_certified, largest_witness) -> dict:
+    """Complete a profile record: the sentence with its witness clause (or the point neither side
+    reached) and the interval's ends as exact rationals (strings; None where absent)."""
+    if witness is not None:
+        sentence += witness
+    elif not_certified is not None and certified is not None:
+        sentence += f"; not certified at {rational_str(not_certified)}, no witness found there"
+    q = lambda v: None if v is None else rational_str(v)   # noqa: E731
+    out.update({"certified_from": q(certified), "not_certified_at": q(not_certified),
+                "largest_witness": q(largest_witness), "statement": sentence})
     return out
 
 
@@ -373,16 +381,9 @@ def hypothesis_profile(st, key: str, *, text: str | None = None, N: int = 2, K: 
         more = f" and {len(cert) - 6} more" if len(cert) > 6 else ""
         sentence = (f"{lit.description}: certified at these points: {shown}{more} (PEP certificate, {step_note}; "
                     f"{where})")
-    if w is not None:
-        wp = wit[-1]
-        sentence += (f"; violated at {rational_str(w)} (exact witness"
-                     + (f" at h = {wp['h']}" if wp.get("h") else "") + ")")
-    elif bad is not None and good is not None:
-        sentence += f"; not certified at {rational_str(bad)}, no witness found there"
-    out.update({"certified_from": None if good is None else rational_str(good),
-                "not_certified_at": None if bad is None else rational_str(bad),
-                "largest_witness": None if w is None else rational_str(w), "statement": sentence})
-    return out
+    witness = None if w is None else (f"; violated at {rational_str(w)} (exact witness"
+                                      + (f" at h = {wit[-1]['h']}" if wit[-1].get("h") else "") + ")")
+    return _finish(out, sentence, witness, certified=good, not_certified=bad, largest_witness=w)
 
 
 def constant_pep_profile(st, key: str, *, text: str | None = None, **kw) -> dict:
