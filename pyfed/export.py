@@ -156,11 +156,12 @@ def pep_counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
     from .exact import rational_str
     d = dict(verdict.details or {})
     lhs, rhs = verdict.lhs, verdict.rhs
+    rv = d.get("reverification") or {}
     d.update(lhs_exact=rational_str(lhs), rhs_exact=rational_str(rhs), margin_exact=rational_str(rhs - lhs),
-             description=(f"the worst case of the row `{d.get('instance', 'PEP worst case')}`: quadratic clients "
-                          f"fitted in rationals to the SDP's solution (dimension "
-                          f"{(d.get('reverification') or {}).get('dimension')}), σ = 0, every client sampled; "
-                          "decided exactly by the exact-moment engine"))
+             description=rv.get("description") or
+             (f"the worst case of the row `{d.get('instance', 'PEP worst case')}`: quadratic clients "
+              f"fitted in rationals to the SDP's solution (dimension {rv.get('dimension')}), σ = 0, every client "
+              "sampled; decided exactly by the exact-moment engine"))
     view = type(verdict)(verdict.statement, lhs, rhs, True, d, evidence=verdict.evidence,
                          witness=dict(verdict.witness or {}, index="pep"))
     rec = counterexample_record(st, view, seed=seed, budget=budget)

@@ -130,6 +130,7 @@ def test_free_controls_are_never_a_numerical_hold():
     # E weightedGap = 1/22039921152 (computed independently in exact rationals) > 0 = right side
     assert v.status == "violated" and v.evidence == Evidence.EXACT
     assert (v.lhs, v.rhs) == (F(1, 22039921152), 0)
+    assert v.details["reverification"]["reproduced"] and "free initial controls" in v.details["reverification"]["description"]
     assert recheck_statement(st, v.witness).status == "violated"
     (st,) = read_text(NO_C0.replace("EXTRA ", "S < N → "), "noc0.lean")
     v = pep_row(st)     # S = 1 of N = 2: the same clients and controls, in expectation over the subsets

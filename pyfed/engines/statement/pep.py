@@ -470,6 +470,11 @@ def _free_controls(st, plan, v: Verdict) -> Verdict:
     if w is not None and isinstance(w, Violated):
         details = dict(v.details)
         details["free_controls"] = {"witness": True, "t": str(t)}
+        details["reverification"] = {
+            "reproduced": True, "exact_status": "violated", "dimension": 1,
+            "description": (f"the PEP row `{details.get('instance', 'PEP worst case')}` with free initial controls "
+                            f"(no C₀ term on the right side): x0 = x⋆ = 0, f_1 = β x²/2, f_i = μ x²/2, "
+                            f"c⁰ = ({t}, {-t}, 0, …); decided exactly by the exact-moment engine")}
         return Violated(st.name, w.lhs, w.rhs, True, details, evidence=Evidence.EXACT, witness=w.witness)
     if v.status != "holds":     # an inconclusive row (e.g. the solver failed on the unbounded problem) stays
         return v
