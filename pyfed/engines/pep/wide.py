@@ -43,13 +43,19 @@ RELAXATION_NOTE = ("σ > 0: expectation-Gram relaxation (noise vectors as Gram l
 def pep_value(pep: ExactPEP, *, solver: str | None = None, solver_tol: float = DEFAULT_SOLVER_TOL):
     """The PEP's numerical value min τ (the dual SDP of ``pep``: τ·init - metric + Σ λ I ⪰ 0,
     λ ≥ 0; floats, untrusted). Returns (value | None, status, solver name, seconds, tolerance
-    used); status is cvxpy's (``"optimal"`` when usable; ``optimal_inaccurate`` is retried once at
-    10 × tol)."""
+    used); status is cvxpy-style (``"optimal"`` when usable; ``optimal_inaccurate`` is retried once
+    at 10 × tol). Clarabel (the default) solves the sparse problem of :func:`.direct.solve_direct`;
+    another solver gets the same dual through cvxpy."""
+    solver = _check_solver(solver)
+    if solver == "CLARABEL":
+        from .direct import solve_direct
+        out = solve_direct(pep, tol=solver_tol)
+        value = out.worst if out.status == "optimal" else None
+        return value, out.status, solver, out.seconds, out.solver_tol
     import cvxpy as cp
 
     from .certificate_oracle import _dual_parts
 
-    solver = _check_solver(solver)
     t0 = time.perf_counter()
     status, value = "error", None
     for tol in (solver_tol, 10 * solver_tol):
