@@ -325,6 +325,42 @@ def _rational_vec(v):
     return [_dyadic(t) for t in v]
 
 
+def fit_class_quadratic(Y, G, mu, beta, *, fallback: bool = False):
+    """One client of a fitted instance: the least-squares symmetric A and b with A y_k - b ≈ g_k
+    (columns of Y and G, both (r, m) float arrays: points and gradients of a PEP's worst case) and
+    (μ + δ) I ⪯ A ⪯ (β - δ) I, δ = 10⁻⁶ β (the middle of the interval when it is empty). A is clipped
+    to the interval (solver round-off) and rounded to a symmetric dyadic rational matrix; class
+    membership of the rounded A is for the caller to certify exactly. Returns (A as an r × r list of
+    Fractions, b as an (r,) float array). A solver failure raises, or with ``fallback`` gives the
+    middle of the interval times I and b = 0."""
+    import cvxpy as cp
+
+    r, m = Y.shape
+    bf, mf = float(beta), float(mu)
+    delta = 1e-6 * bf
+    lo, hi = mf + delta, bf - delta
+    if lo > hi:
+        lo = hi = (mf + bf) / 2
+    Av = cp.Variable((r, r), symmetric=True)
+    bv = cp.Variable(r)
+    resid = Av @ Y - G - cp.reshape(bv, (r, 1), order="F") @ np.ones((1, m))
+    cons = [Av - lo * np.eye(r) >> 0, hi * np.eye(r) - Av >> 0]
+    try:
+        cp.Problem(cp.Minimize(cp.sum_squares(resid)), cons).solve(solver="CLARABEL")
+        Aval, b = 0.5 * (Av.value + Av.value.T), np.asarray(bv.value, dtype=float)
+    except Exception:
+        if not fallback:
+            raise
+        Aval, b = (lo + hi) / 2 * np.eye(r), np.zeros(r)
+    lam, Q = np.linalg.eigh(Aval)
+    Aval = (Q * np.clip(lam, lo, hi)) @ Q.T
+    Aq = [[_dyadic(Aval[j, k]) for k in range(r)] for j in range(r)]
+    for j in range(r):
+        for k in range(j):
+            Aq[j][k] = Aq[k][j]
+    return Aq, b
+
+
 def fit_quadratic(handles, beta, mu):
     """Fit a quadratic instance of F_{mu,beta} to a solved PEP's worst-case data (the leaf
     points and gradients of every client, x^0 and the initial controls), round it to dyadic
@@ -333,8 +369,6 @@ def fit_quadratic(handles, beta, mu):
     Returns ``(qp, A_list, b_list, x0q, c0q, r)``: the :class:`QuadraticProblem`, its exact
     data, the start and controls in the worst case's r-dimensional span, and r.
     Raises InputError if rounding left the class."""
-    import cvxpy as cp
-
     from ...problems.quadratic import QuadraticProblem
 
     fs = handles["functions"]
@@ -346,30 +380,13 @@ def fit_quadratic(handles, beta, mu):
     U, s, _ = np.linalg.svd(allv.T, full_matrices=False)
     r = max(1, int(np.sum(s > 1e-7 * max(s[0], 1e-300))))
     P = U[:, :r].T                    # projection to the worst case's r-dimensional span
-    bf, mf = float(beta), float(mu)
-    delta = 1e-6 * bf
-    lo, hi = mf + delta, bf - delta
-    if lo > hi:
-        lo = hi = (mf + bf) / 2
     A_list, b_list = [], []
     for lst in pts:
         Y = np.array([P @ p for p, _ in lst]).T     # (r, m)
         G = np.array([P @ g for _, g in lst]).T
-        Av = cp.Variable((r, r), symmetric=True)
-        bv = cp.Variable(r)
-        resid = Av @ Y - G - cp.reshape(bv, (r, 1), order="F") @ np.ones((1, Y.shape[1]))
-        cons = [Av - lo * np.eye(r) >> 0, hi * np.eye(r) - Av >> 0]
-        cp.Problem(cp.Minimize(cp.sum_squares(resid)), cons).solve(solver="CLARABEL")
-        Aval = 0.5 * (Av.value + Av.value.T)
-        # clip to the class interval (guards against solver round-off) then round to rationals
-        lam, Q = np.linalg.eigh(Aval)
-        Aval = (Q * np.clip(lam, lo, hi)) @ Q.T
-        Aq = [[_dyadic(Aval[j, k]) for k in range(r)] for j in range(r)]
-        for j in range(r):
-            for k in range(j):
-                Aq[j][k] = Aq[k][j]
+        Aq, bv = fit_class_quadratic(Y, G, mu, beta)
         A_list.append(Aq)
-        b_list.append(_rational_vec(bv.value))
+        b_list.append(_rational_vec(bv))
     x0q = _rational_vec(P @ x0v)
     c0q = [_rational_vec(P @ cv) for cv in c0v]
     # class membership certified exactly (raises InputError if rounding left the class)

@@ -755,7 +755,7 @@ def exact_witness(st, case: LemmaPEPCase):
     :class:`~pyfed.engines.statement.lemma_search.LemmaRecord`, or ``(None, reason)``."""
     import numpy as np
 
-    from ..pep.scaffold import _dyadic
+    from ..pep.scaffold import _dyadic, fit_class_quadratic
     from .lemma_search import decide_lemma_instance
 
     if case.problems:
@@ -788,12 +788,8 @@ def exact_witness(st, case: LemmaPEPCase):
     for n, f in case.leaves.items():
         if isinstance(f, Vec):
             continue
-        A = _fit(np.array([coords(x) for _, x, _, _ in f.points]).T,
-                 np.array([coords(g) for _, _, g, _ in f.points]).T, float(f.mu), float(f.L), r)
-        Aq = [[_dyadic(A[i, j]) for j in range(r)] for i in range(r)]
-        for i in range(r):
-            for j in range(i):
-                Aq[i][j] = Aq[j][i]
+        Aq, _b = fit_class_quadratic(np.array([coords(x) for _, x, _, _ in f.points]).T,
+                                     np.array([coords(g) for _, _, g, _ in f.points]).T, f.mu, f.L, fallback=True)
         xs = case.minimisers.get(n)
         if xs is not None:
             x = env[xs]
@@ -801,6 +797,7 @@ def exact_witness(st, case: LemmaPEPCase):
         else:
             pts = [coords(x) for _, x, _, _ in f.points]
             grads = [coords(g) for _, _, g, _ in f.points]
+            A = np.array(Aq, dtype=float)
             b = [_dyadic(t) for t in np.mean([A @ p - g for p, g in zip(pts, grads)], axis=0)] if pts else [Fraction(0)] * r
         env[n] = _quadratic(Aq, b, n)
     rec = decide_lemma_instance(st, env, description=f"PEP worst case at {case.label()} (quadratic fit, dimension {r})")
@@ -853,28 +850,6 @@ def _vec(xs):
 def _quadratic(A, b, name, c=Fraction(0)):
     from ...checkers import families as fam
     return fam.quadratic(A, b, c, name=name)
-
-
-def _fit(X, Gr, mu, L, r):
-    """Least-squares symmetric A (r × r) with (μ + δ)I ⪯ A ⪯ (L − δ)I and b such that A x_k − b ≈ g_k
-    (columns of X and Gr); returns A (floats) clipped to the interval."""
-    import cvxpy as cp
-    import numpy as np
-
-    delta = 1e-6 * L
-    lo, hi = mu + delta, L - delta
-    A = cp.Variable((r, r), symmetric=True)
-    b = cp.Variable(r)
-    m = X.shape[1]
-    resid = A @ X - Gr - cp.reshape(b, (r, 1), order="F") @ np.ones((1, m))
-    cons = [A - lo * np.eye(r) >> 0, hi * np.eye(r) - A >> 0]
-    try:
-        cp.Problem(cp.Minimize(cp.sum_squares(resid)), cons).solve(solver="CLARABEL")
-        Av = 0.5 * (A.value + A.value.T)
-    except Exception:  # solver failure: fall back to the middle of the class
-        Av = (lo + hi) / 2 * np.eye(r)
-    w, Q = np.linalg.eigh(Av)
-    return (Q * np.clip(w, lo, hi)) @ Q.T
 
 
 def lemma_pep_applies(st) -> str | None:
