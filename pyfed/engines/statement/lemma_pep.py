@@ -49,9 +49,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 
+from ...exact import rational_str as _fmt
 from ...lean.terms import Node
 from ...statements.lemma import resolved
-from ..pep.exact_pep import ExactPEP, Form, Vec, fvalue, inner, sq
+from ..pep.exact_pep import ExactPEP, Form, Vec, _q, fvalue, inner, sq
 
 __all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_applies", "lemma_pep_row",
            "decide_case", "exact_witness"]
@@ -64,14 +65,6 @@ _SUP_TOL = 1e-6
 class NoLemmaPEP(Exception):
     """The statement has no PEP row; ``str(exc)`` says why, in words a user can act on."""
 
-
-def _q(v) -> Fraction:
-    return v if isinstance(v, Fraction) else Fraction(v)
-
-
-def _fmt(q) -> str:
-    q = Fraction(q)
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
 class _Norm:
