@@ -29,7 +29,7 @@ import re
 import sys
 
 from . import __version__
-from .commands import SUBCOMMAND_MODULES
+from .commands import SUBCOMMANDS
 from .errors import EXIT_INPUT, EXIT_INTERNAL, InputError
 
 __all__ = ["build_parser", "main", "UsageError"]
@@ -85,8 +85,21 @@ class _Parser(argparse.ArgumentParser):
         raise _usage_error(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``pyfed`` argument parser with every subcommand of :data:`SUBCOMMAND_MODULES`."""
+def _chosen_command(argv) -> str | None:
+    """The subcommand named by ``argv`` ("" when it names none: ``pyfed --help``, ``pyfed``, a
+    misspelt command), or None for every subcommand (``argv`` None)."""
+    if argv is None:
+        return None
+    names = {name for name, _, _ in SUBCOMMANDS}
+    word = next((a for a in argv if not a.startswith("-")), "")
+    return word if word in names else ""
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``pyfed`` argument parser. With ``argv`` None every subcommand of
+    :data:`pyfed.commands.SUBCOMMANDS` is registered in full; otherwise only the one ``argv``
+    names, the others as their one-line help (so ``pyfed --help`` and ``pyfed check`` import no
+    other command's module, and nothing heavy)."""
     parser = _Parser(
         prog="pyfed",
         description="Verification companion for federated optimization theory (SCAFFOLD, FedAvg, Local SGD): "
@@ -96,8 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
                "traceback); 4 pyfed lean --check/--drift found stale or drifted Lean files.")
     parser.add_argument("--version", action="version", version=f"pyfed {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for mod in SUBCOMMAND_MODULES:
-        importlib.import_module(mod).register(sub)
+    chosen = _chosen_command(argv)
+    for name, module, text in SUBCOMMANDS:
+        if chosen is None or name == chosen:
+            importlib.import_module(module).register(sub)
+        else:
+            sub.add_parser(name, help=text)
     return parser
 
 
@@ -113,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     from .commands.display import safe_output
     safe_output()       # a console that cannot write UTF-8 gets ASCII spellings, not an error after the work
     try:
-        parser = build_parser()
+        parser = build_parser(_ARGV)
         args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except InputError as exc:

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 #: Exit statuses of the ``pyfed`` command (README, "Exit statuses").
@@ -104,10 +107,18 @@ class Diverged(PyfedError, ArithmeticError):
                 "threshold": self.threshold}
 
 
+def _numpy(name: str):
+    """numpy's abstract scalar type ``name`` ("integer", "floating") if numpy is imported, else ``()``:
+    without numpy in the process no value can be a numpy scalar, so this module (imported by
+    ``pyfed --help``) does not import numpy itself."""
+    np = sys.modules.get("numpy")
+    return () if np is None else getattr(np, name)
+
+
 def check_int(name: str, value, *, minimum: int | None = None) -> int:
     """Return ``value`` as a Python int, raising :class:`InputError` if it is not an
     integer (bools rejected) or is below ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, _numpy("integer"))):
         if isinstance(value, Fraction) and value.denominator == 1:
             value = int(value)
         else:
@@ -131,11 +142,11 @@ def check_natural(name: str, value, *, minimum: int = 0) -> int:
             v = Fraction(v.strip())
         except (ValueError, ZeroDivisionError):
             raise InputError(name, f"must be a natural number, got {value!r}") from None
-    if isinstance(v, (float, np.floating)):
+    if isinstance(v, (float, _numpy("floating"))):
         if not math.isfinite(v) or v != int(v):
             raise InputError(name, f"must be a natural number (an integer), got {value!r}")
         v = int(v)
-    if not isinstance(v, (numbers.Integral, np.integer)):
+    if not isinstance(v, (numbers.Integral, _numpy("integer"))):
         p, q = getattr(v, "numerator", None), getattr(v, "denominator", None)
         if p is None or q is None or (callable(p) or callable(q)):
             p, q = getattr(v, "p", None), getattr(v, "q", None)  # sympy Rational / flint fmpq
@@ -207,6 +218,8 @@ def check_finite_array(name: str, array, *, ndim: int | None = None, shape: tupl
 
     ``shape`` entries that are ``None`` are unconstrained.
     """
+    import numpy as np
+
     try:
         a = np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError):
@@ -225,9 +238,11 @@ def check_finite_array(name: str, array, *, ndim: int | None = None, shape: tupl
 
 def check_rng(rng) -> np.random.Generator:
     """Accept a ``numpy.random.Generator`` or an int seed (never global state)."""
+    import numpy as np
+
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool):
+    if isinstance(rng, (numbers.Integral, _numpy("integer"))) and not isinstance(rng, bool):
         if int(rng) < 0:
             raise InputError("rng", f"an integer seed must be >= 0, got {int(rng)}")
         return np.random.default_rng(int(rng))

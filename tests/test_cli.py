@@ -63,6 +63,32 @@ def test_help_and_version_exit_0(capsys):
     assert "--budget" in capsys.readouterr().out
 
 
+def test_top_level_help_lists_every_command_and_imports_nothing_heavy():
+    """``pyfed --help`` (a fresh process) lists each subcommand with the help line its module
+    registers, and imports none of numpy, rich, mpmath, sympy or python-flint (the start-up
+    target of benchmarks/bench_start.py rests on this)."""
+    from pyfed.commands import SUBCOMMANDS
+
+    code = ("import sys\nfrom pyfed.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'rich', 'mpmath', 'sympy', 'flint'})\n"
+            "print('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, COLUMNS="400"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "HEAVY []"
+    full = cli.build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    listed = {a.dest: a.help for a in sub._choices_actions}
+    for name, _, text in SUBCOMMANDS:
+        assert listed[name] == text     # the registered help line is the table's
+        assert " ".join(text.split()) in " ".join(out.stdout.split())
+
+
+def test_a_parser_built_for_one_command_parses_it_like_the_full_parser():
+    argv = ["worst-case", "-N", "3", "--quick"]
+    assert vars(cli.build_parser(argv).parse_args(argv)) == vars(cli.build_parser().parse_args(argv))
+
+
 def _console_script():
     exe = Path(sys.executable).parent / "pyfed"
     return [str(exe)] if exe.exists() else [sys.executable, "-c", "import sys; from pyfed.cli import main; "

@@ -5,16 +5,40 @@ never print. :mod:`pyfed.cli` only dispatches."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Subcommands in the order of ``pyfed --help``: (name, module, one-line help). The help line is
+#: kept here, and each module's ``register`` uses it, so that ``pyfed --help`` lists every command
+#: without importing any of them (:func:`pyfed.cli.build_parser` registers only the one chosen).
+SUBCOMMANDS: list[tuple[str, str, str]] = [
+    ("check", "pyfed.commands.check",
+     "verdicts on the SCAFFOLD and FedAvg theorems over the default suite, or on the theorems of a Lean file "
+     "(pyfed check PATH.lean)"),
+    ("search", "pyfed.commands.search", "adversarial counterexample search for one statement (JSON export)"),
+    ("lean", "pyfed.commands.lean", "render the Lean test instances (lean/PyfedTest/Generated), or check them"),
+    ("tightness", "pyfed.commands.tightness", "exact LHS/RHS of the convex SCAFFOLD bound as h crosses 1/(81 beta)"),
+    ("profile", "pyfed.commands.constant_profile",
+     "two-sided constant profile: witnesses and exact PEP certificates"),
+    ("worst-case", "pyfed.commands.worst_case",
+     "PEP worst case of deterministic SCAFFOLD over the whole function class (sweep over h, K, mu)"),
+    ("experiment", "pyfed.commands.experiment",
+     "reproduce the SCAFFOLD paper's heterogeneity experiment (Table 3) on scikit-learn's digits"),
+    ("conform", "pyfed.commands.conform",
+     "does an implementation (an adapter exposing one round of it) produce runs of FedAvg / FedProx / SCAFFOLD / "
+     "Local SGD? exact comparison with the algorithm's law on rational quadratic instances"),
+]
 
 #: Subcommand modules, in the order of ``pyfed --help``.
-SUBCOMMAND_MODULES: list[str] = ["pyfed.commands.check", "pyfed.commands.search", "pyfed.commands.lean",
-                                 "pyfed.commands.tightness", "pyfed.commands.constant_profile",
-                                 "pyfed.commands.worst_case",
-                                 "pyfed.commands.experiment", "pyfed.commands.conform"]
+SUBCOMMAND_MODULES: list[str] = [module for _, module, _ in SUBCOMMANDS]
+
+#: The one-line help of each subcommand (``pyfed --help``).
+COMMAND_HELP: dict[str, str] = {name: text for name, _, text in SUBCOMMANDS}
 
 #: Rich style of each verdict status.
 STYLE = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold yellow"}
@@ -30,21 +54,30 @@ def make_console() -> Console:
     :data:`PIPE_WIDTH` columns, so tables are not folded into narrow stacks. Free text printed
     through :func:`print_line` is then not hard-wrapped (the log viewer wraps it)."""
     if sys.stdout.isatty():
+        from rich.console import Console
+
         return Console()
     cols = os.environ.get("COLUMNS", "").strip()
     if cols.isdigit() and int(cols) > 0:
-        return _LogConsole(width=int(cols))
-    return _LogConsole(width=PIPE_WIDTH)
+        return _log_console_class()(width=int(cols))
+    return _log_console_class()(width=PIPE_WIDTH)
 
 
-class _LogConsole(Console):
-    """The console off a terminal: tables at the console's width, text printed as one physical
-    line per line (``soft_wrap`` for plain strings, unless a caller asks otherwise)."""
+@functools.cache
+def _log_console_class():
+    """The console class off a terminal (rich is imported when a report is first printed)."""
+    from rich.console import Console
 
-    def print(self, *objects, **kwargs):
-        if objects and all(isinstance(o, str) for o in objects):
-            kwargs.setdefault("soft_wrap", True)
-        super().print(*objects, **kwargs)
+    class _LogConsole(Console):
+        """The console off a terminal: tables at the console's width, text printed as one physical
+        line per line (``soft_wrap`` for plain strings, unless a caller asks otherwise)."""
+
+        def print(self, *objects, **kwargs):
+            if objects and all(isinstance(o, str) for o in objects):
+                kwargs.setdefault("soft_wrap", True)
+            super().print(*objects, **kwargs)
+
+    return _LogConsole
 
 
 def print_line(console: Console, text, **kwargs) -> None:
@@ -58,6 +91,7 @@ def make_progress(*columns):
     """A transient rich progress display on stderr (so stdout stays the report), for long work.
     When stderr is not a terminal (a pipe, a CI log) it is disabled: nothing is written there,
     so a one-line error message stays one line."""
+    from rich.console import Console
     from rich.progress import Progress
 
     console = Console(stderr=True)

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from ..errors import InputError
 from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
-from . import make_console, print_line
+from . import COMMAND_HELP, make_console, print_line
 from .display import Stages
 from .render import _short, render_profile, render_statement_verdicts, render_verdicts, summary_counts
 from ..verdicts import violation_wording
@@ -19,8 +19,7 @@ __all__ = ["register", "run", "run_file"]
 
 def register(subparsers) -> None:
     """Add the ``check`` subcommand to an argparse subparsers object (sets ``func=run``)."""
-    p = subparsers.add_parser("check", help="verdicts on the SCAFFOLD and FedAvg theorems over the default suite, or on the "
-                                            "theorems of a Lean file (pyfed check PATH.lean)")
+    p = subparsers.add_parser("check", help=COMMAND_HELP["check"])
     p.add_argument("path", nargs="*", metavar="PATH.lean",
                    help="check the theorems of these Lean files (they import Pyfed) instead of the default suite; "
                         "all files are read before any computation")

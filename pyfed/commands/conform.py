@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
-from . import make_console, print_line
+from . import COMMAND_HELP, make_console, print_line
 
 __all__ = ["register", "run", "run_implementation", "render_report"]
 
@@ -28,9 +28,7 @@ _STYLE = {"conforms": "bold green", "conforms in law": "bold green", "deviates":
 
 def register(subparsers) -> None:
     """Add the ``conform`` subcommand (sets ``func=run``)."""
-    p = subparsers.add_parser("conform", help="does an implementation (an adapter exposing one round of it) produce "
-                                              "runs of FedAvg / FedProx / SCAFFOLD / Local SGD? exact comparison with "
-                                              "the algorithm's law on rational quadratic instances")
+    p = subparsers.add_parser("conform", help=COMMAND_HELP["conform"])
     p.add_argument("adapter", metavar="ADAPTER", help="module:object or path.py:object (see README, 'Is my "
                                                      "implementation the algorithm the theorem is about?')")
     p.add_argument("--algorithm", choices=["scaffold", "fedavg", "fedprox", "local-sgd"], default=None,

@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int, prepare_output_dir
+from . import COMMAND_HELP
 from ..exact import rational_str
 
 __all__ = ["register", "run", "resolve_statement", "resolve_constants", "parse_values", "interval_line",
@@ -40,7 +41,7 @@ _DESCRIPTION = (
 
 def register(subparsers) -> None:
     """Add the ``profile`` subcommand to an argparse subparsers object (sets ``func=run``)."""
-    p = subparsers.add_parser("profile", help="two-sided constant profile: witnesses and exact PEP certificates",
+    p = subparsers.add_parser("profile", help=COMMAND_HELP["profile"],
                               description=_DESCRIPTION)
     p.add_argument("statement", metavar="NAME|PATH.lean",
                    help="a statement of pyfed's Lean files (e.g. ConvexFiniteRoundConvergence) or a Lean file")

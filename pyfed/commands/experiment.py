@@ -31,6 +31,7 @@ from rich.markup import escape
 from ..experiments.heterogeneity import (METHOD_LABELS, PAPER_TABLE3, HeterogeneityConfig, HeterogeneityResult,
                                          bound_text, default_config, run_heterogeneity, validate_config, work_units)
 from ..errors import InputError
+from . import COMMAND_HELP
 
 __all__ = ["register", "run", "config_from_args", "FLAG_NAMES", "write_outputs", "plot_rounds", "plot_curves"]
 
@@ -49,7 +50,7 @@ def register(subparsers) -> None:
     quick = default_config(quick=True)
     p = subparsers.add_parser(
         "experiment",
-        help="reproduce the SCAFFOLD paper's heterogeneity experiment (Table 3) on scikit-learn's digits",
+        help=COMMAND_HELP["experiment"],
         description="SGD, FedAvg, FedProx (mu = 1) and SCAFFOLD (option II) on softmax regression over "
                     "scikit-learn's digits split among N = 100 clients with s% similarity, S = 20 per round, "
                     "eta_g = 1, 5 local steps per epoch (minibatches of 0.2 of the local data); eta_l is chosen "

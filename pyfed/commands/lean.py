@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK
+from . import COMMAND_HELP
 
 __all__ = ["register", "run"]
 
@@ -38,7 +39,7 @@ __all__ = ["register", "run"]
 def register(subparsers) -> None:
     """Add the ``lean`` subcommand to an argparse ``subparsers`` object (sets ``func=run``)."""
     p = subparsers.add_parser(
-        "lean", help="render the Lean test instances (lean/PyfedTest/Generated), or check them",
+        "lean", help=COMMAND_HELP["lean"],
         description="Render lean/PyfedTest/Generated/*.lean from pyfed's exact values. --check and --drift "
                     "only check (they write nothing; exit status 4 when stale / drifted).")
     p.add_argument("--out", metavar="DIR", default=None,

@@ -7,6 +7,7 @@ import json
 from rich.markup import escape
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int
+from . import COMMAND_HELP
 from ..exact import format_number
 from ..parallel import check_workers
 from ..search import prepare_out, search_to_dir, statement_options, summary_path
@@ -54,7 +55,7 @@ _DESCRIPTION = (
 
 def register(subparsers) -> None:
     """Add the ``search`` subcommand to an argparse subparsers object."""
-    p = subparsers.add_parser("search", help="adversarial counterexample search for one statement (JSON export)",
+    p = subparsers.add_parser("search", help=COMMAND_HELP["search"],
                               description=_DESCRIPTION)
     p.add_argument("lean_name", nargs="?", default=None,
                    help="statement, e.g. ConvexFiniteRoundConvergence (namespace SCAFFOLD) or "

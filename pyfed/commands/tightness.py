@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from ..engines.tightness import SweepResult, default_instance, tightness_sweep
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int, prepare_output_dir
+from . import COMMAND_HELP
 from ..exact import as_float, format_number
 from ..parallel import check_workers
 from .search import add_parallel_arguments
@@ -94,7 +95,7 @@ def sweep_figure(result: SweepResult):
 def register(subparsers) -> None:
     """Add the ``tightness`` subcommand to an argparse subparsers object (sets func=run)."""
     p = subparsers.add_parser(
-        "tightness", help="exact LHS/RHS of the convex SCAFFOLD bound as h crosses 1/(81 beta)",
+        "tightness", help=COMMAND_HELP["tightness"],
         description="Exact LHS/RHS of SCAFFOLD.ConvexFiniteRoundConvergence on a random rational "
                     "quadratic, at h = m/(81 beta) for m = 1/8, 1/4, ..., --max-multiple (powers of "
                     "two), with exact bisection of the first crossing. Writes tightness.png and "

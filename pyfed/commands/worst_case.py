@@ -21,6 +21,7 @@ from fractions import Fraction
 from rich.markup import escape
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, prepare_output_dir
+from . import COMMAND_HELP
 from ..parallel import check_workers
 from .search import add_parallel_arguments
 
@@ -37,7 +38,7 @@ def register(subparsers) -> None:
     """Add the ``worst-case`` subcommand to an argparse ``subparsers`` object (sets ``func=run``)."""
     p = subparsers.add_parser(
         "worst-case",
-        help="PEP worst case of deterministic SCAFFOLD over the whole function class (sweep over h, K, mu)",
+        help=COMMAND_HELP["worst-case"],
         description=__doc__.splitlines()[0])
     p.add_argument("--out", default="worst-case-out", metavar="DIR",
                    help="directory for worst_case.png and worst_case.json (default ./worst-case-out)")
