@@ -18,7 +18,8 @@ Compared, wall-clock seconds of one whole simulation (problem built beforehand):
 Every figure is measured with one BLAS thread and with the BLAS library's default thread count
 (threadpoolctl around the whole run, the baseline included; pyfed's simulators limit themselves
 to one thread for d <= pyfed.blas.SMALL_DIMENSION whatever the setting, see pyfed.blas). Methods
-are timed ``--repeat`` times, interleaved in this one process; ratios baseline / method are
+are timed ``--repeat`` times, interleaved in this one process (each repeat runs every method under
+every thread setting back to back); ratios baseline / method are
 given as min / median / max over the repeats (ratio i uses repeat i of both), with the machine's
 1-minute load average beside them. ``--busy`` starts a process that keeps one core busy for the
 whole measurement (a shared machine). A deterministic check first confirms that the fair loop
@@ -30,8 +31,8 @@ pyfed's ``hessian_eigh``) on a fresh copy of the problem (before ``--busy`` star
 
 Targets (issue 23): closed form >= 4x the fair loop at S = 10 and >= 5x at S = N, with one thread
 and with default threads, while another process keeps one core busy. The default-threads line is
-also given against the best fair loop of either thread setting (``vs_best_loop``), so a baseline
-slowed down by its threads cannot flatter the ratio. One line per target:
+also given against the best fair loop of either thread setting in the same repeat
+(``vs_best_loop``), so a baseline slowed down by its threads cannot flatter the ratio. One line per target:
 ``TARGET name measured=X target=Y ok|short`` (X: the median ratio; min and max in the line).
 
 Usage:  python benchmarks/bench_scaffold.py [--quick] [--sigma 1.0] [--repeat 3] [--busy]
@@ -163,45 +164,42 @@ def main(argv=None):
         print(f"{'threads':>8} {'S':>4} {'method':>12} {'s min':>8} {'median':>8} {'max':>8} "
               f"{'loop/method min':>16} {'median':>7} {'max':>7} {'load':>10}")
         targets = []
-        best_loop = {}     # S -> per-repeat min over thread settings of the fair loop's seconds
-        closed_default = {}
-        for threads in args.threads.split(","):
-            limit = None if threads == "default" else int(threads)
-            for S in sorted({max(1, N // 10), N}):
-                kw = dict(S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, R=R)
-                runs = {
-                    "fair loop": lambda: scaffold_fair_loop(problem.A, problem.b, args.sigma, rng=np.random.default_rng(1),
-                                                            **kw),
-                    "steps": lambda: scaffold(problem, oracle, rng=1, method="steps", **kw),
-                    "closed form": lambda: scaffold(problem, oracle, rng=1, **kw),
-                }
-                times = {k: [] for k in runs}
-                loads = []
-                with threadpool_limits(limits=limit, user_api="blas"):
-                    for _ in range(args.repeat):  # interleaved, so load changes hit every method alike
+        settings = args.threads.split(",")
+        for S in sorted({max(1, N // 10), N}):
+            kw = dict(S=S, K=K, T=T, eta_l=eta_l, eta_g=eta_g, R=R)
+            runs = {
+                "fair loop": lambda: scaffold_fair_loop(problem.A, problem.b, args.sigma, rng=np.random.default_rng(1),
+                                                        **kw),
+                "steps": lambda: scaffold(problem, oracle, rng=1, method="steps", **kw),
+                "closed form": lambda: scaffold(problem, oracle, rng=1, **kw),
+            }
+            times = {(th, k): [] for th in settings for k in runs}
+            loads = {th: [] for th in settings}
+            # interleaved: each repeat runs every method under every thread setting back to back, so a
+            # change of the machine's load hits all of them alike (and the best-loop ratio below
+            # compares runs made minutes, not phases, apart)
+            for _ in range(args.repeat):
+                for th in settings:
+                    with threadpool_limits(limits=None if th == "default" else int(th), user_api="blas"):
                         for name, fn in runs.items():
                             t0 = time.perf_counter()
                             fn()
-                            times[name].append(time.perf_counter() - t0)
-                        loads.append(os.getloadavg()[0])
-                load = f"{min(loads):.1f}-{max(loads):.1f}"
+                            times[th, name].append(time.perf_counter() - t0)
+                    loads[th].append(os.getloadavg()[0])
+            tag = "SN" if S == N else f"S{S}"
+            for th in settings:
+                load = f"{min(loads[th]):.1f}-{max(loads[th]):.1f}"
                 for name in runs:
-                    t = times[name]
-                    ratios = [a / b for a, b in zip(times["fair loop"], t)]
-                    print(f"{threads:>8} {S:>4} {name:>12} {min(t):>8.3f} {statistics.median(t):>8.3f} {max(t):>8.3f} "
+                    t = times[th, name]
+                    ratios = [a / b for a, b in zip(times[th, "fair loop"], t)]
+                    print(f"{th:>8} {S:>4} {name:>12} {min(t):>8.3f} {statistics.median(t):>8.3f} {max(t):>8.3f} "
                           f"{min(ratios):>16.2f} {statistics.median(ratios):>7.2f} {max(ratios):>7.2f} {load:>10}")
-                tag = "SN" if S == N else f"S{S}"
-                ratios = [a / b for a, b in zip(times["fair loop"], times["closed form"])]
-                targets.append(target_line(f"closed_form_vs_fair_loop_{tag}_threads_{threads}_load_{load}", ratios,
+                ratios = [a / b for a, b in zip(times[th, "fair loop"], times[th, "closed form"])]
+                targets.append(target_line(f"closed_form_vs_fair_loop_{tag}_threads_{th}_load_{load}", ratios,
                                            4 if S != N else 5))
-                prev = best_loop.get(S)
-                best_loop[S] = times["fair loop"] if prev is None else [min(a, b) for a, b in zip(prev, times["fair loop"])]
-                if threads == "default":
-                    closed_default[S] = times["closed form"]
-        for S, t in closed_default.items():
-            if len(best_loop[S]) == len(t):
-                tag = "SN" if S == N else f"S{S}"
-                ratios = [a / b for a, b in zip(best_loop[S], t)]
+            if "default" in settings:
+                best_loop = [min(times[th, "fair loop"][i] for th in settings) for i in range(args.repeat)]
+                ratios = [a / b for a, b in zip(best_loop, times["default", "closed form"])]
                 targets.append(target_line(f"closed_form_threads_default_vs_best_loop_{tag}", ratios, 4 if S != N else 5))
         print("REPORT eigh_of_the_N_hessians_once_per_problem_seconds " +
               " ".join(f"{k}={v:.3f}" for k, v in eigh_s.items()) + " (not in the closed form's times above)")
