@@ -20,14 +20,15 @@ second of exact arithmetic)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
 
 from ...exact import rational_str
-from .hypotheses import max_eta_l
+from .hypotheses import _admissible, max_eta_l
 from .instance import RunInstance
+from .naturals import TYPE_NAMES, nearest_naturals, numerals_of
 
 __all__ = ["candidate", "structured_count", "LADDER"]
 
@@ -161,6 +162,100 @@ def _fill_roles(st, inst, rng):
         inst.xstar = opts[int(rng.integers(0, 2))]
 
 
+#: Largest values a moved natural takes (a candidate's cost grows with them).
+NATURAL_CAPS = {"N": 8, "S": 8, "K": 32, "T": 200}
+
+
+def _movable_naturals(st) -> dict:
+    """{name: role} of the statement's naturals a candidate may move: the problem's client count
+    (role "N"), the run's S, K, T when they are names (not numerals), free ℕ parameters ("free")."""
+    out = {}
+    pa = list(getattr(st, "problem_args", []))
+    if len(pa) > 1 and pa[1].kind == "ident":
+        out[pa[1].text] = "N"
+    for role in ("S", "K", "T"):
+        node = st.run[role]
+        if node is not None and node.kind == "ident":
+            out[node.text] = role
+    for prm in st.parameters:
+        if prm.role == "free" and prm.kind == "nat":
+            out[prm.name] = "free"
+    return out
+
+
+def _natural_hypotheses(st, movable) -> list:
+    """The comparison hypotheses that mention only naturals, at least one of them movable."""
+    nats = {p.name for p in st.parameters if p.kind == "nat"}
+    out = []
+    for h in st.hypotheses:
+        if h.kind != "compare" or h.node is None:
+            continue
+        ids = {n.value for n in h.node.walk() if n.kind == "ident"}
+        if ids & set(movable) and ids <= nats | TYPE_NAMES:
+            out.append(h)
+    return out
+
+
+def _cycled(rows, n):
+    return [rows[i % len(rows)] for i in range(n)]
+
+
+def _move_naturals(st, base: _Base, inst: RunInstance, rng):
+    """``(instance, note)``: ``inst`` with its naturals moved to the nearest values the statement's
+    natural-only hypotheses admit (:func:`pyfed.engines.statement.naturals.nearest_naturals`), or
+    unchanged with note "" when they already hold, none applies, or no values within
+    :data:`NATURAL_CAPS` do. A new client count N' rebuilds the edge case with its clients
+    repeated cyclically (client i' is client i' mod N); the random draws of the free parameters are
+    replayed from ``rng``'s state (pure in ``(seed, index)``)."""
+    movable = _movable_naturals(st)
+    hyps = _natural_hypotheses(st, movable) if movable else []
+    if not hyps:
+        return inst, ""
+    state = None if rng is None else rng.bit_generator.state
+    built = {inst.problem.N: inst}
+
+    def at_n(n):
+        if n not in built:
+            b2 = replace(base, A=_cycled(base.A, n), b=_cycled(base.b, n), S=min(base.S, n),
+                         c0=base.c0 if isinstance(base.c0, str) else _cycled(base.c0, n))
+            r2 = None
+            if state is not None:
+                r2 = np.random.default_rng()
+                r2.bit_generator.state = state
+            built[n] = _build(st, b2, rng=r2)
+        return built[n]
+
+    def current_of(i):
+        return {name: int(i.problem.N if role == "N" else i.free[name] if role == "free" else getattr(i, role))
+                for name, role in movable.items()}
+
+    def assign(a):
+        n = next((a[name] for name, role in movable.items() if role == "N"), inst.problem.N)
+        i = at_n(n)
+        for name, role in movable.items():
+            if role == "free":
+                i.free[name] = a[name]
+            elif role != "N":
+                setattr(i, role, a[name])
+        return i
+
+    def admissible(a):
+        N = next((a[name] for name, role in movable.items() if role == "N"), inst.problem.N)
+        S = next((a[name] for name, role in movable.items() if role == "S"), inst.S)
+        return 1 <= int(S) <= int(N) and _admissible(st, assign(a), hyps)
+
+    start = current_of(inst)
+    nums = numerals_of(n.value for h in hyps for n in h.node.walk() if n.kind == "num")
+    caps = {name: NATURAL_CAPS.get(role, 64) for name, role in movable.items()}
+    found = nearest_naturals(start, nums, admissible, caps=caps)
+    if found is None or found == start:
+        assign(start)
+        return inst, ""
+    moved = assign(found)
+    note = ", ".join(f"{name} = {found[name]}" for name in movable if found[name] != start[name])
+    return moved, f"naturals moved into the hypotheses: now {note}"
+
+
 def _rand_psd(rng, d, lo):
     M = [[Fraction(int(rng.integers(-2, 3)), 2) for _ in range(d)] for _ in range(d)]
     return [[sum(M[i][k] * M[j][k] for k in range(d)) + (lo if i == j else 0) for j in range(d)] for i in range(d)]
@@ -236,6 +331,7 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
         rng = np.random.default_rng([int(seed), int(index)])
         base, frac, mult = _random_base(st, rng)
     inst = _build(st, base, rng=rng)
+    inst, moved = _move_naturals(st, base, inst, rng)
     if rng is None:     # structured: the steps depend on (statement, edge case, relax) only
         key = (index // len(LADDER), relax)
         memo = _step_memo(st)
@@ -271,4 +367,4 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
             mult = 1
         inst.eta_l = eta
         how = f"{mult} x {what}"
-    return inst, f"{base.name}; eta_l = {how}"
+    return inst, f"{base.name}; eta_l = {how}" + (f"; {moved}" if moved else "")

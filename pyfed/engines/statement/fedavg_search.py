@@ -30,10 +30,11 @@ from ...exact import format_number, rational_str
 from ...statements.evaluate import Undecided, compare, to_exact
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .adversarial import Record, SearchResult
-from .fedavg_access import Scalars, Undefined, bind, float_of, value_str
+from .fedavg_access import Evaluator, Scalars, Undefined, bind, float_of, value_str
 from .fedavg_scalars import is_ball
 from .fedavg_exact import decide_instance
 from .fedavg_families import F, huber_zeta_sq, instance_from_json, q
+from .naturals import nearest_naturals, numerals_of
 
 __all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES",
            "recheck_witness", "lean_record"]
@@ -162,6 +163,60 @@ def _fix_run(st, inst: dict) -> dict:
     return out
 
 
+#: Largest values a moved natural takes (M: clients, tau: local steps, T: rounds).
+NATURAL_CAPS = {"M": 8, "tau": 64, "T": 64}
+
+#: The per-client lists of each family's JSON (client i' of a moved M is client i' mod M).
+_CLIENT_KEYS = ("b", "c")
+
+
+def _move_naturals(st, inst: dict) -> tuple:
+    """``(instance JSON, note)``: the candidate with its M, τ, T moved to the nearest values the
+    statement's natural-only hypotheses (``40 ≤ τ``, ``M = 3``) admit
+    (:func:`pyfed.engines.statement.naturals.nearest_naturals`), or unchanged with note "".
+    A new client count is a multiple of the candidate's (its clients repeated, so the mean of
+    the bᵢ, the sums the ``sqrt``/``huber`` families need and ζ² stay as they were)."""
+    sp = st.spec
+    movable = {}
+    for role in ("M", "tau", "T"):
+        t = sp.dims["M"] if role == "M" else sp.run_args[role]
+        if t.op == "var":
+            movable[t.value] = role
+    hyps = [fh for fh in sp.hypotheses if not fh.index and fh.sort == "nat"
+            and (fh.lhs.mentions(movable) or fh.rhs.mentions(movable))]
+    if not hyps:
+        return inst, ""
+    ri = instance_from_json(inst)
+    ev = Evaluator(st, ri, None, Scalars("exact"))
+    env0 = {sp.dims["d"].value: ri.d} if sp.dims["d"].op == "var" else {}
+    M0 = ri.M
+
+    def admissible(a):
+        if any(role == "M" and a[name] % M0 for name, role in movable.items()):
+            return False
+        try:
+            return all(ev.hypothesis(fh, dict(env0, **a))[0] for fh in hyps)
+        except (InputError, Undefined, Undecided, KeyError, ZeroDivisionError):
+            return False
+
+    current = {name: int(M0 if role == "M" else F(inst[role])) for name, role in movable.items()}
+    nums = numerals_of(t.value for fh in hyps for side in (fh.lhs, fh.rhs) for t in side.walk() if t.op == "num")
+    caps = {name: NATURAL_CAPS[role] for name, role in movable.items()}
+    found = nearest_naturals(current, nums, admissible, caps=caps)
+    if found is None or found == current:
+        return inst, ""
+    out = dict(inst)
+    for name, role in movable.items():
+        if role == "M":
+            for key in _CLIENT_KEYS:
+                if key in out:
+                    out[key] = [out[key][i % M0] for i in range(found[name])]
+        else:
+            out[role] = str(found[name])
+    note = ", ".join(f"{name} = {found[name]}" for name in movable if found[name] != current[name])
+    return out, f"naturals moved into the hypotheses: now {note}"
+
+
 def _choose_step(st, inst: dict, rng=None):
     """``(instance with the largest admissible step (module docstring), free values)``, or
     ``(None, None)`` when no candidate step (with values of the free parameters) satisfies the
@@ -180,7 +235,6 @@ def _choose_step(st, inst: dict, rng=None):
     provisional = _free_values(st, dict(inst, eta=q(1 / (4 * L))), None, require=False) or {}
     env_b = bind(st, base, S, provisional)
     if env_b.why is None:
-        from .fedavg_access import Evaluator
         ev = Evaluator(st, base, None, S)
         for h, fh in zip(st.hypotheses, sp.hypotheses):
             if h.key in eta_keys and fh.lhs.op == "var" and fh.lhs.value == et.value and fh.op in ("≤", "<") \
@@ -251,6 +305,9 @@ def candidate(st, seed: int, index: int):
         rng = np.random.default_rng([int(seed), int(index)])
         desc, inst = random_instance(rng)
     inst = _fix_run(st, inst)
+    inst, moved = _move_naturals(st, inst)
+    if moved:
+        desc = f"{desc}; {moved}"
     inst, vals = _choose_step(st, inst, rng)
     if inst is None:
         return None, desc + ": no step (and no value of the free parameters) satisfies the statement's hypotheses", {}

@@ -29,6 +29,7 @@ from ...statements.interpret import (FiniteSpace, Filtration, Fun, Interpreter, 
 from ...statements.lemma import resolved
 from .lemma_hypotheses import decide_hypothesis, tighten
 from .lemma_plan import Plan, _kind, _strip_foralls, plan
+from .naturals import TYPE_NAMES, nearest_naturals, numerals_of
 
 __all__ = ["Plan", "plan", "draw", "Unevaluable", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn", "to_spec_env",
            "from_spec_env"]
@@ -60,11 +61,19 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
     rng = np.random.default_rng([int(seed), int(index)])
     structured = index < STRUCTURED
     error = None
+    nats = _movable_naturals(pl)
+    nat_hyps = _natural_hypotheses(st, pl, nats)
     for attempt in range(tries):
         env: dict = {}
+        moved = ""          # after half the attempts failed, naturals move into their hypotheses
         try:
             for name in pl.order:
+                if moved == "" and nat_hyps and attempt >= tries // 2 and set(env) == nats:
+                    # every free natural drawn, nothing else yet: nothing depends on them so far
+                    moved = _move_naturals(pl, env, nats, nat_hyps, interp)
                 env[name] = _value(st, pl, name, env, rng, index if structured else None, attempt, interp)
+            if moved == "" and nat_hyps and attempt >= tries // 2 and set(env) == nats:
+                moved = _move_naturals(pl, env, nats, nat_hyps, interp)
             env["__nat_bound__"] = _horizon(pl, env) + 2     # sequences are constant beyond their drawn values
             ok = _scalars_ok(st, pl, env, interp)
         except (EvaluationError, ZeroDivisionError) as exc:
@@ -74,10 +83,49 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
             continue
         if ok:
             desc = "structured case %d" % index if structured else "random draw %d" % index
-            return Drawn(env, desc)
+            return Drawn(env, desc + (f"; {moved}" if moved and moved != "-" else ""))
     if error is not None:
         raise Unevaluable(f"no draw could be evaluated: {error}")
     return None
+
+
+def _movable_naturals(pl) -> set:
+    """The statement's ℕ names drawn freely (not members of a set, not defined by a hypothesis)."""
+    return {n for n, t in pl.types.items() if getattr(t, "kind", "") == "nat" and n not in pl.members
+            and n not in pl.defined}
+
+
+def _natural_hypotheses(st, pl, nats) -> list:
+    """The hypotheses that mention only ℕ names, at least one of them movable (``n = 7``, ``40 ≤ τ``)."""
+    all_nats = {n for n, t in pl.types.items() if getattr(t, "kind", "") == "nat"}
+    out = []
+    for h in st.hypotheses:
+        used = {n.value for n in h.node.walk() if n.kind == "ident"}
+        if used & nats and used <= all_nats | TYPE_NAMES:
+            out.append(h)
+    return out
+
+
+def _move_naturals(pl, env, nats, hyps, interp) -> str:
+    """Move the drawn naturals of ``env`` (in place) to the nearest values the natural-only
+    hypotheses admit (:func:`pyfed.engines.statement.naturals.nearest_naturals`; dimensions at most
+    4, other naturals at most 100); returns the note ("-" when nothing moved)."""
+    def admissible(a):
+        e = dict(env, **a)
+        try:
+            return all(interp.holds(h.node, e) for h in hyps)
+        except (EvaluationError, Undecided, NotFinite, Structural, ZeroDivisionError):
+            return False
+
+    current = {n: int(env[n]) for n in sorted(nats)}
+    nums = numerals_of(n.value for h in hyps for n in h.node.walk() if n.kind == "num")
+    caps = {n: (4 if n in pl.dims else 100) for n in current}
+    found = nearest_naturals(current, nums, admissible, caps=caps, lower=0)
+    if found is None or found == current:
+        return "-"
+    env.update(found)
+    return "naturals moved into the hypotheses: now " + ", ".join(
+        f"{n} = {found[n]}" for n in current if found[n] != current[n])
 
 
 class Unevaluable(Exception):
