@@ -6,6 +6,8 @@ the Lean text of pyfed's own statement, read by the same reader."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 import sympy
 
@@ -168,3 +170,26 @@ def test_an_undecidable_conclusion_counts_the_candidates_inside_the_hypotheses()
     # the reason quotes the whole quantified proposition, never cut inside a term
     assert d["undecided_reason"] == ("`∃ b : ℝ, ‖u + v‖ ^ 2 ≤ (1 + b) * ‖u‖ ^ 2 + (1 + a⁻¹) * ‖v‖ ^ 2` "
                                      "quantifies over an infinite type")
+
+
+LOGS = """import Pyfed
+theorem LogZero : Real.log 0 = 0 := by sorry
+theorem LogAbs : ∀ (x : ℝ), Real.log |x| = Real.log x := by sorry
+theorem LogFalse : Real.log 0 = 1 := by sorry
+theorem LogNoHyp : ∀ (x : ℝ), Real.log x ≤ x - 1 := by sorry
+theorem LogPositive : ∀ (x : ℝ), 0 < x → Real.log x ≤ x - 1 := by sorry
+"""
+
+
+def test_real_log_follows_mathlib_at_zero_and_negative_arguments():
+    """Mathlib's Real.log is log |x| with log 0 = 0 (`Real.log_zero`, `Real.log_abs`): the true
+    statements are never violated, the false ones are violated with an exact witness (log 0 = 0,
+    so `log x ≤ x - 1` fails at x = 0), and no statement aborts the search."""
+    zero, absolute, false, nohyp, positive = read_text(LOGS, "logs.lean")
+    for st in (zero, absolute, positive):
+        assert search_statement(st, seed=0, budget=8).verdict.status == "inconclusive", st.name
+    v = search_statement(false, seed=0, budget=8).verdict
+    assert v.status == "violated" and (v.lhs, v.rhs) == (0, 1)
+    w = search_statement(nohyp, seed=0, budget=8).verdict
+    assert w.status == "violated" and Fraction(w.witness["instance"]["x"]) <= 0
+    assert recheck_statement(nohyp, w.witness).status == "violated"

@@ -636,8 +636,9 @@ _PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096)
 
 def decide_sign(x) -> int:
     """Exact sign (-1, 0, +1) of a Fraction, int, certified arb ball, mpf/float (taken at its
-    exact binary value) or exact sympy number. Raises :class:`Undecided` for a ball containing 0
-    and for an irrational sympy number whose sign no precision up to 4096 bits certifies."""
+    exact binary value) or exact sympy number. Raises :class:`Undecided` for a ball containing 0,
+    for an irrational sympy number whose sign no precision up to 4096 bits certifies and for a
+    sympy value no certified ball encloses."""
     from flint import arb
     if isinstance(x, (int, Fraction)):
         return (x > 0) - (x < 0)
@@ -655,10 +656,14 @@ def decide_sign(x) -> int:
     if isinstance(x, sympy.Basic):
         if x.is_Rational:
             return int(bool(x > 0)) - int(bool(x < 0))
+        from ..errors import InputError
         from ..exact import _sympy_to_arb, precision
         for bits in _PRECISIONS:
             with precision(bits):
-                b = _sympy_to_arb(x)
+                try:
+                    b = _sympy_to_arb(x)
+                except InputError as exc:      # a value no ball encloses (e.g. complex): not decidable here
+                    raise Undecided(f"sign of {x} not decidable: {exc.reason}") from None
                 if b > 0:
                     return 1
                 if b < 0:

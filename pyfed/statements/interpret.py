@@ -652,9 +652,15 @@ class Interpreter:
         if name == "abs":
             x = _real(vals[0])
             return x if compare(0, x) >= 0 else -x
-        if name in ("Real.exp", "Real.log"):
-            x = sympy.sympify(to_exact(_real(vals[0])))
-            return sympy.exp(x) if name == "Real.exp" else sympy.log(x)
+        if name == "Real.exp":
+            return sympy.exp(sympy.sympify(to_exact(_real(vals[0]))))
+        if name == "Real.log":
+            # Mathlib's Real.log is log |x| with log 0 = 0 (`Real.log_zero`, `Real.log_abs`): total
+            x = _real(vals[0])
+            sign = compare(0, x)         # the sign of x - 0
+            if sign == 0:
+                return 0
+            return sympy.log(sympy.sympify(to_exact(x if sign > 0 else -x)))
         self.fail(node, f"`{name}`")
 
     def universe(self, node, env):
