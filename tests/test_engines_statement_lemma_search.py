@@ -193,3 +193,25 @@ def test_real_log_follows_mathlib_at_zero_and_negative_arguments():
     w = search_statement(nohyp, seed=0, budget=8).verdict
     assert w.status == "violated" and Fraction(w.witness["instance"]["x"]) <= 0
     assert recheck_statement(nohyp, w.witness).status == "violated"
+
+
+DIAGONAL = """import Pyfed
+theorem Diag1 : ∀ (a b : ℝ), 2 * a * b + 1 / 1000 ≤ a ^ 2 + b ^ 2 := by sorry
+theorem Diag2 : ∀ (a b : ℝ), 0 < (a - b) ^ 2 := by sorry
+theorem Young : ∀ (a b : ℝ), 2 * a * b ≤ a ^ 2 + b ^ 2 := by sorry
+"""
+
+
+def test_the_diagonal_of_equal_scalars_is_a_structured_case():
+    """Inequalities tight exactly where a = b (2ab ≤ a² + b²) are violated by their false variants
+    at a structured case, whatever the budget: cases 12 and 13 give every real the same value."""
+    d1, d2, young = read_text(DIAGONAL, "diag.lean")
+    v1 = search_statement(d1, seed=0, budget=0).verdict
+    assert v1.status == "violated" and v1.lhs - v1.rhs == Fraction(1, 1000)
+    inst = v1.witness["instance"]
+    assert inst["a"] == inst["b"]
+    v2 = search_statement(d2, seed=0, budget=0).verdict
+    assert v2.status == "violated" and v2.lhs == v2.rhs == 0
+    res = search_statement(young, seed=0, budget=0)
+    assert res.verdict.status == "inconclusive"
+    assert "every real scalar the same value" in " ".join(r.description for r in res.records)

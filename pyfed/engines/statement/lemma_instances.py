@@ -34,12 +34,19 @@ from .naturals import TYPE_NAMES, nearest_naturals, numerals_of
 __all__ = ["Plan", "plan", "draw", "Unevaluable", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn", "to_spec_env",
            "from_spec_env"]
 
-#: Structured candidates tried before the random ones.
-STRUCTURED = 12
+#: Structured candidates tried before the random ones: the first :data:`STRUCTURED_SPREAD` give
+#: each real scalar its own value of the pool; the last two give every real scalar the same value
+#: (the diagonal a = b where inequalities such as 2ab ≤ a² + b² are tight), first from the pool,
+#: then from :data:`EQUAL_POOL` (0 first).
+STRUCTURED = 14
+STRUCTURED_SPREAD = 12
 
 #: Scalar pool, in the order structured candidates use it.
 POOL = [Fraction(1), Fraction(1, 2), Fraction(2), Fraction(1, 4), Fraction(4), Fraction(3), Fraction(1, 10),
         Fraction(0), Fraction(-1), Fraction(1, 1000), Fraction(10), Fraction(-1, 2)]
+
+#: The common value of every real scalar in the last structured case, by attempt.
+EQUAL_POOL = [Fraction(0), Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(2)]
 
 
 # --------------------------------------------------------------------------- drawing
@@ -83,6 +90,8 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
             continue
         if ok:
             desc = "structured case %d" % index if structured else "random draw %d" % index
+            if structured and index >= STRUCTURED_SPREAD:
+                desc += " (every real scalar the same value)"
             return Drawn(env, desc + (f"; {moved}" if moved and moved != "-" else ""))
     if error is not None:
         raise Unevaluable(f"no draw could be evaluated: {error}")
@@ -185,6 +194,8 @@ def _value(st, pl, name, env, rng, structured, attempt, interp):
             return _pick([1, 2, 3, 0, 4, 5, 2, 1, 6, 3, 12, 40], structured, attempt, rng)
         return int(rng.integers(0, 7)) if rng.random() < 0.85 else int(rng.choice([8, 16, 40, 100]))
     if k == "real":
+        if structured is not None and structured >= STRUCTURED_SPREAD:       # every real the same value
+            return POOL[attempt % len(POOL)] if structured == STRUCTURED_SPREAD else EQUAL_POOL[attempt % len(EQUAL_POOL)]
         if structured is not None:
             return POOL[(structured + attempt + _offset(name)) % len(POOL)]
         r = rng.random()
