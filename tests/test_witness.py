@@ -99,6 +99,7 @@ def test_round_trip_with_every_optional_field():
     ("eta_l", "1/0", "instance.eta_l"),
     ("x0", ["0", "1"], "instance.x0"),                     # d = 1
     ("S", "1", "instance.S"),
+    ("S", 5, "instance.S"),                                # more clients per round than N = 2
     ("schema", "pyfed.instance/99", "instance.schema"),
 ])
 def test_malformed_instance_names_the_field(field, value, named):

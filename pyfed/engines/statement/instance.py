@@ -223,7 +223,7 @@ def instance_from_json(data: dict) -> RunInstance:
     Accepts the current schema and the earlier one without ``schema``/``derived`` (absent
     optional keys mean None). Raises :class:`~pyfed.errors.InputError` whose argument names the
     bad field (``instance.A``, ``instance.derived.xstar`` …): a missing key, a float or
-    malformed rational, a shape that disagrees with N and d, an unknown schema, or a recorded
+    malformed rational, a shape that disagrees with N and d, S > N, an unknown schema, or a recorded
     ``derived`` value that differs from the one recomputed from the data.
     """
     from ...problems.quadratic import QuadraticProblem
@@ -272,6 +272,8 @@ def instance_from_json(data: dict) -> RunInstance:
             free=free, description=data.get("description", ""))
     except KeyError as exc:
         raise InputError(f"instance.{exc.args[0]}", "missing") from None
+    if inst.S > N:      # the Run model samples S of the N clients (1 <= S <= N)
+        raise InputError("instance.S", f"{inst.S} clients per round but the instance has N = {N} clients (need S <= N)")
     if "derived" in data:
         got = data["derived"]
         if not isinstance(got, dict):
