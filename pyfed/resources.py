@@ -318,7 +318,9 @@ def blame(estimate, values: dict, defaults: dict) -> dict:
     option blamed for a resource is the one whose reset to its default lowers that resource's
     estimate the most; when no such reset lowers it, the one whose halving lowers it the most (the
     first option on a tie). An option that does not change the estimate (``--replicates`` of a
-    file without Monte Carlo instances) is blamed only when no option lowers it."""
+    file without Monte Carlo instances) is blamed only when no option lowers it. When the option
+    blamed is at its default, ``"memory_note"`` / ``"seconds_note"`` say so (" (now 24, its
+    default)"), for the message of :func:`refuse_if_over`."""
     full = estimate(**values)
     out = {}
     for res in ("memory", "seconds"):
@@ -340,6 +342,9 @@ def blame(estimate, values: dict, defaults: dict) -> dict:
                 if g > gain:
                     best, gain = k, g
         out[res] = best or next(iter(values))
+        k = out[res]
+        if values.get(k) == defaults.get(k, object()):      # the user did not set it: say which value it has
+            out[f"{res}_note"] = f" (now {values[k]}, its default)"
     return out
 
 
@@ -351,17 +356,19 @@ def refuse_if_over(cost: Cost, limits: Limits, option, *, seconds_option=None) -
     message names the estimate, what it is the cost of, the limit and where it comes from, e.g.
     ``--replicates: needs an estimated 2.4 TB of memory (...), above the limit of 18 GB (default:
     80% of the 22 GB available; set --max-memory); lower --replicates``."""
+    mem_note = sec_note = ""
     if isinstance(option, dict):
         mem_opt, sec_opt = option["memory"], option["seconds"]
+        mem_note, sec_note = option.get("memory_note", ""), option.get("seconds_note", "")
     else:
         mem_opt, sec_opt = option, seconds_option or option
     what = f" ({cost.what})" if cost.what else ""
     if cost.memory > limits.memory:
         raise InputError(mem_opt, f"needs an estimated {format_bytes(cost.memory)} of memory{what}, above the limit "
-                                  f"of {format_bytes(limits.memory)} ({limits.memory_source}); lower {mem_opt}")
+                                  f"of {format_bytes(limits.memory)} ({limits.memory_source}); lower {mem_opt}{mem_note}")
     if cost.seconds > limits.seconds:
         raise InputError(sec_opt, f"needs an estimated {format_seconds(cost.seconds)}{what}, above the limit of "
-                                  f"{format_seconds(limits.seconds)} ({limits.seconds_source}); lower {sec_opt}")
+                                  f"{format_seconds(limits.seconds)} ({limits.seconds_source}); lower {sec_opt}{sec_note}")
     return cost
 
 

@@ -20,6 +20,11 @@ from pyfed import resources
 from pyfed.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _options(blamed: dict) -> dict:
+    """The options ``resources.blame`` names, without its notes about defaults."""
+    return {k: v for k, v in blamed.items() if not k.endswith("_note")}
 EXAMPLES = ROOT / "examples" / "statements"
 
 
@@ -109,7 +114,17 @@ def test_blame_names_the_option_whose_default_lowers_the_estimate_most():
     # several options set: the one with the larger effect
     assert resources.blame(est, {**defaults, "--N": 8, "--T": 10**6}, defaults)["seconds"] == "--T"
     # nothing beyond the defaults: the option whose halving helps most (d enters as d^3 and (N d)^2)
-    assert resources.blame(est, dict(defaults), defaults) == {"memory": "--d", "seconds": "--d"}
+    assert resources.blame(est, dict(defaults), defaults) == {"memory": "--d", "seconds": "--d",
+                                                              "memory_note": " (now 2, its default)",
+                                                              "seconds_note": " (now 2, its default)"}
+
+
+def test_a_limit_message_says_when_the_option_to_lower_was_left_at_its_default():
+    limits = resources.Limits(memory=1, seconds=10**9, memory_source="--max-memory", seconds_source="default")
+    option = {"memory": "--budget", "seconds": "--budget", "memory_note": " (now 24, its default)"}
+    with pytest.raises(InputError) as info:
+        resources.refuse_if_over(resources.Cost(memory=2, seconds=1), limits, option)
+    assert info.value.argument == "--budget" and str(info.value).endswith("lower --budget (now 24, its default)")
 
 
 def test_simulation_cost_follows_its_formula():
@@ -351,7 +366,7 @@ def test_blame_with_every_option_at_its_default_names_the_one_whose_halving_help
         return Cost(100.0 * kw["--replicates"] + kw["--budget"], 1.0 * kw["--replicates"] + 50.0 * kw["--budget"])
 
     defaults = {"--replicates": 256, "--budget": 24}
-    assert blame(estimate, dict(defaults), defaults) == {"memory": "--replicates", "seconds": "--budget"}
+    assert _options(blame(estimate, dict(defaults), defaults)) == {"memory": "--replicates", "seconds": "--budget"}
     # an option given by the user away from its default is the one blamed when resetting it helps
     assert blame(estimate, {"--replicates": 10 ** 6, "--budget": 24}, defaults)["seconds"] == "--replicates"
 
@@ -372,9 +387,9 @@ def test_blame_never_names_an_option_that_does_not_change_the_estimate():
         return Cost(1000.0 + kw["--budget"], 1.0 + kw["--budget"])
 
     defaults = {"--replicates": 256, "--budget": 24}
-    assert blame(estimate, dict(defaults), defaults) == {"memory": "--budget", "seconds": "--budget"}
+    assert _options(blame(estimate, dict(defaults), defaults)) == {"memory": "--budget", "seconds": "--budget"}
     # a user's --replicates below its default is not blamed either: resetting it lowers nothing
-    assert blame(estimate, {"--replicates": 3, "--budget": 24}, defaults) == {"memory": "--budget",
+    assert _options(blame(estimate, {"--replicates": 3, "--budget": 24}, defaults)) == {"memory": "--budget",
                                                                               "seconds": "--budget"}
 
 
