@@ -45,6 +45,18 @@ def test_regimes_follow_the_hypotheses():
         find_plan(_seed_with("S < N → 0 < P.σ → 3 ≤ K →"))
 
 
+def test_a_reason_shared_by_several_regimes_is_said_once():
+    """A right side without the potential term fails the same way at S = N and at S < N: the
+    message lists the σ = 0 and σ > 0 reasons once each."""
+    text = (EXAMPLES / "seed_convex.lean").read_text().replace(
+        "convexRHS P S K T ηl ηg μ c0 xstar", "12 * effectiveStep K ηl ηg * P.σ ^ 2 / ((K : ℝ) * (S : ℝ))")
+    (st,) = read_text(text, "nopot.lean")
+    with pytest.raises(NoPEP) as info:
+        find_plan(st)
+    parts = str(info.value).removeprefix("no regime applies: ").split(" | ")
+    assert len(parts) == len(set(parts)) == 2 and all("no positive multiple of ‖x0 - x⋆‖²" in p for p in parts)
+
+
 def test_noisy_statement_gets_a_certified_relaxation_row():
     from pyfed.statements import read_file
     (example,) = read_file(EXAMPLES / "convex_partial_noisy.lean")

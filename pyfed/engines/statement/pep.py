@@ -231,8 +231,8 @@ def find_plan(st, **kw) -> dict:
         every = "; ".join(dict.fromkeys(labels))
         raise NoPEP(reasons[0].replace("{regime}", "every regime tried: " + every, 1).replace("{regime}", "them"),
                     tried=tried)
-    raise NoPEP("no regime applies: " + " | ".join(r.replace("{regime}", lab) for r, lab in zip(reasons, labels)),
-                tried=tried)
+    said = dict.fromkeys(r.replace("{regime}", lab) for r, lab in zip(reasons, labels))   # each reason once
+    raise NoPEP("no regime applies: " + " | ".join(said), tried=tried)
 
 
 def _build(plan, pot_coef):
