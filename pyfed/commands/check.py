@@ -276,13 +276,22 @@ def run_file(args, limits=None) -> int:
     for path, reports in results:
         vs = [v for r in reports for v in r.verdicts]
         vac = sum(bool(r.vacuous) for r in reports)
-        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {summary_counts(vs)}"
-                   + (f"; {vac} vacuous (hypotheses never hold)" if vac else ""))
+        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {_statement_counts(reports)}; "
+                            f"rows: {summary_counts(vs)}" + (f"; {vac} vacuous (hypotheses never hold)" if vac else ""))
     if len(results) > 1:
-        print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): {summary_counts(verdicts)}")
+        print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): "
+                            f"{_statement_counts(all_reports)}; rows: {summary_counts(verdicts)}")
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                         "nothing in Lean.[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) else 0
+
+
+def _statement_counts(reports) -> str:
+    """How many statements some row violates and how many none does ("1 violated, 2 with no
+    violation found"): a statement is false as soon as one row is violated, and the rows that hold
+    (an instance, a PEP certificate at stated parameters) do not make it true."""
+    bad = sum(any(v.status == "violated" for v in r.verdicts) for r in reports)
+    return f"{bad} violated, {len(reports) - bad} with no violation found"
 
 
 def _render_file(console, path, reports, theorem=None) -> None:
