@@ -364,3 +364,19 @@ def test_the_default_report_counts_inconclusive_rows_as_its_json_and_file_report
     assert summary["inconclusive"] == 4 and summary["total"] == 5
     line = next(x for x in out.splitlines() if x.startswith("all verdicts"))
     assert re.search(r"1 holds .*, 0 violated, 4 inconclusive$", line), line
+
+
+@pytest.mark.slow
+def test_a_file_summary_counts_statements_as_the_json_summary_does(tmp_path):
+    import re
+    f = tmp_path / "two.lean"
+    f.write_text("import Pyfed\n"
+                 "theorem Diag : ∀ (a b : ℝ), 2 * a * b + 1 / 1000 ≤ a ^ 2 + b ^ 2 := by sorry\n"
+                 "theorem Young : ∀ (a b : ℝ), 2 * a * b ≤ a ^ 2 + b ^ 2 := by sorry\n", encoding="utf-8")
+    rep = tmp_path / "r.json"
+    code, out, err = run_cli(["check", str(f), "--quick", "--json", str(rep)])
+    assert code == 1, err
+    statements = json.loads(rep.read_text(encoding="utf-8"))["summary"]["statements"]
+    assert statements == {"violated": 1, "holds": 0, "inconclusive": 1, "total": 2}
+    line = next(x for x in out.splitlines() if x.startswith("2 statement(s) from"))
+    assert re.search(r": 1 violated, 0 holding on every row, 1 inconclusive; rows: ", line), line

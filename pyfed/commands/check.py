@@ -287,11 +287,15 @@ def run_file(args, limits=None) -> int:
 
 
 def _statement_counts(reports) -> str:
-    """How many statements some row violates and how many none does ("1 violated, 2 with no
-    violation found"): a statement is false as soon as one row is violated, and the rows that hold
-    (an instance, a PEP certificate at stated parameters) do not make it true."""
-    bad = sum(any(v.status == "violated" for v in r.verdicts) for r in reports)
-    return f"{bad} violated, {len(reports) - bad} with no violation found"
+    """The statements by :func:`pyfed.report.statement_status` (the JSON report's
+    ``summary.statements``): "1 violated, 1 holding on every row, 2 inconclusive". One violated row
+    makes a statement false; rows that hold (an instance, a PEP certificate at stated parameters)
+    do not make it true."""
+    from ..report import statement_status
+    counts = {s: 0 for s in ("violated", "holds", "inconclusive")}
+    for r in reports:
+        counts[statement_status(r.verdicts)] += 1
+    return f"{counts['violated']} violated, {counts['holds']} holding on every row, {counts['inconclusive']} inconclusive"
 
 
 def _render_file(console, path, reports, theorem=None) -> None:
