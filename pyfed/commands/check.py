@@ -290,11 +290,13 @@ def _statement_counts(reports) -> str:
     """The statements by :func:`pyfed.report.statement_status` (the JSON report's
     ``summary.statements``): "1 violated, 1 holding on every row, 2 inconclusive". One violated row
     makes a statement false; rows that hold (an instance, a PEP certificate at stated parameters)
-    do not make it true."""
+    do not make it true. Vacuous statements are not counted here (the summary line counts them
+    apart)."""
     from ..report import statement_status
     counts = {s: 0 for s in ("violated", "holds", "inconclusive")}
     for r in reports:
-        counts[statement_status(r.verdicts)] += 1
+        if not r.vacuous:       # counted apart ("1 vacuous"); the JSON entry says vacuous too
+            counts[statement_status(r.verdicts)] += 1
     return f"{counts['violated']} violated, {counts['holds']} holding on every row, {counts['inconclusive']} inconclusive"
 
 
