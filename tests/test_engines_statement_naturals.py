@@ -114,3 +114,13 @@ def test_lemma_naturals_move_to_a_pinned_value():
     t = search_statement(true, seed=0, budget=4)
     assert t.verdict.status == "inconclusive"
     assert sum(r.status == "holds" for r in t.records) >= 1      # decided instances now exist
+
+
+def test_a_search_says_how_many_candidates_fell_outside_the_hypotheses():
+    true_drift = FEDAVG_PINNED.replace("18 * (τ : ℝ) * η ^ 2", "18 * (τ : ℝ) ^ 2 * η ^ 2").replace(
+        "DriftLinearTauLong", "DriftPinned")
+    st = read_text(true_drift, "drift.lean")[0]
+    res = fedavg_search.search(st, seed=0, budget=0)
+    outside = sum(r.status == "outside" for r in res.records)
+    assert res.verdict.status == "inconclusive" and outside > 0
+    assert res.verdict.reason.endswith(f"; {outside} of {len(res.records)} candidates fell outside the hypotheses")

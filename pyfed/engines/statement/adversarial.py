@@ -179,8 +179,18 @@ def _verdict(st, records, seed, budget, relax):
         lhs = rhs = None
     details["search_result"] = f"no counterexample among {len(decided)} decided"
     return Inconclusive(st.name, lhs, rhs, True, details,
-                        reason=(f"no counterexample among {len(decided)} exactly decided instances "
-                                "(a finite search proves nothing)"), evidence=Evidence.SEARCH)
+                        reason=no_counterexample_reason(len(decided), records), evidence=Evidence.SEARCH)
+
+
+def no_counterexample_reason(decided: int, records, how: str = "exactly decided") -> str:
+    """The reason of a search without counterexample: how many instances were decided and, when
+    some candidates fell outside the statement's hypotheses, how many of how many (a search that
+    decided few instances says why)."""
+    out = f"no counterexample among {decided} {how} instances (a finite search proves nothing)"
+    outside = sum(r.status == "outside" for r in records)
+    if outside:
+        out += f"; {outside} of {len(records)} candidates fell outside the hypotheses"
+    return out
 
 
 def _short_side(v) -> str:

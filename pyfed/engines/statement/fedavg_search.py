@@ -29,7 +29,7 @@ from ...errors import InputError
 from ...exact import format_number, rational_str
 from ...statements.evaluate import Undecided, compare, to_exact
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
-from .adversarial import Record, SearchResult
+from .adversarial import Record, SearchResult, no_counterexample_reason
 from .fedavg_access import Evaluator, Scalars, Undefined, bind, float_of, value_str
 from .fedavg_scalars import is_ball
 from .fedavg_exact import decide_instance
@@ -420,7 +420,7 @@ def _verdict(st, records, seed, budget, relax):
     details["search_result"] = f"no counterexample among {len(decided)} decided"
     how = "exactly decided" if not in_balls else "decided (exactly or in certified balls)"
     return Inconclusive(st.name, lhs, rhs, True, details,
-                        reason=f"no counterexample among {len(decided)} {how} instances (a finite search proves nothing)")
+                        reason=no_counterexample_reason(len(decided), records, how))
 
 
 def _short(v) -> str:

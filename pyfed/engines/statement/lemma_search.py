@@ -25,6 +25,7 @@ from ...exact import as_float, rational_str, short_exact
 from ...statements.evaluate import EvaluationError, Undecided, arith, compare, decide_sign, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
+from .adversarial import no_counterexample_reason
 from .lemma_hypotheses import decide_hypothesis, tighten
 from .lemma_instances import STRUCTURED, Unevaluable, _enumerate, draw, from_spec_env, spectral_hints, to_spec_env
 from .lemma_plan import _strip_foralls, plan
@@ -326,7 +327,7 @@ def _verdict(st, records, seed, budget):
                        lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs))
         lhs, rhs = _num(t.lhs), _num(t.rhs)
     details["search_result"] = f"no counterexample among {len(decided)} decided"
-    reason = f"no counterexample among {len(decided)} exactly decided instances (a finite search proves nothing)"
+    reason = no_counterexample_reason(len(decided), records)
     if not decided and und:
         reason = f"no instance could be decided: {und[0].reason}"
     elif not records:
