@@ -15,27 +15,10 @@ from pyfed.engines.statement.exact import decide_exact
 from pyfed.engines.statement.instance import instance_to_json
 from pyfed.engines.statement.naturals import nearest_naturals, numerals_of
 from pyfed.statements.reader import read_text
+from test_engines_statement_pep import NO_C0
 
-SCAFFOLD_PINNED = """import Pyfed
-open MeasureTheory
-namespace SCAFFOLD.Mine
-universe u
-noncomputable def noC0RHS {d N : ℕ} (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℝ)
-    (xstar : Space d) : ℝ :=
-  let h := effectiveStep K ηl ηg
-  ‖P.x0 - xstar‖ ^ 2 / (h * weightSum μ h T) +
-    12 * h * P.σ ^ 2 / ((K : ℝ) * (S : ℝ)) * (1 + (S : ℝ) / ηg ^ 2)
-theorem NoControlTermPinned :
-  ∀ (d N : ℕ) (P : Problem d N) (Ω : Type u) [MeasurableSpace Ω]
-    [StandardBorelSpace Ω] (ν : Measure Ω) [IsProbabilityMeasure ν]
-    (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d),
-    Convexity P μ → IsMinimizer P xstar → N = 2 → S = 2 → K = 2 → T = 2 → 0 < ηl → 1 ≤ ηg →
-    effectiveStep K ηl ηg ≤ 1 / (81 * P.β) →
-    μ * effectiveStep K ηl ηg ≤ (S : ℝ) / (15 * (N : ℝ)) →
-    ∀ A : Run P ν S K T ηl ηg (some c0),
-      weightedGap A xstar μ ≤ noC0RHS P S K T ηl ηg μ xstar := by sorry
-end SCAFFOLD.Mine
-"""
+#: The seed's right side without its control-error term, with N, S, K, T pinned to 2.
+SCAFFOLD_PINNED = NO_C0.replace("EXTRA", "N = 2 → S = 2 → K = 2 → T = 2 →")
 
 FEDAVG_PINNED = """import Pyfed
 open MeasureTheory
@@ -88,7 +71,7 @@ def test_scaffold_candidates_move_into_pinning_hypotheses_and_find_the_violation
 
 
 def test_statements_without_natural_hypotheses_keep_their_candidates():
-    st = read_text(SCAFFOLD_PINNED.replace("N = 2 → S = 2 → K = 2 → T = 2 → ", ""), "free.lean")[0]
+    st = read_text(NO_C0.replace("EXTRA", ""), "free.lean")[0]
     inst, desc = candidates.candidate(st, 0, 16 * len(candidates.LADDER))
     assert (inst.problem.N, inst.S, inst.K, inst.T) == (2, 1, 2, 10) and "naturals" not in desc
 
