@@ -214,4 +214,4 @@ def test_the_diagonal_of_equal_scalars_is_a_structured_case():
     assert v2.status == "violated" and v2.lhs == v2.rhs == 0
     res = search_statement(young, seed=0, budget=0)
     assert res.verdict.status == "inconclusive"
-    assert "every real scalar the same value" in " ".join(r.description for r in res.records)
+    assert "equal real scalars, equal members of each family" in " ".join(r.description for r in res.records)

@@ -36,14 +36,18 @@ __all__ = ["Plan", "plan", "draw", "Unevaluable", "decide_hypothesis", "STRUCTUR
 
 #: Structured candidates tried before the random ones: the first :data:`STRUCTURED_SPREAD` give
 #: each real scalar its own value of the pool; the last two give every real scalar the same value
-#: (the diagonal a = b where inequalities such as 2ab ≤ a² + b² are tight), first from the pool,
-#: then from :data:`EQUAL_POOL` (0 first).
+#: and every member of a finite family the same member (the diagonal a = b where inequalities such
+#: as 2ab ≤ a² + b² or ‖∑ uᵢ‖² ≤ n ∑ ‖uᵢ‖² are tight), the reals first from the pool, then from
+#: :data:`EQUAL_POOL` (0 first).
 STRUCTURED = 14
 STRUCTURED_SPREAD = 12
 
 #: Scalar pool, in the order structured candidates use it.
 POOL = [Fraction(1), Fraction(1, 2), Fraction(2), Fraction(1, 4), Fraction(4), Fraction(3), Fraction(1, 10),
         Fraction(0), Fraction(-1), Fraction(1, 1000), Fraction(10), Fraction(-1, 2)]
+
+#: Largest dimension or family size a natural is moved to (``n = 8 →`` with ``u : Fin n → Space d``).
+DIM_CAP = 12
 
 #: The common value of every real scalar in the last structured case, by attempt.
 EQUAL_POOL = [Fraction(0), Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(2)]
@@ -91,7 +95,7 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
         if ok:
             desc = "structured case %d" % index if structured else "random draw %d" % index
             if structured and index >= STRUCTURED_SPREAD:
-                desc += " (every real scalar the same value)"
+                desc += " (equal real scalars, equal members of each family)"
             return Drawn(env, desc + (f"; {moved}" if moved and moved != "-" else ""))
     if error is not None:
         raise Unevaluable(f"no draw could be evaluated: {error}")
@@ -128,7 +132,7 @@ def _move_naturals(pl, env, nats, hyps, interp) -> str:
 
     current = {n: int(env[n]) for n in sorted(nats)}
     nums = numerals_of(n.value for h in hyps for n in h.node.walk() if n.kind == "num")
-    caps = {n: (4 if n in pl.dims else 100) for n in current}
+    caps = {n: (DIM_CAP if n in pl.dims else 100) for n in current}
     found = nearest_naturals(current, nums, admissible, caps=caps, lower=0)
     if found is None or found == current:
         return "-"
@@ -426,6 +430,8 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
                     else [fam.rand_rat(rng, 0, 3, 4) for _ in range(d)]
                 clients.append(fam.quadratic_from_eigen(lams, [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)], k=k))
             return fam.fin_family(clients)
+        if structured is not None and structured >= STRUCTURED_SPREAD:     # every member the same (a = b)
+            return fam.fin_family([_element(st, pl, name, cod, env, rng, structured, attempt, interp)] * n)
         vals = []
         for i in range(n):
             sub = _element(st, pl, name, cod, env, rng, structured, attempt + i, interp)
