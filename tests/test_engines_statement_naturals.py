@@ -60,7 +60,7 @@ def test_scaffold_candidates_move_into_pinning_hypotheses_and_find_the_violation
     index = 16 * len(candidates.LADDER)         # "controls off": x0 = x*, zero controls, S = 1 of N = 2, T = 10
     inst, desc = candidates.candidate(st, 0, index)
     assert (inst.problem.N, inst.S, inst.K, inst.T) == (2, 2, 2, 2)
-    assert "naturals moved into the hypotheses: now S = 2, T = 2" in desc
+    assert "naturals moved into the hypotheses: now S = 2 (was 1), T = 2 (was 10)" in desc
     assert instance_to_json(candidates.candidate(st, 0, index)[0]) == instance_to_json(inst)    # pure in (seed, index)
     v = decide_exact(st, inst)
     assert v.status == "violated" and v.rhs == 0 and v.lhs > 0       # the control error moves x off x*
@@ -80,7 +80,7 @@ def test_fedavg_candidates_move_tau_and_clients():
     st = read_text(FEDAVG_PINNED, "drift.lean")[0]
     inst, desc, _ = fedavg_search.candidate(st, 0, 0)
     assert inst["tau"] == "40" and len(inst["b"]) == 3        # the one-client case, repeated three times
-    assert "now τ = 40, M = 3" in desc or "now M = 3, τ = 40" in desc
+    assert "now M = 3 (was 1, its clients repeated), τ = 40 (was 1)" in desc
     res = fedavg_search.search(st, seed=0, budget=0)
     assert res.verdict.status == "violated"
     outside = [r for r in res.records if r.status == "outside"]

@@ -157,7 +157,7 @@ def _verdict(st, records, seed, budget, relax):
                "holds": len(decided) - len(viol),
                "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
                "undecided": sum(r.status == "undecided" for r in records),
-               "instance": f"adversarial search ({len(decided)} exactly decided instances)",
+               "instance": f"adversarial search ({decided_count(len(decided))})",
                "relax": list(relax)}
     if viol:
         r = viol[0]
@@ -179,17 +179,22 @@ def _verdict(st, records, seed, budget, relax):
         lhs = rhs = None
     details["search_result"] = f"no counterexample among {len(decided)} decided"
     return Inconclusive(st.name, lhs, rhs, True, details,
-                        reason=no_counterexample_reason(len(decided), records), evidence=Evidence.SEARCH)
+                        reason=no_counterexample_reason(len(decided), details["outside_hypotheses"],
+                                                        details["candidates"]), evidence=Evidence.SEARCH)
 
 
-def no_counterexample_reason(decided: int, records, how: str = "exactly decided") -> str:
+def decided_count(n: int, how: str = "exactly decided") -> str:
+    """``"1 exactly decided instance"`` / ``"3 exactly decided instances"``."""
+    return f"{n} {how} instance" + ("" if n == 1 else "s")
+
+
+def no_counterexample_reason(decided: int, outside: int, candidates: int, how: str = "exactly decided") -> str:
     """The reason of a search without counterexample: how many instances were decided and, when
-    some candidates fell outside the statement's hypotheses, how many of how many (a search that
-    decided few instances says why)."""
-    out = f"no counterexample among {decided} {how} instances (a finite search proves nothing)"
-    outside = sum(r.status == "outside" for r in records)
+    some of the ``candidates`` (the search's ``details["candidates"]``) fell outside the statement's
+    hypotheses, how many (a search that decided few instances says why)."""
+    out = f"no counterexample among {decided_count(decided, how)} (a finite search proves nothing)"
     if outside:
-        out += f"; {outside} of {len(records)} candidates fell outside the hypotheses"
+        out += f"; {outside} of {candidates} candidates fell outside the hypotheses"
     return out
 
 

@@ -252,7 +252,7 @@ def _move_naturals(st, base: _Base, inst: RunInstance, rng):
         assign(start)
         return inst, ""
     moved = assign(found)
-    note = ", ".join(f"{name} = {found[name]}" for name in movable if found[name] != start[name])
+    note = ", ".join(f"{name} = {found[name]} (was {start[name]})" for name in movable if found[name] != start[name])
     return moved, f"naturals moved into the hypotheses: now {note}"
 
 

@@ -29,7 +29,7 @@ from ...errors import InputError
 from ...exact import format_number, rational_str
 from ...statements.evaluate import Undecided, compare, to_exact
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
-from .adversarial import Record, SearchResult, no_counterexample_reason
+from .adversarial import Record, SearchResult, decided_count, no_counterexample_reason
 from .fedavg_access import Evaluator, Scalars, Undefined, bind, float_of, value_str
 from .fedavg_scalars import is_ball
 from .fedavg_exact import decide_instance
@@ -213,7 +213,8 @@ def _move_naturals(st, inst: dict) -> tuple:
                     out[key] = [out[key][i % M0] for i in range(found[name])]
         else:
             out[role] = str(found[name])
-    note = ", ".join(f"{name} = {found[name]}" for name in movable if found[name] != current[name])
+    note = ", ".join(f"{name} = {found[name]} (was {current[name]}" + (", its clients repeated)" if movable[name] == "M" else ")")
+                     for name in movable if found[name] != current[name])
     return out, f"naturals moved into the hypotheses: now {note}"
 
 
@@ -369,7 +370,7 @@ def _verdict(st, records, seed, budget, relax):
                "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
                "undecided": sum(r.status == "undecided" for r in records),
                "skipped": sum(r.status == "skipped" for r in records),
-               "instance": f"adversarial search ({len(decided)} exactly decided instances)", "relax": list(relax)}
+               "instance": f"adversarial search ({decided_count(len(decided))})", "relax": list(relax)}
     in_balls = sum(is_ball(r.lhs) or is_ball(r.rhs) for r in decided)
     if in_balls:        # decided in certified balls (python-flint arb), not in exact arithmetic
         details.update(engine="adversarial search (FedAvg families, decided exactly or in certified balls)",
@@ -420,7 +421,8 @@ def _verdict(st, records, seed, budget, relax):
     details["search_result"] = f"no counterexample among {len(decided)} decided"
     how = "exactly decided" if not in_balls else "decided (exactly or in certified balls)"
     return Inconclusive(st.name, lhs, rhs, True, details,
-                        reason=no_counterexample_reason(len(decided), records, how))
+                        reason=no_counterexample_reason(len(decided), details["outside_hypotheses"],
+                                                        details["candidates"], how))
 
 
 def _short(v) -> str:

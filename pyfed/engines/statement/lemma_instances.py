@@ -138,7 +138,7 @@ def _move_naturals(pl, env, nats, hyps, interp) -> str:
         return "-"
     env.update(found)
     return "naturals moved into the hypotheses: now " + ", ".join(
-        f"{n} = {found[n]}" for n in current if found[n] != current[n])
+        f"{n} = {found[n]} (was {current[n]})" for n in current if found[n] != current[n])
 
 
 class Unevaluable(Exception):

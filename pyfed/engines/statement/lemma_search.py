@@ -25,7 +25,7 @@ from ...exact import as_float, rational_str, short_exact
 from ...statements.evaluate import EvaluationError, Undecided, arith, compare, decide_sign, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
-from .adversarial import no_counterexample_reason
+from .adversarial import decided_count, no_counterexample_reason
 from .lemma_hypotheses import decide_hypothesis, tighten
 from .lemma_instances import STRUCTURED, Unevaluable, _enumerate, draw, from_spec_env, spectral_hints, to_spec_env
 from .lemma_plan import _strip_foralls, plan
@@ -301,7 +301,7 @@ def _verdict(st, records, seed, budget):
                "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
                "undecided": sum(r.status == "undecided" for r in records),
                "in_hypotheses": sum(r.in_hypotheses for r in records),
-               "instance": f"adversarial search ({len(decided)} exactly decided instances)", "family": st.family}
+               "instance": f"adversarial search ({decided_count(len(decided))})", "family": st.family}
     und = [r for r in records if r.status == "undecided"]
     if und:
         details["undecided_reason"] = und[0].reason
@@ -327,7 +327,7 @@ def _verdict(st, records, seed, budget):
                        lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs))
         lhs, rhs = _num(t.lhs), _num(t.rhs)
     details["search_result"] = f"no counterexample among {len(decided)} decided"
-    reason = no_counterexample_reason(len(decided), records)
+    reason = no_counterexample_reason(len(decided), details["outside_hypotheses"], details["candidates"])
     if not decided and und:
         reason = f"no instance could be decided: {und[0].reason}"
     elif not records:
