@@ -122,3 +122,43 @@ def test_step_constant_profile_points_and_a_too_small_constant(tmp_path, capsys)
     assert max(map(Fraction, pep["witness_points"])) < min(map(Fraction, pep["certified_points"]))
     assert "81: certified at these points: 81/128, 81/64, 81/32, 81/16 (+4 more)" in out.replace("violated at 81/256 (exact witness of the PEP row, N = 2, K = 2, T = 2, S = N, σ = 0), ", ""), out
     assert "and above" not in out
+
+
+#: The seed's convex statement without its noise term, with S = N and K = 3 pinned: false (σ > 0,
+#: x0 = x⋆, c0 = ∇fᵢ(x⋆): right side 0, left side > 0), whatever the potential's constant 9.
+NO_NOISE_PINNED = """import Pyfed
+open MeasureTheory
+namespace SCAFFOLD.Mine
+universe u
+theorem ConvexPinnedNoNoise :
+  ∀ (d N : ℕ) (P : Problem d N) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (ν : Measure Ω) [IsProbabilityMeasure ν]
+    (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d),
+    S = N → K = 3 →
+    Convexity P μ → IsMinimizer P xstar → 0 < ηl → 1 ≤ ηg →
+    effectiveStep K ηl ηg ≤ 1 / (81 * P.β) →
+    μ * effectiveStep K ηl ηg ≤ (S : ℝ) / (15 * (N : ℝ)) →
+    ∀ A : Run P ν S K T ηl ηg (some c0),
+      weightedGap A xstar μ ≤
+        initialPotential P S (effectiveStep K ηl ηg) c0 xstar /
+          (effectiveStep K ηl ηg * weightSum μ (effectiveStep K ηl ηg) T) := by sorry
+end SCAFFOLD.Mine
+"""
+
+
+@pytest.mark.slow
+def test_a_statement_violated_at_its_own_constants_says_so_before_exit_1(tmp_path, capsys):
+    f = tmp_path / "pinned.lean"
+    f.write_text(NO_NOISE_PINNED, encoding="utf-8")
+    # the PEP row's default K = 2 fails the pin: the message names the options that set its sizes
+    code, out, err = run_main(["profile", str(f), "--out", str(tmp_path / "x")], capsys)
+    assert code == EXIT_INPUT and err.strip().endswith("set the PEP row's sizes with --N, --K, --T")
+    code, out, err = run_main(["profile", str(f), "--K", "3", "--constant", "9", "--halvings", "1", "--refine", "0",
+                               "--budget", "1", "--out", str(tmp_path / "a")], capsys)
+    assert code == 1, err
+    lines = out.splitlines()
+    assert lines[1].startswith("ConvexPinnedNoNoise is violated at its own constants (candidate #")
+    nine = next(x for x in lines if x.startswith("9: "))
+    assert "no value of it excludes the violations drawn" in nine and "hold for every value" not in nine
+    data = json.loads((tmp_path / "a" / "profile.json").read_text())
+    assert data["violated_at_own_value"] is True and "index" in data["own_violation"]

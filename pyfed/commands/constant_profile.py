@@ -228,7 +228,8 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
     k more candidates finish), the PEP side per value of ``parameter`` (:func:`constant_pep_profile`,
     ``progress(label)`` before each PEP point); ``stage(label)`` at the start of the search and of
     each constant's PEP side at each value. Returns {"format": "pyfed.profile/1", "statement",
-    "seed", "budget", "parameter", "values", "fixed", "violated_at_own_value", "constants": [{"key",
+    "seed", "budget", "parameter", "values", "fixed", "violated_at_own_value", "own_violation" (when
+    violated: the search's candidate "index" and "description", or the PEP row's witness), "constants": [{"key",
     "constant", "description", "where", "search" (None without search), "points": [{"value", "pep"}]}]}
     with exact rationals as strings."""
     from ..engines.statement.constants import literals
@@ -237,6 +238,7 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
     lits = {lit.key: lit for lit in literals(st)}
     entries = {}
     violated = False
+    own_violation = None
     if search:
         from ..engines.statement.profile import constant_profile
         if stage is not None:
@@ -244,6 +246,7 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
         prof = constant_profile(st, seed=seed, budget=budget, only=list(keys), progress=search_progress)
         entries = {e["key"]: e for e in prof["constants"]}
         violated = prof["violated"] is not None
+        own_violation = prof["violated"]
     out = {"format": "pyfed.profile/1", "statement": st.name, "seed": seed, "budget": budget if search else None,
            "parameter": parameter, "values": list(values),
            "fixed": {"N": N, "K": K, "T": T, "S": "N", "sigma": "0", "beta": "1", "eta_g": "1", "mu": rational_str(mu)},
@@ -267,9 +270,12 @@ def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T
             pep = constant_pep_profile(st, key, text=text, halvings=halvings, refine=refine, progress=tick, **kw)
             if any(p["result"] == "witness" and Fraction(p["value"]) == lit.value for p in pep["points"]):
                 violated = True
+                own_violation = own_violation or {"description": f"the PEP row's exact witness at {parameter} = {v}"}
             c["points"].append({"value": v, "pep": pep})
         out["constants"].append(c)
     out["violated_at_own_value"] = violated
+    if own_violation is not None:
+        out["own_violation"] = {k: own_violation[k] for k in ("index", "description") if k in own_violation}
     return out
 
 
@@ -320,8 +326,9 @@ def run(args) -> int:
         try:
             pep_plan(st, **kw)
         except NoPEP as exc:
+            hint = "; set the PEP row's sizes with --N, --K, --T" if "problem size" in str(exc) else ""
             raise InputError("NAME|PATH.lean", f"the PEP does not apply to {st.name} at {args.parameter} = {v}: "
-                                               f"{exc}") from None
+                                               f"{exc}{hint}") from None
     prepare_output_dir("--out", args.out)
     console = make_console()
     from .display import Stages
@@ -355,6 +362,12 @@ def run(args) -> int:
                                  title=f"{st.name}: {c['constant']} ({c['key']})")
         pngs.append(png)
     print_line(console, escape(f"{st.name} ({source}): two-sided constant profile"), highlight=False)
+    own = res.get("own_violation")
+    if own:     # exit status 1: say why first
+        at = f"candidate #{own['index']} of the search: " if "index" in own else ""
+        print_line(console, escape(f"{st.name} is violated at its own constants ({at}{own['description']}): the "
+                                   "intervals show how far each constant would have to move"), highlight=False,
+                   style="red")
     for c in res["constants"]:
         for p in c["points"]:
             head = f"[{args.parameter} = {p['value']}] " if len(values) > 1 else ""

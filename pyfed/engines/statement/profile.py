@@ -328,7 +328,10 @@ def _profile_rhs(lit, records):
         e["statement"] = (f"{lit.description}: no violation on {len(records)} exactly decided instances iff the "
                           f"constant is {'>' if strict else '>='} {e['needed_display']} and "
                           f"{'<' if not hc else '<='} {_display(hi, own, up=False)}; the statement has {_fmt(own)}")
-    if direction == "any" and not failed:
+    if direction == "any" and not failed and violated_own:     # violated whatever its value
+        e["statement"] = (f"{lit.description}: no value of it excludes the violations drawn (on {len(records)} "
+                          "exactly decided instances)")
+    elif direction == "any" and not failed:
         e["statement"] = (f"{lit.description}: no decided instance constrains it ({len(records)} exactly decided "
                           "instances hold for every value)")
     return e
