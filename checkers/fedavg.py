@@ -68,6 +68,9 @@ FEDAVG_MUTATIONS = {
                      "convergenceRHS P τ T η", f"{_CONVERGENCE_TERMS[0]} + {_CONVERGENCE_TERMS[3]}"),
         TextMutation("drop_heterogeneity_term", "the term 18 τ² η² L ζ² of convergenceRHS dropped",
                      "convergenceRHS P τ T η", " + ".join(_CONVERGENCE_TERMS[:3])),
+        TextMutation("drop_noise_over_M", "the term η σ²/M of convergenceRHS dropped (caught at a small step and a "
+                     "long horizon: the term is first order in η, the other noise term second order)",
+                     "convergenceRHS P τ T η", " + ".join(_CONVERGENCE_TERMS[i] for i in (0, 2, 3))),
     ],
     "FedAvg.TunedConvexFedAvgConvergence": [
         TextMutation("step_4_over_L", "the first term 1/(4L) of optimizedStep replaced by 4/L",

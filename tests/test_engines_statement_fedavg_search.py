@@ -27,7 +27,8 @@ def test_the_mutation_lists_are_registered_and_cover_todays_list():
         "FedAvg.PerRoundProgress": ["step_4_over_L", "drop_noise_term"],
         "FedAvg.BoundedClientDrift": ["step_4_over_L", "drop_heterogeneity_term", "drop_noise_term",
                                       "drift_constant_18_to_1"],
-        "FedAvg.ConvexFedAvgConvergence": ["step_4_over_L", "drop_noise_terms", "drop_heterogeneity_term"],
+        "FedAvg.ConvexFedAvgConvergence": ["step_4_over_L", "drop_noise_terms", "drop_heterogeneity_term",
+                                           "drop_noise_over_M"],
         "FedAvg.TunedConvexFedAvgConvergence": ["step_4_over_L", "drop_noise_terms"]}
     assert all(MUTATIONS[k] == v for k, v in FEDAVG_MUTATIONS.items())
 
@@ -160,3 +161,20 @@ def test_every_family_has_its_client_formula_in_the_counterexample_record():
     assert family_formula({}).startswith("quadratic family: Fᵢ(x) = ½ xᵀ A x − ⟨bᵢ, x⟩")
     with pytest.raises(InputError, match="unknown family 'cubic'"):
         family_formula({"family": "cubic"})
+
+
+def test_the_noise_floor_case_catches_a_dropped_first_order_noise_term():
+    """η σ²/M is first order in η, 4 τ η² L σ² second order: the structured case at 1/25 of the
+    largest step (η = 1/100, one client f = x²/2 from x⋆ = 0, σ = 1, τ = 1, T = 64) shows it. Its
+    left side by hand: x_{t+1} = (1 - η) x_t - η ξ_t, so v_t = E x_t² = η² (1 - (1-η)^{2t})/(1 - (1-η)²)
+    and E[A] = (1/T) Σ_{t=1..T} v_t / 2 (``roundLoss`` reads the iterate after the step, k + 1);
+    the right side without the term is 4 η² = 1/2500."""
+    (st,) = mutated_statements(fedavg_theorems_path(), "ConvexFedAvgConvergence",
+                               next(m for m in FEDAVG_MUTATIONS["FedAvg.ConvexFedAvgConvergence"]
+                                    if m.name == "drop_noise_over_M"))
+    v = search(st, seed=0, budget=0).verdict
+    assert v.status == "violated" and "noise floor" in v.details["description"]
+    eta, T = Fraction(1, 100), 64
+    r = (1 - eta) ** 2
+    lhs = sum(eta ** 2 * (1 - r ** t) / (1 - r) for t in range(1, T + 1)) / (2 * T)
+    assert Fraction(v.details["lhs_exact"]) == lhs and Fraction(v.details["rhs_exact"]) == Fraction(1, 2500)

@@ -49,7 +49,8 @@ def _qm(rows):
 
 
 def structured_instances() -> list:
-    """``[(description, instance JSON without "eta")]``: the edge cases, in order."""
+    """``[(description, instance JSON without "eta")]``: the edge cases, in order. ``step_fraction``
+    (not part of the instance): the step is that fraction of the largest admissible one."""
     return [
         ("one client, no noise", {"A": [["1"]], "b": [["0"]], "L": "1", "sigma": "0", "tau": "1", "T": "1",
                                    "x0": ["1"]}),
@@ -81,6 +82,10 @@ def structured_instances() -> list:
          {"family": "huber", "Q": [["1/64", "0"], ["0", "6/5"]], "b": [["1", "0"], ["-1/2", "-3/5"], ["-1/2", "3/5"]],
           "c": [["0", "0"], ["1/25", "-1/25"], ["-1/25", "1/25"]], "u": [["-1/2", "3"], ["-1/2", "-3"]], "L": "25/16",
           "sigma": "0", "zeta_sq": "1", "tau": "6", "T": "1", "x0": ["1/64", "-1/50"]}),
+        ("noise floor: one client from the optimum, sigma = 1, a small step (1/25 of the largest admissible) and a "
+         "long horizon T = 64 (the eta sigma^2 / M term dominates the bound)",
+         {"A": [["1"]], "b": [["0"]], "L": "1", "sigma": "1", "tau": "1", "T": "64", "x0": ["0"],
+          "step_fraction": "1/25"}),
     ]
 
 
@@ -223,6 +228,8 @@ def _choose_step(st, inst: dict, rng=None):
     ``(None, None)`` when no candidate step (with values of the free parameters) satisfies the
     statement's hypotheses on the step."""
     sp = st.spec
+    inst = dict(inst)
+    frac = inst.pop("step_fraction", None)
     et = sp.run_args["eta"]
     if et.op != "var":
         vals = _free_values(st, inst, rng)
@@ -246,20 +253,26 @@ def _choose_step(st, inst: dict, rng=None):
                     continue
                 if isinstance(v, Fraction) and v > 0:
                     cands.append(v if fh.op == "≤" else v * Fraction(63, 64))
-    feasible = []
-    for eta in sorted(set(cands), reverse=True):
+    def admitted(eta):
+        """The free values with which the step ``eta`` satisfies the step's hypotheses, or None."""
         cand = dict(inst, eta=q(eta))
         if sp.free:
-            vals = _free_values(st, cand, None)
-            if vals is not None:
-                feasible.append((eta, vals))
-            continue
+            return _free_values(st, cand, None)
         b = bind(st, instance_from_json(cand), S)
-        if b.why is None and not (set(b.failing) & eta_keys):
-            feasible.append((eta, {}))
+        return {} if b.why is None and not (set(b.failing) & eta_keys) else None
+
+    feasible = []
+    for eta in sorted(set(cands), reverse=True):
+        vals = admitted(eta)
+        if vals is not None:
+            feasible.append((eta, vals))
     if not feasible:
         return None, None
     eta, vals = feasible[0]
+    if frac is not None:        # a structured case at a fraction of the largest step
+        small = eta * F(frac)
+        vals_small = admitted(small)
+        return (dict(inst, eta=q(small)), vals_small) if vals_small is not None else (None, None)
     if rng is not None:
         u = rng.random()
         if u < 0.2:             # the other end of the admissible steps (0 or negative when admitted)
