@@ -215,3 +215,28 @@ def test_the_diagonal_of_equal_scalars_is_a_structured_case():
     res = search_statement(young, seed=0, budget=0)
     assert res.verdict.status == "inconclusive"
     assert "equal real scalars, equal members of each family" in " ".join(r.description for r in res.records)
+
+
+WEIGHTS = """import Pyfed
+open SCAFFOLD
+theorem WJensen {d n : ℕ} (w : Fin n → ℝ) (u : Fin n → Space d)
+    (hw : ∀ i, 0 ≤ w i) (hsum : ∑ i, w i = 1) :
+    ‖∑ i, w i • u i‖ ^ 2 ≤ ∑ i, w i * ‖u i‖ ^ 2 := by sorry
+theorem WJensenNeg {d n : ℕ} (w : Fin n → ℝ) (u : Fin n → Space d)
+    (hsum : ∑ i, w i = 1) :
+    ‖∑ i, w i • u i‖ ^ 2 ≤ ∑ i, w i * ‖u i‖ ^ 2 := by sorry
+"""
+
+
+def test_weights_that_must_sum_to_one_are_solved_for_their_last_value():
+    """∑ i, w i = 1 is rarely met by drawn weights when n > 1: the last weight is solved from it.
+    Without 0 ≤ w i, weighted Jensen for ‖·‖² is false (w = (2, -1): the gap is -2‖u₀ - u₁‖²)."""
+    true, false = read_text(WEIGHTS, "weights.lean")
+    v = search_statement(false, seed=0, budget=8).verdict
+    assert v.status == "violated" and "the last value of w solved from its hypotheses" in v.details["description"]
+    weights = [Fraction(x) for x in v.witness["instance"]["w"]["values"]]
+    assert sum(weights) == 1 and min(weights) < 0
+    assert recheck_statement(false, v.witness).status == "violated"
+    res = search_statement(true, seed=0, budget=8)
+    assert res.verdict.status == "inconclusive"
+    assert any("solved from its hypotheses" in r.description and r.status == "holds" for r in res.records)

@@ -41,7 +41,7 @@ SUPPORTED = ("binders of types ℕ, ℝ, Space d, Fin n, A → B, Finset A, Prob
              "Filtration ℕ m, the model's structures and inductives; terms: numerals, + - * / ^ ⁻¹ •, casts, ‖·‖, |·|, "
              "inner ℝ u v, ⟪u, v⟫_ℝ, gradient f x, ∑ x ∈ s, ∑ i, fun x => …, if … then … else, ∫ ω, f ω ∂ν, "
              "condExp / μ[f | m], ≤ᵐ[ν], =ᵐ[ν], Finset.range / univ / powersetCard / card, Nat.choose, Real.sqrt, "
-             "Real.rpow, min, max, |·|, the model's definitions and the file's own defs")
+             "Real.rpow, Real.exp, Real.log, min, max, |·|, the model's definitions and the file's own defs")
 
 
 class Meta:

@@ -128,6 +128,10 @@ def _candidates(st, pl, seed, index, interp):
             env = _redefine(st, pl, env, seed, index, interp)
             if env is not None:
                 out.append((env, f"{drawn.description}, {name} at a hypothesis boundary ({rational_str(v)})"))
+    for name in _real_families(pl):
+        env = _solve_last_member(st, pl, drawn.env, name, seed, index, interp)
+        if env is not None:
+            out.append((env, f"{drawn.description}, the last value of {name} solved from its hypotheses"))
     vecs = [n for n in pl.order if getattr(pl.types[n], "kind", "") == "vec" and n not in pl.defined
             and n not in pl.minimizers and n not in pl.members]
     if vecs:
@@ -141,6 +145,53 @@ def _candidates(st, pl, seed, index, interp):
         if lp is not None:
             out.append((lp, f"{how}, worst sequences of a linear program"))
     return out
+
+
+def _real_families(pl) -> list:
+    """The drawn families ``Fin n → ℝ`` (weights, scalars per client) of the plan."""
+    out = []
+    for n in pl.order:
+        t = pl.types[n]
+        if getattr(t, "kind", "") == "fun" and n not in pl.defined and n not in pl.members:
+            dom, cod = (getattr(a, "kind", "") for a in t.args)
+            if dom == "fin" and cod == "real":
+                out.append(n)
+    return out
+
+
+def _solve_last_member(st, pl, env, name, seed, index, interp):
+    """``env`` with the last value of the family ``name`` solved exactly from an equation among its
+    failing hypotheses (``∑ i, w i = 1``), when the root is rational and every hypothesis then
+    holds; else None (weights that sum to 1 are rarely drawn for n > 1)."""
+    from ...checkers import families as fam
+    from .lemma_hypotheses import _sym
+    vals = list(getattr(env.get(name), "values", None) or [])
+    if not vals:
+        return None
+    x = sympy.Symbol("last_member")
+    for h in _failing(st, env, interp):
+        body = h.node
+        if not (body.kind == "binop" and body.value == "=" and
+                any(n.kind == "ident" and n.value == name for n in body.walk())):
+            continue
+        trial = vals[:-1] + [x]
+        local = dict(env)
+        local[name] = Fun(lambda i, v=trial: v[int(i)], n=len(trial), name="family")
+        try:
+            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
+            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
+            roots = sympy.solve(sympy.Eq(a, b), x)
+        except Exception:      # noqa: BLE001 -- not solvable for the last value: no candidate from it
+            continue
+        for r in roots:
+            if not r.is_Rational:
+                continue
+            new = dict(env)
+            new[name] = fam.fin_family(vals[:-1] + [Fraction(int(r.p), int(r.q))])
+            new = _redefine(st, pl, new, seed, index, interp)
+            if new is not None and not _failing(st, new, interp):
+                return new
+    return None
 
 
 def _failing(st, env, interp) -> list:
