@@ -237,3 +237,31 @@ def tighten(st, pl, env, name, interp, hyps) -> list:
             if r.is_Rational:
                 out.append(Fraction(int(r.p), int(r.q)))
     return out
+
+
+def last_member_roots(env, name, interp, hyps) -> list:
+    """Rational values of the last member of the family ``name`` (``Fin n → ℝ``, drawn in ``env``)
+    that make an equation among ``hyps`` hold, the other members fixed (``∑ i, w i = 1`` gives
+    1 − the others' sum): the exact roots, solved with sympy, of each ``=`` hypothesis that
+    mentions ``name``."""
+    vals = list(getattr(env.get(name), "values", None) or [])
+    if not vals:
+        return []
+    x = sympy.Symbol("last_member")
+    trial = vals[:-1] + [x]
+    local = dict(env)
+    local[name] = Fun(lambda i: trial[int(i)], n=len(trial), name="family")
+    out = []
+    for h in hyps:
+        body = h.node
+        if not (body.kind == "binop" and body.value == "=" and
+                any(n.kind == "ident" and n.value == name for n in body.walk())):
+            continue
+        try:
+            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
+            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
+            roots = sympy.solve(sympy.Eq(a, b), x)
+        except Exception:      # noqa: BLE001 -- not solvable for the last value: no candidate from it
+            continue
+        out += [Fraction(int(r.p), int(r.q)) for r in roots if r.is_Rational]
+    return out

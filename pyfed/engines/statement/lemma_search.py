@@ -26,7 +26,7 @@ from ...statements.evaluate import EvaluationError, Undecided, arith, compare, d
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .adversarial import decided_count, no_counterexample_reason
-from .lemma_hypotheses import decide_hypothesis, tighten
+from .lemma_hypotheses import decide_hypothesis, last_member_roots, tighten
 from .lemma_instances import STRUCTURED, Unevaluable, _enumerate, draw, from_spec_env, spectral_hints, to_spec_env
 from .lemma_plan import _strip_foralls, plan
 
@@ -149,48 +149,22 @@ def _candidates(st, pl, seed, index, interp):
 
 def _real_families(pl) -> list:
     """The drawn families ``Fin n → ℝ`` (weights, scalars per client) of the plan."""
-    out = []
-    for n in pl.order:
-        t = pl.types[n]
-        if getattr(t, "kind", "") == "fun" and n not in pl.defined and n not in pl.members:
-            dom, cod = (getattr(a, "kind", "") for a in t.args)
-            if dom == "fin" and cod == "real":
-                out.append(n)
-    return out
+    return [n for n in pl.order if n not in pl.defined and n not in pl.members and getattr(pl.types[n], "kind", "") == "fun"
+            and [getattr(a, "kind", "") for a in pl.types[n].args] == ["fin", "real"]]
 
 
 def _solve_last_member(st, pl, env, name, seed, index, interp):
     """``env`` with the last value of the family ``name`` solved exactly from an equation among its
-    failing hypotheses (``∑ i, w i = 1``), when the root is rational and every hypothesis then
+    failing hypotheses (:func:`.lemma_hypotheses.last_member_roots`), when every hypothesis then
     holds; else None (weights that sum to 1 are rarely drawn for n > 1)."""
     from ...checkers import families as fam
-    from .lemma_hypotheses import _sym
     vals = list(getattr(env.get(name), "values", None) or [])
-    if not vals:
-        return None
-    x = sympy.Symbol("last_member")
-    for h in _failing(st, env, interp):
-        body = h.node
-        if not (body.kind == "binop" and body.value == "=" and
-                any(n.kind == "ident" and n.value == name for n in body.walk())):
-            continue
-        trial = vals[:-1] + [x]
-        local = dict(env)
-        local[name] = Fun(lambda i, v=trial: v[int(i)], n=len(trial), name="family")
-        try:
-            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
-            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
-            roots = sympy.solve(sympy.Eq(a, b), x)
-        except Exception:      # noqa: BLE001 -- not solvable for the last value: no candidate from it
-            continue
-        for r in roots:
-            if not r.is_Rational:
-                continue
-            new = dict(env)
-            new[name] = fam.fin_family(vals[:-1] + [Fraction(int(r.p), int(r.q))])
-            new = _redefine(st, pl, new, seed, index, interp)
-            if new is not None and not _failing(st, new, interp):
-                return new
+    for r in last_member_roots(env, name, interp, _failing(st, env, interp)):
+        new = dict(env)
+        new[name] = fam.fin_family(vals[:-1] + [r])
+        new = _redefine(st, pl, new, seed, index, interp)
+        if new is not None and not _failing(st, new, interp):
+            return new
     return None
 
 
