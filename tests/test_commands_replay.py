@@ -80,3 +80,13 @@ def test_replay_of_a_search_record_names_the_command_that_reproduces_it(tmp_path
     assert "a record of `pyfed search ConvexFiniteRoundConvergence`" in err
     assert "`pyfed search ConvexFiniteRoundConvergence --seed 3 --budget 16 --relax step_size --out DIR`" in err
     assert "give PATH.lean" not in err
+
+
+def test_long_or_irrational_sides_are_shown_with_their_certified_decimal_first():
+    import sympy
+    from fractions import Fraction
+    from pyfed.commands.replay import _full
+    assert _full(Fraction(3, 4)) == "3/4"
+    big = Fraction(10 ** 60 + 1, 3 * 10 ** 63)
+    assert _full(big) == f"0.000333333333333 (exactly {big.numerator}/{big.denominator})"
+    assert _full(sympy.Rational(3, 4) - sympy.log(4)) == "-0.636294361120 (exactly 3/4 - log(4))"

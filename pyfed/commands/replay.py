@@ -173,8 +173,22 @@ def replay(file, lean_path=None, *, force: bool = False):
 
 
 def _full(v) -> str:
-    from ..exact import rational_str
-    return rational_str(v) if isinstance(v, Fraction) else str(v)
+    """A side or margin in full: the exact text, preceded by its certified decimal when the text is
+    long or not a plain rational (a 5,000-digit fraction, ``3/4 - log(4)``), so sign and size read
+    at a glance."""
+    from ..exact import _sympy_to_arb, decimal_str, precision, rational_str
+    text = rational_str(v) if isinstance(v, Fraction) else str(v)
+    if isinstance(v, Fraction) and len(text) <= 40:
+        return text
+    try:
+        if isinstance(v, Fraction):
+            approx = decimal_str(v, 12)
+        else:
+            with precision(256):
+                approx = decimal_str(_sympy_to_arb(v), 12)
+    except (InputError, TypeError, ValueError):
+        return text
+    return f"{approx} (exactly {text})"
 
 
 def _recorded(rec, key):
