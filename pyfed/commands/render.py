@@ -151,7 +151,8 @@ def render_statement_verdicts(console, results) -> None:
     print_table(console, t)
     print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
                         "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
-                        "attained on the tightest instance; '-': both sides 0 (an identity). drawn = candidates "
+                        "attained on the tightest instance; '-': no ratio (the right side is 0 or negative, where lhs/rhs says "
+                        "nothing about tightness). drawn = candidates "
                         "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
                         "decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
