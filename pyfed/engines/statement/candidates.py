@@ -44,10 +44,31 @@ def _mat(rows):
     return [[Fraction(v) for v in r] for r in rows]
 
 
+_PROBLEMS: dict = {}      # {(name, A, b): QuadraticProblem}, least recently used first
+PROBLEM_MEMO_SIZE = 256
+
+
 def _problem(A, b, name="candidate"):
+    """The rational QuadraticProblem with clients ``A``, ``b`` (nested lists of rationals).
+    Certifying its constants (β, μ, x⋆) is exact and costs milliseconds, and the structured
+    candidates (and the random ones of a seed) are the same problems for every statement searched,
+    so the problems are memoised per process on their exact data; each call gets its own shallow
+    copy (own attributes and ``derivations``; the arrays, never written to, are shared)."""
+    import copy
+
     from ...problems.quadratic import QuadraticProblem
-    return QuadraticProblem(np.array([_mat(a) for a in A], dtype=object),
-                            np.array([[Fraction(v) for v in bi] for bi in b], dtype=object), name=name)
+    Am = [_mat(a) for a in A]
+    bm = [[Fraction(v) for v in bi] for bi in b]
+    key = (name, tuple(tuple(tuple(r) for r in a) for a in Am), tuple(tuple(r) for r in bm))
+    p = _PROBLEMS.pop(key, None)
+    if p is None:
+        p = QuadraticProblem(np.array(Am, dtype=object), np.array(bm, dtype=object), name=name)
+    _PROBLEMS[key] = p
+    while len(_PROBLEMS) > PROBLEM_MEMO_SIZE:
+        del _PROBLEMS[next(iter(_PROBLEMS))]
+    out = copy.copy(p)
+    out.derivations = dict(p.derivations)
+    return out
 
 
 @dataclass
@@ -195,18 +216,54 @@ def _random_base(st, rng) -> tuple:
     return _Base("random", A, b, sigma, S, K, T, eta_g, x0, c0, mu), frac, mult
 
 
-_MEMO: list = []      # [(statement, {(edge case, relax): step data})], the last few statements
+_SIGNATURES: list = []    # [(statement, its step signature)], the last few statements
+_STEPS: dict = {}         # {step signature: {(edge case, relax): step data}}, least recently used first
+STEP_MEMO_STATEMENTS = 64
+
+
+def _content(obj):
+    """A hashable image of a statement's parsed content (dataclasses, Nodes, lists, dicts),
+    without source positions (``line``, ``col``, ``location``): two statements read from
+    different places with the same text and binders give the same image."""
+    import dataclasses
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return (type(obj).__name__,) + tuple((f.name, _content(getattr(obj, f.name)))
+                                             for f in dataclasses.fields(obj)
+                                             if f.name not in ("line", "col", "location"))
+    if isinstance(obj, (list, tuple)):
+        return tuple(_content(v) for v in obj)
+    if isinstance(obj, dict):
+        return tuple(sorted(((str(k), _content(v)) for k, v in obj.items()), key=lambda kv: kv[0]))
+    try:
+        hash(obj)
+        return obj
+    except TypeError:
+        return ("repr", type(obj).__name__, repr(obj))
+
+
+def _step_signature(st) -> tuple:
+    """Everything of ``st`` that the structured candidates' instances and largest steps depend
+    on (binders, the run's arguments, initialisation, hypotheses, the file's defs): all of the
+    statement but its name, position and conclusion."""
+    return _content((st.parameters, st.run, st.init, st.controls, st.hypotheses, st.definitions, st.shape,
+                     st.spec))
 
 
 def _step_memo(st) -> dict:
     """Per-process memo of the structured candidates' largest steps (a pure function of the
-    statement, the edge case and ``relax``: the nine step multiples of one edge case share it)."""
-    for s, memo in _MEMO:
-        if s is st:
-            return memo
-    _MEMO.append((st, {}))
-    del _MEMO[:-4]
-    return _MEMO[-1][1]
+    statement's :func:`_step_signature`, the edge case and ``relax``: the nine step multiples of
+    one edge case share it, and so do the statements of a file that differ only in their
+    conclusion, and the same statement read again)."""
+    sig = next((g for s, g in _SIGNATURES if s is st), None)
+    if sig is None:
+        sig = _step_signature(st)
+        _SIGNATURES.append((st, sig))
+        del _SIGNATURES[:-8]
+    memo = _STEPS.pop(sig, None)
+    _STEPS[sig] = memo = {} if memo is None else memo
+    while len(_STEPS) > STEP_MEMO_STATEMENTS:
+        del _STEPS[next(iter(_STEPS))]
+    return memo
 
 
 def structured_count(st) -> int:
