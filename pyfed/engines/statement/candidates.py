@@ -44,31 +44,10 @@ def _mat(rows):
     return [[Fraction(v) for v in r] for r in rows]
 
 
-_PROBLEMS: dict = {}      # {(name, A, b): QuadraticProblem}, least recently used first
-PROBLEM_MEMO_SIZE = 256
-
-
 def _problem(A, b, name="candidate"):
-    """The rational QuadraticProblem with clients ``A``, ``b`` (nested lists of rationals).
-    Certifying its constants (β, μ, x⋆) is exact and costs milliseconds, and the structured
-    candidates (and the random ones of a seed) are the same problems for every statement searched,
-    so the problems are memoised per process on their exact data; each call gets its own shallow
-    copy (own attributes and ``derivations``; the arrays, never written to, are shared)."""
-    import copy
-
     from ...problems.quadratic import QuadraticProblem
-    Am = [_mat(a) for a in A]
-    bm = [[Fraction(v) for v in bi] for bi in b]
-    key = (name, tuple(tuple(tuple(r) for r in a) for a in Am), tuple(tuple(r) for r in bm))
-    p = _PROBLEMS.pop(key, None)
-    if p is None:
-        p = QuadraticProblem(np.array(Am, dtype=object), np.array(bm, dtype=object), name=name)
-    _PROBLEMS[key] = p
-    while len(_PROBLEMS) > PROBLEM_MEMO_SIZE:
-        del _PROBLEMS[next(iter(_PROBLEMS))]
-    out = copy.copy(p)
-    out.derivations = dict(p.derivations)
-    return out
+    return QuadraticProblem(np.array([_mat(a) for a in A], dtype=object),
+                            np.array([[Fraction(v) for v in bi] for bi in b], dtype=object), name=name)
 
 
 @dataclass
