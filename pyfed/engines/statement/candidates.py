@@ -198,6 +198,7 @@ def _random_base(st, rng) -> tuple:
 _SIGNATURES: list = []    # [(statement, its step signature)], the last few statements
 _STEPS: dict = {}         # {step signature: {(edge case, relax): step data}}, least recently used first
 STEP_MEMO_STATEMENTS = 64
+STEP_MEMO_CANDIDATES = 4096   # per statement
 
 
 def _content(obj):
@@ -221,7 +222,7 @@ def _content(obj):
 
 
 def _step_signature(st) -> tuple:
-    """Everything of ``st`` that the structured candidates' instances and largest steps depend
+    """Everything of ``st`` that the candidates' instances and largest steps depend
     on (binders, the run's arguments, initialisation, hypotheses, the file's defs): all of the
     statement but its name, position and conclusion."""
     return _content((st.parameters, st.run, st.init, st.controls, st.hypotheses, st.definitions, st.shape,
@@ -229,10 +230,11 @@ def _step_signature(st) -> tuple:
 
 
 def _step_memo(st) -> dict:
-    """Per-process memo of the structured candidates' largest steps (a pure function of the
-    statement's :func:`_step_signature`, the edge case and ``relax``: the nine step multiples of
-    one edge case share it, and so do the statements of a file that differ only in their
-    conclusion, and the same statement read again)."""
+    """Per-process memo of the candidates' largest steps (a pure function of the statement's
+    :func:`_step_signature`, the edge case (structured candidates) or the seed and index (random
+    ones) and ``relax``: the nine step multiples of one edge case share it, and so do the
+    statements of a file that differ only in their conclusion, and the same statement read
+    again)."""
     sig = next((g for s, g in _SIGNATURES if s is st), None)
     if sig is None:
         sig = _step_signature(st)
@@ -272,16 +274,16 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
         rng = np.random.default_rng([int(seed), int(index)])
         base, frac, mult = _random_base(st, rng)
     inst = _build(st, base, rng=rng)
-    if rng is None:     # structured: the steps depend on (statement, edge case, relax) only
-        key = (index // len(LADDER), relax)
-        memo = _step_memo(st)
-        if key not in memo:
-            memo[key] = (max_eta_l(st, inst, bits=base.bits),
-                         max_eta_l(st, inst, ignore=relax, bits=base.bits) if relax else None)
-        (top, bounded), rest_pair = memo[key]
-    else:
-        top, bounded = max_eta_l(st, inst)
-        rest_pair = max_eta_l(st, inst, ignore=relax) if relax else None
+    # the steps depend on (statement, edge case, relax) for a structured candidate, on (statement,
+    # seed, index, relax) for a random one
+    key = (index // len(LADDER), relax) if rng is None else ("random", int(seed), int(index), relax)
+    memo = _step_memo(st)
+    if key not in memo:
+        memo[key] = (max_eta_l(st, inst, bits=base.bits),
+                     max_eta_l(st, inst, ignore=relax, bits=base.bits) if relax else None)
+        while len(memo) > STEP_MEMO_CANDIDATES:
+            del memo[next(iter(memo))]
+    (top, bounded), rest_pair = memo[key]
     rest, rest_bounded = rest_pair if relax else (top, bounded)
     free_step = not rest_bounded or bool(relax)
     if top is None and bounded and not relax:
