@@ -128,8 +128,8 @@ def _moment_key(inst, rounds: int, warm: bool):
     flat = [p.N, p.d, inst.S, inst.K, rounds, inst.sigma, inst.eta_l, inst.eta_g]
     flat += list(np.asarray(p.A_exact, dtype=object).ravel()) + list(np.asarray(p.b_exact, dtype=object).ravel())
     flat += list(np.asarray(inst.x0, dtype=object).ravel())
-    if not warm:
-        flat += ["c0"] + list(np.asarray(inst.c0, dtype=object).ravel())
+    if not warm:        # (N d entries: the warm flag first in the key keeps the two layouts apart)
+        flat += list(np.asarray(inst.c0, dtype=object).ravel())
     out = []
     for v in flat:
         f = fraction_of(v)
