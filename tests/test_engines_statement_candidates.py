@@ -42,3 +42,13 @@ def test_a_memoised_candidate_is_the_fresh_one():
     fresh = C._build(st, C._STRUCTURED[0])
     top, bounded = max_eta_l(st, fresh, bits=C._STRUCTURED[0].bits)
     assert bounded and first_structured.eta_l == top and isinstance(top, Fraction)
+
+
+def test_a_statement_with_an_opaque_attribute_keeps_its_own_memo():
+    st = _convex()
+    odd = replace(st, hypotheses=list(st.hypotheses))
+    odd.hypotheses[0] = replace(odd.hypotheses[0])
+    odd.hypotheses[0].extra = object()                 # set after construction, not a plain value
+    assert C._has_identity(C._step_signature(odd)) and not C._has_identity(C._step_signature(st))
+    assert C._step_memo(odd) is not C._step_memo(st) and C._step_memo(odd) is C._step_memo(odd)
+    assert C.candidate(odd, 0, 0)[0].eta_l == C.candidate(st, 0, 0)[0].eta_l

@@ -207,9 +207,13 @@ def _content(obj):
     different places with the same text and binders give the same image."""
     import dataclasses
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return (type(obj).__name__,) + tuple((f.name, _content(getattr(obj, f.name)))
-                                             for f in dataclasses.fields(obj)
-                                             if f.name not in ("line", "col", "location"))
+        names = [f.name for f in dataclasses.fields(obj)]
+        out = (type(obj).__name__,) + tuple((n, _content(getattr(obj, n))) for n in names
+                                            if n not in ("line", "col", "location"))
+        # attributes set after construction (the elaboration's ``coerce``): plain values as they
+        # are, anything else by identity (never shared between two statements, never wrong)
+        extra = sorted((k, v) for k, v in vars(obj).items() if k not in names) if hasattr(obj, "__dict__") else []
+        return out + tuple((k, _plain(v)) for k, v in extra)
     if isinstance(obj, (list, tuple)):
         return tuple(_content(v) for v in obj)
     if isinstance(obj, dict):
@@ -219,6 +223,35 @@ def _content(obj):
         return obj
     except TypeError:
         return ("repr", type(obj).__name__, repr(obj))
+
+
+def _plain(v):
+    """``v`` itself when it is None, a bool, int, str or Fraction, or a tuple of such (recursively),
+    else ``("id", id(v))``."""
+    if v is None or isinstance(v, (bool, int, str, Fraction)):
+        return v
+    if isinstance(v, tuple):
+        items = tuple(_plain(x) for x in v)
+        if not any(isinstance(x, tuple) and x[:1] == ("id",) for x in items):
+            return ("tuple",) + items
+    return ("id", id(v))
+
+
+class _Held:
+    """A statement held by a memo key that compares by identity (the key keeps it alive, so its
+    identity is not reused while the key is in the memo)."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+def _has_identity(image) -> bool:
+    """True when a :func:`_content` image holds an object keyed by its identity."""
+    if isinstance(image, tuple):
+        if len(image) == 2 and image[0] == "id" and isinstance(image[1], int):
+            return True
+        return any(_has_identity(x) for x in image)
+    return False
 
 
 def _step_signature(st) -> tuple:
@@ -238,6 +271,8 @@ def _step_memo(st) -> dict:
     sig = next((g for s, g in _SIGNATURES if s is st), None)
     if sig is None:
         sig = _step_signature(st)
+        if _has_identity(sig):     # something keyed by identity: this statement object only
+            sig = ("statement object", _Held(st))
         _SIGNATURES.append((st, sig))
         del _SIGNATURES[:-8]
     memo = _STEPS.pop(sig, None)
