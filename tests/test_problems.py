@@ -449,3 +449,17 @@ def test_quadratic_hessian_eigh_computed_once_and_decomposes_A():
     assert not lam.flags.writeable and not Q.flags.writeable
     scaffold(p, GaussianOracle(p, 1), S=1, K=2, T=2, eta_l=0.1, eta_g=1, R=2, rng=0)   # the closed form uses it
     assert p.hessian_eigh()[1] is Q      # the same arrays: not recomputed
+
+
+def test_repeated_rational_data_get_the_same_certified_constants():
+    """The certified beta, mu of rational data are memoised per process: a second problem with the
+    same A_i (other b_i, other name) has the same constants and derivations, in its own dict."""
+    A = np.array([[[Fraction(3), Fraction(0)], [Fraction(0), Fraction(1, 2)]],
+                  [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(2)]]], dtype=object)
+    p = QuadraticProblem(A, np.array([[1, 0], [0, 1]], dtype=object), name="p")
+    q = QuadraticProblem(A, np.array([[0, 5], [-1, 2]], dtype=object), name="q")
+    # diagonal A_i: beta = the largest diagonal entry 3, mu = the smallest 1/2, exactly
+    assert (p.beta, p.mu) == (q.beta, q.mu) == (Fraction(3), Fraction(1, 2))
+    assert p.derivations == q.derivations and p.derivations is not q.derivations
+    given = QuadraticProblem(A, np.array([[1, 0], [0, 1]], dtype=object), beta=4, mu=Fraction(1, 4))
+    assert (given.beta, given.mu) == (4, Fraction(1, 4))

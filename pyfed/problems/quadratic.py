@@ -132,6 +132,17 @@ def _rows_constant(clients: np.ndarray) -> bool:
     return bool(np.all(clients == clients[:, :1]))
 
 
+_EXACT_DERIVATIONS = ("max_i lambda_max(A_i), rounded up to a rational and certified "
+                      "exactly: beta*I - A_i is PSD by rational LDL^T",
+                      "min_i lambda_min(A_i), rounded down to a rational and certified "
+                      "exactly: A_i - mu*I is PSD by rational LDL^T")
+
+#: Certified (beta, mu) of rational data (the same A_i give the same constants: the searches build
+#: the same candidate problems for every statement), least recently used dropped first; per process.
+EXACT_CONSTANTS_MEMO_SIZE = 1024
+_EXACT_CONSTANTS: dict = {}
+
+
 class QuadraticProblem(Problem):
     """N quadratic clients f_i(x) = 1/2 x^T A_i x - b_i^T x.
 
@@ -235,6 +246,15 @@ class QuadraticProblem(Problem):
             self.derivations["mu"] = ("d = 0: every f_i is mu-strongly convex for every mu on R^0; "
                                       + ("mu = 0 by default" if mu is None else "mu as given"))
             return
+        key = None
+        if self.exact and beta is None and mu is None:
+            key = (self.N, self.d) + tuple(self.A_exact.ravel())
+            hit = _EXACT_CONSTANTS.pop(key, None)
+            if hit is not None:
+                _EXACT_CONSTANTS[key] = hit
+                self.beta, self.mu = hit
+                self.derivations["beta"], self.derivations["mu"] = _EXACT_DERIVATIONS
+                return
         with small_matrix_threads(self.d):
             eig = np.linalg.eigvalsh(self.A)
         lmax = float(eig.max()) if self.d else 0.0
@@ -266,10 +286,11 @@ class QuadraticProblem(Problem):
                 if not is_psd_exact(beta_c * I - Ai):
                     raise InputError("beta", f"beta={beta_c} is below lambda_max(A_{i})")
             self.beta, self.mu = beta_c, mu_c
-            self.derivations["beta"] = ("max_i lambda_max(A_i), rounded up to a rational and certified "
-                                        "exactly: beta*I - A_i is PSD by rational LDL^T")
-            self.derivations["mu"] = ("min_i lambda_min(A_i), rounded down to a rational and certified "
-                                      "exactly: A_i - mu*I is PSD by rational LDL^T")
+            self.derivations["beta"], self.derivations["mu"] = _EXACT_DERIVATIONS
+            if key is not None:
+                _EXACT_CONSTANTS[key] = (beta_c, mu_c)
+                while len(_EXACT_CONSTANTS) > EXACT_CONSTANTS_MEMO_SIZE:
+                    del _EXACT_CONSTANTS[next(iter(_EXACT_CONSTANTS))]
         else:
             # floats are dyadic rationals: certify the float constants for the float matrices
             # exactly as stored (ball LDL^T, exact fallback), never by eigvalsh alone

@@ -290,18 +290,91 @@ def _random_base(st, rng) -> tuple:
     return _Base("random", A, b, sigma, S, K, T, eta_g, x0, c0, mu), frac, mult
 
 
-_MEMO: list = []      # [(statement, {(edge case, relax): step data})], the last few statements
+_SIGNATURES: list = []    # [(statement, its step signature)], the last few statements
+_STEPS: dict = {}         # {step signature: {(edge case, relax): step data}}, least recently used first
+STEP_MEMO_STATEMENTS = 64
+STEP_MEMO_CANDIDATES = 4096   # per statement
+
+
+def _content(obj):
+    """A hashable image of a statement's parsed content (dataclasses, Nodes, lists, dicts),
+    without source positions (``line``, ``col``, ``location``): two statements read from
+    different places with the same text and binders give the same image."""
+    import dataclasses
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        names = [f.name for f in dataclasses.fields(obj)]
+        out = (type(obj).__name__,) + tuple((n, _content(getattr(obj, n))) for n in names
+                                            if n not in ("line", "col", "location"))
+        # attributes set after construction (the elaboration's ``coerce``): plain values as they
+        # are, anything else by identity (never shared between two statements, never wrong)
+        extra = sorted((k, v) for k, v in vars(obj).items() if k not in names) if hasattr(obj, "__dict__") else []
+        return out + tuple((k, _plain(v)) for k, v in extra)
+    if isinstance(obj, (list, tuple)):
+        return tuple(_content(v) for v in obj)
+    if isinstance(obj, dict):
+        return tuple(sorted(((str(k), _content(v)) for k, v in obj.items()), key=lambda kv: kv[0]))
+    try:
+        hash(obj)
+        return obj
+    except TypeError:
+        return ("repr", type(obj).__name__, repr(obj))
+
+
+def _plain(v):
+    """``v`` itself when it is None, a bool, int, str or Fraction, or a tuple of such (recursively),
+    else ``("id", id(v))``."""
+    if v is None or isinstance(v, (bool, int, str, Fraction)):
+        return v
+    if isinstance(v, tuple):
+        items = tuple(_plain(x) for x in v)
+        if not any(isinstance(x, tuple) and x[:1] == ("id",) for x in items):
+            return ("tuple",) + items
+    return ("id", id(v))
+
+
+class _Held:
+    """A statement held by a memo key that compares by identity (the key keeps it alive, so its
+    identity is not reused while the key is in the memo)."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+def _has_identity(image) -> bool:
+    """True when a :func:`_content` image holds an object keyed by its identity."""
+    if isinstance(image, tuple):
+        if len(image) == 2 and image[0] == "id" and isinstance(image[1], int):
+            return True
+        return any(_has_identity(x) for x in image)
+    return False
+
+
+def _step_signature(st) -> tuple:
+    """Everything of ``st`` that the candidates' instances and largest steps depend
+    on (binders, the run's arguments, initialisation, hypotheses, the file's defs): all of the
+    statement but its name, position and conclusion."""
+    return _content((st.parameters, st.run, st.init, st.controls, st.hypotheses, st.definitions, st.shape,
+                     st.spec))
 
 
 def _step_memo(st) -> dict:
-    """Per-process memo of the structured candidates' largest steps (a pure function of the
-    statement, the edge case and ``relax``: the nine step multiples of one edge case share it)."""
-    for s, memo in _MEMO:
-        if s is st:
-            return memo
-    _MEMO.append((st, {}))
-    del _MEMO[:-4]
-    return _MEMO[-1][1]
+    """Per-process memo of the candidates' largest steps (a pure function of the statement's
+    :func:`_step_signature`, the edge case (structured candidates) or the seed and index (random
+    ones) and ``relax``: the nine step multiples of one edge case share it, and so do the
+    statements of a file that differ only in their conclusion, and the same statement read
+    again)."""
+    sig = next((g for s, g in _SIGNATURES if s is st), None)
+    if sig is None:
+        sig = _step_signature(st)
+        if _has_identity(sig):     # something keyed by identity: this statement object only
+            sig = ("statement object", _Held(st))
+        _SIGNATURES.append((st, sig))
+        del _SIGNATURES[:-8]
+    memo = _STEPS.pop(sig, None)
+    _STEPS[sig] = memo = {} if memo is None else memo
+    while len(_STEPS) > STEP_MEMO_STATEMENTS:
+        del _STEPS[next(iter(_STEPS))]
+    return memo
 
 
 def structured_count(st) -> int:
@@ -332,16 +405,16 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
         base, frac, mult = _random_base(st, rng)
     inst = _build(st, base, rng=rng)
     inst, moved = _move_naturals(st, base, inst, rng)
-    if rng is None:     # structured: the steps depend on (statement, edge case, relax) only
-        key = (index // len(LADDER), relax)
-        memo = _step_memo(st)
-        if key not in memo:
-            memo[key] = (max_eta_l(st, inst, bits=base.bits),
-                         max_eta_l(st, inst, ignore=relax, bits=base.bits) if relax else None)
-        (top, bounded), rest_pair = memo[key]
-    else:
-        top, bounded = max_eta_l(st, inst)
-        rest_pair = max_eta_l(st, inst, ignore=relax) if relax else None
+    # the steps depend on (statement, edge case, relax) for a structured candidate, on (statement,
+    # seed, index, relax) for a random one
+    key = (index // len(LADDER), relax) if rng is None else ("random", int(seed), int(index), relax)
+    memo = _step_memo(st)
+    if key not in memo:
+        memo[key] = (max_eta_l(st, inst, bits=base.bits),
+                     max_eta_l(st, inst, ignore=relax, bits=base.bits) if relax else None)
+        while len(memo) > STEP_MEMO_CANDIDATES:
+            del memo[next(iter(memo))]
+    (top, bounded), rest_pair = memo[key]
     rest, rest_bounded = rest_pair if relax else (top, bounded)
     free_step = not rest_bounded or bool(relax)
     if top is None and bounded and not relax:

@@ -112,6 +112,55 @@ def _rounds_needed(st, inst) -> int:
     return int(inst.T)
 
 
+#: Exact moment runs kept by :func:`_run_moments` (least recently used dropped first): the
+#: statements of one theorem file are searched over the same structured candidates and differ
+#: only in their inequality, so they share the runs (per process: each Dask worker has its own).
+MOMENT_MEMO_SIZE = 256
+_MOMENTS: dict = {}
+
+
+def _moment_key(inst, rounds: int, warm: bool):
+    """The exact data that determines the seed-000 Run's moments on ``inst`` (problem A_i, b_i,
+    σ, S, K, T, ηl, ηg, x0, c0, warm start) as a hashable tuple of Fractions, or None when
+    something is not an exact rational (no memo then)."""
+    from ...exact import fraction_of
+    p = inst.problem
+    flat = [p.N, p.d, inst.S, inst.K, rounds, inst.sigma, inst.eta_l, inst.eta_g]
+    flat += list(np.asarray(p.A_exact, dtype=object).ravel()) + list(np.asarray(p.b_exact, dtype=object).ravel())
+    flat += list(np.asarray(inst.x0, dtype=object).ravel())
+    if not warm:        # (N d entries: the warm flag first in the key keeps the two layouts apart)
+        flat += list(np.asarray(inst.c0, dtype=object).ravel())
+    out = []
+    for v in flat:
+        f = fraction_of(v)
+        if f is None:
+            return None
+        out.append(f)
+    return (bool(warm),) + tuple(out)
+
+
+def _run_moments(inst, F, x0v, c0v, rounds: int, warm: bool):
+    """:func:`pyfed.engines.exact.propagation._sampled_round_moments` of the seed-000 Run on
+    ``inst`` in the field ``F`` (``x0v``, ``c0v``: x0 and c0 in ``F``). Exact-rational runs are
+    memoised per process on the instance's exact data (:func:`_moment_key`; the moments are a
+    pure function of it) and every call gets its own lists of the (immutable) Fractions."""
+    from ..exact.arith import ExactField
+    from ..exact.propagation import MomentResult, _sampled_round_moments
+    key = _moment_key(inst, rounds, warm) if isinstance(F, ExactField) else None
+    res = _MOMENTS.pop(key, None) if key is not None else None
+    if res is None:
+        res = _sampled_round_moments(inst.problem, inst.sigma, S=int(inst.S), K=int(inst.K), T=rounds,
+                                     eta_l=inst.eta_l, eta_g=inst.eta_g, x0=x0v, c0=c0v, noise_cov=None,
+                                     variant="run", field=F, warm_start=warm, algorithm="scaffold_run")
+    if key is None:
+        return res
+    _MOMENTS[key] = res         # most recently used last
+    while len(_MOMENTS) > MOMENT_MEMO_SIZE:
+        del _MOMENTS[next(iter(_MOMENTS))]
+    return MomentResult(gaps=list(res.gaps), grad_sq=list(res.grad_sq), exact=res.exact,
+                        arithmetic=res.arithmetic, algorithm=res.algorithm, mean_x=[list(m) for m in res.mean_x])
+
+
 def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int | None = None,
                  details_extra: dict | None = None) -> Verdict:
     """Decide ``st`` on a rational quadratic instance with the exact-moment engine.
@@ -126,7 +175,6 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     """
     from ..exact.arith import ExactField
     from ..exact.model import _controls as mk_controls, _is_rational, _vector
-    from ..exact.propagation import _sampled_round_moments
     from ..exact.verdict import _hyp_json as hj, _pick_field, _rhs_terms
 
     p = inst.problem
@@ -136,7 +184,7 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     if why:
         raise InputError("instance", why)
     hyps = evaluate_hypotheses(st, inst)
-    N, d, S, K = p.N, p.d, int(inst.S), int(inst.K)
+    N, d = p.N, p.d
     rounds = _rounds_needed(st, inst)
     rational = all(_is_rational(v) for v in _field_inputs(inst))
     n_state = d * (N + 1)
@@ -155,9 +203,7 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
         with F.active():
             x0v = _vector(F, "x0", inst.x0, d)
             c0v = None if warm else mk_controls(F, "c0", inst.c0, N, d)
-        res = _sampled_round_moments(p, inst.sigma, S=S, K=K, T=rounds, eta_l=inst.eta_l, eta_g=inst.eta_g,
-                                     x0=x0v, c0=c0v, noise_cov=None, variant="run", field=F, warm_start=warm,
-                                     algorithm="scaffold_run")
+        res = _run_moments(inst, F, x0v, c0v, rounds, warm)
         details = dict(base, arithmetic=F.name)
         from ..exact.verdict import _short  # 8 correct digits at any magnitude (no float overflow)
         if "averageGradientSq" in st.statistics and "weightedGap" not in st.statistics:
@@ -231,7 +277,6 @@ def sides_exact(st, inst: RunInstance):
     rationals only; no verdict): the search and the constant profile use it."""
     from ..exact.arith import ExactField
     from ..exact.model import _controls as mk_controls, _vector
-    from ..exact.propagation import _sampled_round_moments
 
     p = inst.problem
     F = ExactField()
@@ -239,9 +284,7 @@ def sides_exact(st, inst: RunInstance):
     with F.active():
         x0v = _vector(F, "x0", inst.x0, p.d)
         c0v = None if warm else mk_controls(F, "c0", inst.c0, p.N, p.d)
-    res = _sampled_round_moments(p, inst.sigma, S=int(inst.S), K=int(inst.K), T=int(inst.T), eta_l=inst.eta_l,
-                                 eta_g=inst.eta_g, x0=x0v, c0=c0v, noise_cov=None, variant="run", field=F,
-                                 warm_start=warm, algorithm="scaffold_run")
+    res = _run_moments(inst, F, x0v, c0v, int(inst.T), warm)
     access = ExactAccess(inst, res)
     val = bind(st, inst, access)
     return evaluate(st.lhs, val), evaluate(st.rhs, val), val
