@@ -120,6 +120,20 @@ def test_a_real_check_on_a_pipe_prints_one_line_per_stage():
 
 
 @pytest.mark.slow
+def test_with_several_files_each_stage_names_its_file(tmp_path):
+    text = "import Pyfed\ntheorem A : ∀ (a b : ℝ), 2 * a * b ≤ a ^ 2 + b ^ 2 := by sorry\n"
+    (tmp_path / "x.lean").write_text(text, encoding="utf-8")
+    (tmp_path / "y.lean").write_text(text, encoding="utf-8")
+    exe = Path(sys.executable).parent / "pyfed"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "pyfed.cli"]
+    proc = subprocess.run(cmd + ["check", str(tmp_path / "x.lean"), str(tmp_path / "y.lean"), "--quick"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert [re.sub(r" done \(\d+\.\d s\)$", "", x) for x in proc.stderr.splitlines()] == [
+        "pyfed check: x.lean: A: adversarial search", "pyfed check: y.lean: A: adversarial search"]
+
+
+@pytest.mark.slow
 def test_an_ascii_console_gets_ascii_spellings_and_the_json_first(tmp_path):
     """PYTHONIOENCODING=ascii: the run finishes (exit 1: a violated verdict), the JSON report is
     written, and the report is printed with ASCII spellings of the symbols."""

@@ -5,6 +5,8 @@ iff some verdict is violated."""
 
 from __future__ import annotations
 
+import os
+
 from rich.markup import escape
 
 from ..errors import InputError
@@ -247,13 +249,16 @@ def run_file(args, limits=None) -> int:
             as pool:    # an unreachable --scheduler is an InputError here, before any work
         for path, statements in read:
             reports = []
+            # several files: each stage names its file (two files may state theorems of the same name)
+            where = f"{os.path.basename(str(path))}: " if len(read) > 1 else ""
             for st in statements:
                 rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
-                                      profile=False, out=args.out, progress=stages.start)
+                                      profile=False, out=args.out,
+                                      progress=lambda label, where=where: stages.start(where + str(label)))
                 if not args.no_profile and not rep.vacuous and profile_applies(st):
                     # the profile's candidates through pyfed.parallel
-                    stages.start(f"{st.name}: constant profile")
-                    advance, close = stages.bar(f"{st.name}: constant profile", profile_size(st, budget))
+                    stages.start(f"{where}{st.name}: constant profile")
+                    advance, close = stages.bar(f"{where}{st.name}: constant profile", profile_size(st, budget))
                     rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,
                                                    progress=lambda k, advance=advance: advance(k))
                     close()
