@@ -34,9 +34,6 @@ SUBCOMMANDS: list[tuple[str, str, str]] = [
      "Local SGD? exact comparison with the algorithm's law on rational quadratic instances"),
 ]
 
-#: Subcommand modules, in the order of ``pyfed --help``.
-SUBCOMMAND_MODULES: list[str] = [module for _, module, _ in SUBCOMMANDS]
-
 #: The one-line help of each subcommand (``pyfed --help``).
 COMMAND_HELP: dict[str, str] = {name: text for name, _, text in SUBCOMMANDS}
 

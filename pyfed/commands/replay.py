@@ -176,16 +176,13 @@ def _full(v) -> str:
     """A side or margin in full: the exact text, preceded by its certified decimal when the text is
     long or not a plain rational (a 5,000-digit fraction, ``3/4 - log(4)``), so sign and size read
     at a glance."""
-    from ..exact import _sympy_to_arb, decimal_str, precision, rational_str
+    from ..exact import decimal_str, precision, rational_str, to_arb
     text = rational_str(v) if isinstance(v, Fraction) else str(v)
     if isinstance(v, Fraction) and len(text) <= 40:
         return text
     try:
-        if isinstance(v, Fraction):
-            approx = decimal_str(v, 12)
-        else:
-            with precision(256):
-                approx = decimal_str(_sympy_to_arb(v), 12)
+        with precision(256):        # a rational is rounded exactly, anything else from its certified ball
+            approx = decimal_str(v if isinstance(v, Fraction) else to_arb(v), 12)
     except (InputError, TypeError, ValueError):
         return text
     return f"{approx} (exactly {text})"

@@ -28,7 +28,7 @@ import numpy as np
 from ...exact import rational_str
 from .hypotheses import _admissible, max_eta_l
 from .instance import RunInstance
-from .naturals import TYPE_NAMES, nearest_naturals, numerals_of
+from .naturals import moved_note, natural_hypotheses, nearest_naturals, numerals_of
 
 __all__ = ["candidate", "structured_count", "LADDER"]
 
@@ -183,19 +183,6 @@ def _movable_naturals(st) -> dict:
     return out
 
 
-def _natural_hypotheses(st, movable) -> list:
-    """The comparison hypotheses that mention only naturals, at least one of them movable."""
-    nats = {p.name for p in st.parameters if p.kind == "nat"}
-    out = []
-    for h in st.hypotheses:
-        if h.kind != "compare" or h.node is None:
-            continue
-        ids = {n.value for n in h.node.walk() if n.kind == "ident"}
-        if ids & set(movable) and ids <= nats | TYPE_NAMES:
-            out.append(h)
-    return out
-
-
 def _cycled(rows, n):
     return [rows[i % len(rows)] for i in range(n)]
 
@@ -208,7 +195,8 @@ def _move_naturals(st, base: _Base, inst: RunInstance, rng):
     repeated cyclically (client i' is client i' mod N); the random draws of the free parameters are
     replayed from ``rng``'s state (pure in ``(seed, index)``)."""
     movable = _movable_naturals(st)
-    hyps = _natural_hypotheses(st, movable) if movable else []
+    compares = [h for h in st.hypotheses if h.kind == "compare"]
+    hyps = natural_hypotheses(compares, movable, {p.name for p in st.parameters if p.kind == "nat"}) if movable else []
     if not hyps:
         return inst, ""
     state = None if rng is None else rng.bit_generator.state
@@ -251,9 +239,7 @@ def _move_naturals(st, base: _Base, inst: RunInstance, rng):
     if found is None or found == start:
         assign(start)
         return inst, ""
-    moved = assign(found)
-    note = ", ".join(f"{name} = {found[name]} (was {start[name]})" for name in movable if found[name] != start[name])
-    return moved, f"naturals moved into the hypotheses: now {note}"
+    return assign(found), moved_note(start, found)
 
 
 def _rand_psd(rng, d, lo):

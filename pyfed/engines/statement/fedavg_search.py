@@ -34,7 +34,7 @@ from .fedavg_access import Evaluator, Scalars, Undefined, bind, float_of, value_
 from .fedavg_scalars import is_ball
 from .fedavg_exact import decide_instance
 from .fedavg_families import F, huber_zeta_sq, instance_from_json, q
-from .naturals import nearest_naturals, numerals_of
+from .naturals import moved_note, nearest_naturals, numerals_of
 
 __all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES",
            "recheck_witness", "lean_record"]
@@ -218,9 +218,7 @@ def _move_naturals(st, inst: dict) -> tuple:
                     out[key] = [out[key][i % M0] for i in range(found[name])]
         else:
             out[role] = str(found[name])
-    note = ", ".join(f"{name} = {found[name]} (was {current[name]}" + (", its clients repeated)" if movable[name] == "M" else ")")
-                     for name in movable if found[name] != current[name])
-    return out, f"naturals moved into the hypotheses: now {note}"
+    return out, moved_note(current, found, {n: ", its clients repeated" for n, role in movable.items() if role == "M"})
 
 
 def _choose_step(st, inst: dict, rng=None):

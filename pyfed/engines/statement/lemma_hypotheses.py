@@ -214,29 +214,32 @@ def _nonneg_everywhere(expr, symbols) -> bool:
                           for j in range(n + 1)] for i in range(n + 1)])
 
 
+def _rational_roots(hyps, name, local, x, interp, ops) -> list:
+    """The rational roots in the symbol ``x`` (bound in ``local``) of ``lhs = rhs`` for each
+    hypothesis of ``hyps`` that compares with an operator of ``ops`` and mentions ``name``, solved
+    exactly with sympy (a hypothesis that is not polynomial in ``x`` gives none)."""
+    out = []
+    for h in hyps:
+        body = h.node
+        if not (body.kind == "binop" and body.value in ops and
+                any(n.kind == "ident" and n.value == name for n in body.walk())):
+            continue
+        try:
+            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
+            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
+            roots = sympy.solve(sympy.Eq(a, b), x)
+        except Exception:      # noqa: BLE001 -- not polynomial in the unknown: no candidate from it
+            continue
+        out += [Fraction(int(r.p), int(r.q)) for r in roots if r.is_Rational]
+    return out
+
+
 def tighten(st, pl, env, name, interp, hyps) -> list:
     """Candidate values of the real parameter ``name`` at the boundary of what the hypotheses that
     mention it admit, the others fixed: the roots of each comparison hypothesis in ``name``
     (solved exactly when the hypothesis is polynomial in it)."""
     x = sympy.Symbol("tighten_x")
-    out = []
-    for h in hyps:
-        if not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
-            continue
-        body = h.node
-        if not (body.kind == "binop" and body.value in ("≤", "<", "≥", ">", "=")):
-            continue
-        try:
-            local = {**env, name: x}
-            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
-            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
-            roots = sympy.solve(sympy.Eq(a, b), x)
-        except Exception:      # not polynomial in the parameter: no boundary candidate
-            continue
-        for r in roots:
-            if r.is_Rational:
-                out.append(Fraction(int(r.p), int(r.q)))
-    return out
+    return _rational_roots(hyps, name, {**env, name: x}, x, interp, ("≤", "<", "≥", ">", "="))
 
 
 def last_member_roots(env, name, interp, hyps) -> list:
@@ -251,17 +254,4 @@ def last_member_roots(env, name, interp, hyps) -> list:
     trial = vals[:-1] + [x]
     local = dict(env)
     local[name] = Fun(lambda i: trial[int(i)], n=len(trial), name="family")
-    out = []
-    for h in hyps:
-        body = h.node
-        if not (body.kind == "binop" and body.value == "=" and
-                any(n.kind == "ident" and n.value == name for n in body.walk())):
-            continue
-        try:
-            a = sympy.sympify(_sym(interp.eval(body.args[0], local)))
-            b = sympy.sympify(_sym(interp.eval(body.args[1], local)))
-            roots = sympy.solve(sympy.Eq(a, b), x)
-        except Exception:      # noqa: BLE001 -- not solvable for the last value: no candidate from it
-            continue
-        out += [Fraction(int(r.p), int(r.q)) for r in roots if r.is_Rational]
-    return out
+    return _rational_roots(hyps, name, local, x, interp, ("=",))

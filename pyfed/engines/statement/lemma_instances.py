@@ -29,7 +29,7 @@ from ...statements.interpret import (FiniteSpace, Filtration, Fun, Interpreter, 
 from ...statements.lemma import resolved
 from .lemma_hypotheses import decide_hypothesis, tighten
 from .lemma_plan import Plan, _kind, _strip_foralls, plan
-from .naturals import TYPE_NAMES, nearest_naturals, numerals_of
+from .naturals import moved_note, natural_hypotheses, nearest_naturals, numerals_of
 
 __all__ = ["Plan", "plan", "draw", "Unevaluable", "decide_hypothesis", "STRUCTURED", "tighten", "Drawn", "to_spec_env",
            "from_spec_env"]
@@ -73,7 +73,8 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
     structured = index < STRUCTURED
     error = None
     nats = _movable_naturals(pl)
-    nat_hyps = _natural_hypotheses(st, pl, nats)
+    nat_hyps = natural_hypotheses(st.hypotheses, nats,
+                                  {n for n, t in pl.types.items() if getattr(t, "kind", "") == "nat"})
     for attempt in range(tries):
         env: dict = {}
         moved = ""          # after half the attempts failed, naturals move into their hypotheses
@@ -108,17 +109,6 @@ def _movable_naturals(pl) -> set:
             and n not in pl.defined}
 
 
-def _natural_hypotheses(st, pl, nats) -> list:
-    """The hypotheses that mention only ℕ names, at least one of them movable (``n = 7``, ``40 ≤ τ``)."""
-    all_nats = {n for n, t in pl.types.items() if getattr(t, "kind", "") == "nat"}
-    out = []
-    for h in st.hypotheses:
-        used = {n.value for n in h.node.walk() if n.kind == "ident"}
-        if used & nats and used <= all_nats | TYPE_NAMES:
-            out.append(h)
-    return out
-
-
 def _move_naturals(pl, env, nats, hyps, interp) -> str:
     """Move the drawn naturals of ``env`` (in place) to the nearest values the natural-only
     hypotheses admit (:func:`pyfed.engines.statement.naturals.nearest_naturals`; dimensions at most
@@ -137,8 +127,7 @@ def _move_naturals(pl, env, nats, hyps, interp) -> str:
     if found is None or found == current:
         return "-"
     env.update(found)
-    return "naturals moved into the hypotheses: now " + ", ".join(
-        f"{n} = {found[n]} (was {current[n]})" for n in current if found[n] != current[n])
+    return moved_note(current, found)
 
 
 class Unevaluable(Exception):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-__all__ = ["nearest_naturals", "numerals_of", "TYPE_NAMES"]
+__all__ = ["nearest_naturals", "numerals_of", "natural_hypotheses", "moved_note", "TYPE_NAMES"]
 
 #: Identifiers that name a type inside a cast, ``(S : ℝ)``: not parameters.
 TYPE_NAMES = frozenset({"ℝ", "ℕ", "ℚ", "ℤ", "Real", "Nat", "Rat", "Int"})
@@ -34,6 +34,29 @@ def numerals_of(values) -> set[int]:
         if f.denominator == 1 and f > 0:
             out.add(int(f))
     return out
+
+
+def natural_hypotheses(hyps, movable, naturals) -> list:
+    """The hypotheses of ``hyps`` (each with a ``node`` of the statement's term tree) whose
+    identifiers are all naturals (``naturals``, or a type name of a cast) and include one of
+    ``movable``: ``N = 2``, ``S = N``, ``(S : ℝ) ≤ 3``, ``40 ≤ τ``."""
+    out = []
+    for h in hyps:
+        if getattr(h, "node", None) is None:
+            continue
+        ids = {n.value for n in h.node.walk() if n.kind == "ident"}
+        if ids & set(movable) and ids <= set(naturals) | TYPE_NAMES:
+            out.append(h)
+    return out
+
+
+def moved_note(start: dict, found: dict, how: dict | None = None) -> str:
+    """The candidate's note on its moved naturals, ``"naturals moved into the hypotheses: now
+    S = 2 (was 1), T = 2 (was 10)"``; ``how[name]`` adds to a name's parenthesis (", its clients
+    repeated")."""
+    how = how or {}
+    parts = [f"{n} = {found[n]} (was {start[n]}{how.get(n, '')})" for n in start if found[n] != start[n]]
+    return "naturals moved into the hypotheses: now " + ", ".join(parts)
 
 
 def _product(xs) -> int:
