@@ -199,3 +199,60 @@ def test_the_numeral_0_among_points_is_the_zero_point():
     (st,) = read_text(text, "z.lean")
     v = search_statement(st, seed=0, budget=2).verdict
     assert v.status == "inconclusive" and v.details["decided"] > 0 and v.details["violated"] == 0
+
+
+def _timed_cpu(fn):
+    import time
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
+def test_the_scaffold_recursion_costs_linear_time_in_the_round_index():
+    # every round reads the previous state's x, c and ci several times (s.ci i, newControl … s i):
+    # evaluated by name this is exponential in r; by value each state is computed once. With the
+    # affine oracle 2y - 1 on every client, option II, S = N = 1, K = 1, ηl = ηg = 1/4, x_{r+1} =
+    # x_r - (1/4)(2 x_r - 1) (the controls cancel for one client): x_r - 1/2 = (1/2)^r (x0 - 1/2)
+    st = _st("ServerControlIsMean")
+    it = Interpreter(st.file_decls)
+    orc = fam.affine_oracle([[2]], [1], [])
+    oracles = Fun(lambda r: fam.client_oracles([orc]))
+    env = {"d": 1, "N": 1, "opt": "SCAFFOLD.ControlOption.optionII", "S": 1, "K": 1, "ηl": Fr(1, 4),
+           "ηg": Fr(1), "oracle": oracles, "samples": fam.samples([[0]]), "x0": vec([Fr(3, 2)]),
+           "c0": fam.fin_family([vec([0])]), "r": 60}
+    (lhs, rhs), cpu = _timed_cpu(lambda: (it.eval(st.lhs, env), it.eval(st.rhs, env)))
+    assert lhs == rhs
+    assert cpu < 1.0, f"60 rounds took {cpu:.2f} s of CPU"
+    # the server model after 60 rounds, read through the same recursion (a field of the state)
+    from pyfed.lean.terms import Node  # noqa: F401 (the proj node below is built by the reader)
+    from pyfed.statements import read_text
+    text = ("import Pyfed\n\nnamespace SCAFFOLD\n\ntheorem ModelAfterRounds {d N : ℕ} (opt : ControlOption) "
+            "(S K : ℕ) (ηl ηg : ℝ) (oracle : ℕ → Fin N → LocalOracle d) (samples : ℕ → Finset (Fin N)) "
+            "(x0 : Space d) (c0 : Fin N → Space d) (r : ℕ) :\n"
+            "    (scaffold opt S K ηl ηg oracle samples x0 c0 r).x = (scaffold opt S K ηl ηg oracle samples x0 c0 r).x "
+            ":= by sorry\n\nend SCAFFOLD\n")
+    (st2,) = read_text(text, "rounds.lean")
+    it2 = Interpreter(st2.file_decls)
+    x60, cpu = _timed_cpu(lambda: it2.eval(st2.lhs, env))
+    assert x60 == vec([Fr(1, 2) + Fr(1, 2 ** 60)])
+    assert cpu < 1.0
+
+
+def test_the_local_sgd_recursion_costs_linear_time_in_the_step_index():
+    # one worker, grads of f(x) = x^2/2 (gradient x), constant step 1/2, synchronising every step:
+    # x_t = (1/2)^t x0; read at t = 60 through `localSGD … t k`
+    from pyfed.statements import read_text
+    text = ("import Pyfed\n\nnamespace SCAFFOLD\n\ntheorem LocalSGDAfterSteps {d n workers b : ℕ} "
+            "(grads : Fin n → Space d → Space d) (η : ℕ → ℝ) (sync : Finset ℕ) "
+            "(draws : ℕ → Fin workers → Fin b → Fin n) (x0 : Space d) (t : ℕ) (k : Fin workers) :\n"
+            "    localSGD grads η sync draws x0 t k = localSGD grads η sync draws x0 t k := by sorry\n\n"
+            "end SCAFFOLD\n")
+    (st,) = read_text(text, "localsgd.lean")
+    it = Interpreter(st.file_decls)
+    grads = Fun(lambda j: Fun(lambda x: x), n=1)
+    draws = Fun(lambda t: Fun(lambda k: Fun(lambda q: 0, n=1), n=1))
+    env = {"d": 1, "n": 1, "workers": 1, "b": 1, "grads": grads, "η": Fun(lambda t: Fr(1, 2)),
+           "sync": frozenset(range(1, 61)), "draws": draws, "x0": vec([Fr(3)]), "t": 60, "k": 0}
+    x60, cpu = _timed_cpu(lambda: it.eval(st.lhs, env))
+    assert x60 == vec([Fr(3, 2 ** 60)])
+    assert cpu < 1.0, f"60 steps took {cpu:.2f} s of CPU"

@@ -107,16 +107,31 @@ class Fun:
     """A function value: ``fn(arg)``; ``n``: the size of its ``Fin n`` domain when it has one;
     ``grad(x)``: its gradient (a :class:`Vec`) for a function on ``Space d``; ``props``: the class
     properties it is certified to have (``{"convex": True, "smooth": β, "strongly_convex": μ}``);
-    ``name``: for messages."""
+    ``name``: for messages; ``pure``: the value at an argument depends on the argument alone (a
+    Lean ``fun`` term or a recursive definition's sequence), so each value is computed once per
+    argument (call-by-value: a state's field read twice, ``s.ci i`` then ``newControl … s i``,
+    costs one evaluation, and a recursion over rounds costs linear time in the round index)."""
 
     fn: object
     n: int | None = None
     grad: object = None
     props: dict = field(default_factory=dict)
     name: str = "function"
+    pure: bool = False
+    _values: dict | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, x):
-        return self.fn(x)
+        if not self.pure:
+            return self.fn(x)
+        key = _memo_key(x)
+        if self._values is None:
+            self._values = {}
+        hit = self._values.get(key)
+        if hit is not None:
+            return hit[1]
+        out = self.fn(x)
+        self._values[key] = (x, out)     # the argument is kept alive: an identity key is not reused
+        return out
 
 
 @dataclass
@@ -544,7 +559,7 @@ class Interpreter:
                     n = self.dim(dt.args[0], env, node)
                 except Exception:
                     n = None
-            return Fun(lambda x, i=i, b=b: make(i + 1, {**bound, b.name: x}), n=n, name=node.text[:30])
+            return Fun(lambda x, i=i, b=b: make(i + 1, {**bound, b.name: x}), n=n, name=node.text[:30], pure=True)
         return make(0, {})
 
     def _k_integral(self, node, env):
@@ -743,6 +758,14 @@ class Interpreter:
             key = (d.name, id(local), int(k))
             if key in self._memo:
                 return self._memo[key][1]
+            if int(k) > 0 and (d.name, id(local), int(k) - 1) not in self._memo:
+                # bottom-up: the earlier steps first, each once, so the depth of the Python stack
+                # does not grow with the index (structural recursion reads only smaller indices)
+                j = int(k) - 1
+                while j > 0 and (d.name, id(local), j - 1) not in self._memo:
+                    j -= 1
+                for i in range(j, int(k)):
+                    _force(at(i))
             for case in alts:
                 if case.pattern[0] == "nat0" and int(k) == 0:
                     out = self._case_body(case, local)
@@ -756,7 +779,7 @@ class Interpreter:
                 self.fail(node, f"no case of `{d.name}` for {k}")
             self._memo[key] = (local, out)
             return out
-        return Fun(at, name=d.bare)
+        return Fun(at, name=d.bare, pure=True)
 
     def _case_body(self, case, local):
         if isinstance(case.body, dict):
@@ -772,6 +795,15 @@ class Interpreter:
         body = elaborate_body(d, self.file_decls)
         self._bodies[d.name] = body
         return body
+
+
+def _force(v):
+    """Evaluate a step of a recursion ahead of its use: a function value on a finite domain
+    (``fun k => …`` over ``Fin workers``) at every point of the domain, so the next step's reads
+    hit computed values instead of descending through every earlier step at once."""
+    if isinstance(v, Fun) and v.pure and v.n is not None:
+        for x in range(v.n):
+            _force(v(x))
 
 
 class _Value:
