@@ -25,7 +25,7 @@ from .engines.statement.builtin import fit_instance_step, run_instance  # noqa: 
 from .suites.scaffold import CONVEX, default_suite
 from .verdicts import Verdict
 
-__all__ = ["run_instance", "run_check", "check_statement", "StatementReport", "statement_of",
+__all__ = ["run_instance", "run_check", "check_statement", "check_file", "StatementReport", "statement_of",
            "default_replicates", "default_budget", "fit_instance_step"]
 
 
@@ -196,3 +196,21 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
                 rec = pep_counterexample_record(st, v, seed=seed, budget=ctx.budget)
                 rep.exports.extend(write_statement_counterexample(rec, out))
     return rep
+
+
+def check_file(path, *, theorem: str | None = None, quick: bool = False, seed: int = 0,
+               replicates: int | None = None, budget: int | None = None, profile: bool = True,
+               out: str | None = None, progress=None) -> list[StatementReport]:
+    """Decide every theorem of the Lean file ``path`` (or only ``theorem``) with
+    :func:`check_statement`, in file order: the Python form of ``pyfed check PATH.lean``.
+
+    The whole file is read before any computation: :class:`pyfed.statements.ReaderError` lists
+    every unsupported construct (``file:line:col``), :class:`~pyfed.errors.InputError` names a
+    path that is not a readable ``.lean`` file or a ``theorem`` the file does not state. The
+    constant profile (``profile=True``) runs serially here (``pyfed check --workers`` spreads it).
+    """
+    from .statements import read_file
+
+    statements = read_file(path, theorem=theorem)
+    return [check_statement(st, quick=quick, seed=seed, replicates=replicates, budget=budget, profile=profile,
+                            out=out, progress=progress) for st in statements]
