@@ -112,8 +112,8 @@ def draws() -> None:
 
 
 def candidates() -> None:
-    from pyfed.engines.statement import constant_profile, profile_size
-    from pyfed.statements import read_file
+    from pyfed.models.scaffold.profile import constant_profile, profile_size
+    from pyfed import read_file
 
     st = read_file(ROOT / "examples" / "statements" / "seed_convex.lean")[0]
     t, n = {}, {}

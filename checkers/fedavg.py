@@ -3,7 +3,7 @@ Field Guide's Lemma 1, Lemma 2 and Theorem 1), as data.
 
 Each mutation is a deliberately wrong edit of the theorem's Lean text (:class:`TextMutation`),
 read back by the same reader and decided by the same engines as any user's statement
-(:mod:`pyfed.engines.statement.fedavg_search`); the registry-wide test requires every one of them
+(:mod:`pyfed.models.fedavg.search`); the registry-wide test requires every one of them
 to be caught (violated, with a witness that re-checks exactly). A mutation that drops a term
 replaces the model's definition by its body without the term (the edited theorem's right side is
 the definition's body, inlined).

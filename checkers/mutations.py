@@ -71,7 +71,7 @@ def mutated_statements(path, name: str, mutation: TextMutation, *, text: str | N
     applied (``text``: the file's text, if already read)."""
     from pathlib import Path
 
-    from pyfed.statements import read_text
+    from pyfed.models.registry import read_text
 
     src = Path(path).read_text(encoding="utf-8") if text is None else text
     bare = name.split(".")[-1]

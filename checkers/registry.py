@@ -61,9 +61,9 @@ class Entry:
 
 def _load_lists():
     """Import the modules that fill :data:`pyfed.checkers.mutations.MUTATIONS`."""
-    from . import exact, lemmas, scaffold  # noqa: F401  (they fill MUTATIONS)
+    from . import exact, lemmas, scaffold
     try:
-        from . import fedavg  # noqa: F401  (it fills MUTATIONS)
+        from . import fedavg
     except ImportError:       # the FedAvg lists are optional in a reduced installation
         pass
 
@@ -121,7 +121,7 @@ def relax_mutation(entry: Entry, key: str, text: str | None = None) -> TextMutat
     """The statement variant without the hypothesis ``key`` (its binder ``(h : H)`` or its
     antecedent ``H →`` removed from the Lean text ``text``, default the file's). InputError naming
     ``relax`` for an unknown key."""
-    from pyfed.statements import read_text
+    from pyfed.models.registry import read_text
 
     text = entry.text() if text is None else text
     sts = read_text(text, entry.file, theorem=entry.bare)
@@ -186,7 +186,7 @@ def _arrow_after(text, start) -> int:
 def statements_of(name: str, *, mutate: str | None = None, relax=()) -> list:
     """The statements read from ``name``'s theorem (its conjuncts for a conjunction), with the
     mutation ``mutate`` and the hypotheses ``relax`` removed, through the one reader."""
-    from pyfed.statements import read_text
+    from pyfed.models.registry import read_text
 
     entry = get(name)
     text = entry.text()

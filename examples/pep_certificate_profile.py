@@ -2,7 +2,7 @@
 
 For T = 2 and 3 (N = K = 2, S = N, σ = 0, β = ηg = 1, μ = 0, ηl the largest step the hypotheses
 admit): the smallest value of the 9 with a verified exact certificate (halving, then bisection;
-pyfed.engines.statement.pep_profile), beside the search's threshold at seed 0. Prints one line per
+pyfed.models.scaffold.pep_profile), beside the search's threshold at seed 0. Prints one line per
 T, writes pep_certificate_profile.json and pep_certificate_profile.png to the output directory.
 
 Run: ``python examples/pep_certificate_profile.py [OUT_DIR]`` (a few minutes).
@@ -12,8 +12,10 @@ import json
 import sys
 from pathlib import Path
 
-from pyfed.check import CONVEX, statement_of
-from pyfed.engines.statement.pep_profile import plot_certificate_profile, two_sided_profile
+from pyfed.models.scaffold.model import statement_of
+
+from pyfed.suites.scaffold import CONVEX
+from pyfed.models.scaffold.pep_profile import plot_certificate_profile, two_sided_profile
 
 KEY = "convexRHS.potential=9"
 

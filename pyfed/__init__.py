@@ -31,8 +31,8 @@ __version__ = "0.1.0"
 
 #: public name -> (module, attribute)
 _PUBLIC = {
-    "read_file": ("pyfed.statements.reader", "read_file"),
-    "read_text": ("pyfed.statements.reader", "read_text"),
+    "read_file": ("pyfed.models.registry", "read_file"),
+    "read_text": ("pyfed.models.registry", "read_text"),
     "ReaderError": ("pyfed.statements.declarations", "ReaderError"),
     "Statement": ("pyfed.statements.statement", "Statement"),
     "check_statement": ("pyfed.check", "check_statement"),

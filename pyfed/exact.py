@@ -693,3 +693,39 @@ def _sympy_to_arb(e) -> "arb":
     raise InputError("value", f"cannot enclose the sympy expression {e} in a certified ball "
                               "(supported: rationals, floats, +, *, powers, sqrt, pi, E, exp, log, sin, cos)")
 
+
+def enclosure(v) -> tuple:
+    """(lo, hi) Fractions with lo <= v <= hi: v itself for a rational; for an exact irrational
+    sympy number (roots of the hypotheses' rpow terms) its 60-digit evaluation widened by a
+    relative 10^-40 (far beyond evalf's guaranteed accuracy at that precision)."""
+    f = to_fraction(v)
+    if f is not None:
+        return f, f
+    approx = Fraction(str(_sympy().N(v, 60)))
+    w = abs(approx) / 10**40 + Fraction(1, 10**300)
+    return approx - w, approx + w
+
+
+def outward_decimal(v, up: bool, digits: int = 6) -> str:
+    """A decimal of ``digits`` significant digits bounding the exact number ``v`` from above
+    (``up``) or below: every printed digit is certified, and the rounding goes toward the safe
+    side of a threshold (up for "at least", down for "at most"). Integers and short decimals
+    that are exact print as themselves."""
+    lo, hi = enclosure(v)
+    f = hi if up else lo
+    if f == 0:
+        return "0"
+    neg = f < 0
+    n, d = abs(f.numerator), f.denominator
+    e = _decimal_exponent(n, d)
+    shift = digits - 1 - e
+    num, den = (n * 10 ** shift, d) if shift >= 0 else (n, d * 10 ** (-shift))
+    m, rem = divmod(num, den)
+    away = up != neg           # rounding up a positive or down a negative: away from zero
+    if rem and away:
+        m += 1
+    if m == 10 ** digits:
+        m //= 10
+        e += 1
+    text = str(m).rstrip("0") or "0"
+    return _format_digits("-" if neg else "", text, e, digits)

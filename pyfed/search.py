@@ -6,7 +6,7 @@ behind ``pyfed search``, whose front end is :mod:`pyfed.commands.search`).
 reads the statement ``LEAN_NAME`` from pyfed's Lean files (:mod:`pyfed.checkers.registry`) through
 the one reader, optionally as a variant (``--mutate NAME``: a deliberately wrong edit of its Lean
 text from its mutation list; ``--relax KEY``: the hypothesis KEY removed from the text), and runs
-the adversarial search of its shape (:func:`pyfed.engines.statement.engines.search_statement`).
+the adversarial search of its model (:meth:`pyfed.models.protocol.Model.search`).
 It writes, for each conjunct with a counterexample, ``DIR/<stem>-NNN.json`` (exact: every number
 a ``"p/q"`` string) and, for a statement about a SCAFFOLD run that is neither mutated nor relaxed,
 a Lean file restating the theorem and the instance (:mod:`pyfed.export`); and
@@ -84,7 +84,6 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     """
     from pyfed.checkers.registry import get, statements_of
 
-    from .engines.statement.engines import search_statement
     from .parallel import Pool, check_workers
 
     entry = get(lean_name)
@@ -101,8 +100,8 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     results = []
     with Pool(workers=workers, scheduler=scheduler) as pool:
         for st in sts:
-            results.append((st, search_statement(st, seed=seed, budget=budget, progress=progress,
-                                                 pool=pool if st.shape == "scaffold_run" else None)))
+            results.append((st, st.model.search(st, seed=seed, budget=budget, progress=progress,
+                                                pool=pool if st.model.search_pool(st) else None)))
     paths, lean_files = [], []
     for st, res in results:
         v = res.verdict
@@ -115,10 +114,9 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
             fh.write(_dumps(rec))
         paths.append(path)
         # a Lean file restates the statement that is refuted: not for a mutated statement (it is
-        # not the Lean one); with --relax only where the file says it is no counterexample (FedAvg)
-        if mutate is None and (not relax or st.shape == "fedavg_run"):
-            from .export import counterexample_lean
-            lean = counterexample_lean(st, v, rec, relax=relax)
+        # not the Lean one); with --relax only where the model's file says it is no counterexample
+        if mutate is None:
+            lean = st.model.counterexample_lean(st, v, rec, relax=relax)
             if lean is not None:
                 with open(os.path.join(out, f"{stem}-{i:03d}.lean"), "w", encoding="utf-8", newline="\n") as fh:
                     fh.write(lean)
@@ -190,15 +188,13 @@ def recheck(path: str):
     decided record (run-free statements)."""
     from pyfed.checkers.registry import statements_of
 
-    from .engines.statement.engines import recheck_statement
-
     rec = load_record(path)
     parts = str(rec["statement"]).split(".")
     while len(parts) > 1 and parts[-1].isdigit():     # a conjunct Name.1 of theorem Name
         parts.pop()
     sts = statements_of(".".join(parts), mutate=rec.get("mutate"), relax=tuple(rec.get("relax") or ()))
     st = next((s for s in sts if s.name == rec["statement"]), sts[0])
-    return recheck_statement(st, rec)
+    return st.model.recheck(st, rec)
 
 
 def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
@@ -207,7 +203,6 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
     ``budget``: random draws per statement (default :func:`default_statement_budget`)."""
     from pyfed.checkers.registry import catalogue, statements_of
 
-    from .engines.statement.engines import SEARCHERS, search_statement
     from .verdicts import Inconclusive
 
     b = default_statement_budget(quick) if budget is None else int(budget)
@@ -219,10 +214,11 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
         sts = statements_of(entry.name)
         verdicts = []
         for st in sts:
-            if st.shape not in SEARCHERS:
-                verdicts.append(Inconclusive(st.name, reason=f"no adversarial search for a {st.family} yet"))
+            why = st.model.search_applies(st)
+            if why is not None:
+                verdicts.append(Inconclusive(st.name, reason=why))
                 continue
-            verdicts.append(search_statement(st, seed=seed, budget=b).verdict)
+            verdicts.append(st.model.search(st, seed=seed, budget=b).verdict)
         v = next((x for x in verdicts if x.status == "violated"), verdicts[0])
         v.details = dict(v.details or {}, conjuncts=[x.status for x in verdicts], family=sts[0].family,
                          source=sts[0].source, search_s=round(time.perf_counter() - t0, 4))

@@ -41,8 +41,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
 def no_noise_profile():
     """(statement, profile) of examples/statements/convex_no_noise.lean profiled at its step-size
     constant 81 only (seed 0, no random draws): a statement already violated at its own value."""
-    from pyfed.engines.statement import constant_profile, literals
-    from pyfed.statements import read_file
+    from pyfed.models.scaffold.profile import constant_profile
+    from pyfed.models.scaffold.constants import literals
+    from pyfed import read_file
     (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
     key = next(lit.key for lit in literals(st) if lit.key.startswith("step_size:81"))
     return st, constant_profile(st, seed=0, budget=0, only=[key])

@@ -10,7 +10,7 @@ from pyfed.suites.scaffold import (CONVEX, NONCONVEX, convex_step, default_suite
                                    instance_rhs, nonconvex_step, round_down)
 from pyfed.cli import main
 from pyfed.errors import Diverged, InputError
-from pyfed.statements import read_text
+from pyfed import read_text
 from pyfed.theory import failing
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
@@ -117,7 +117,8 @@ def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatc
     """pyfed check's Monte Carlo rows: a run that diverges is "diverged at round r" (inconclusive),
     flagged as an anomaly because every hypothesis holds there; never "more replicates needed"."""
     import pyfed.algorithms
-    from pyfed.check import run_instance, statement_of
+    from pyfed.models.scaffold.builtin import run_instance
+    from pyfed.models.scaffold.model import statement_of
     from pyfed.suites.scaffold import default_suite
 
     def diverging(*a, **k):

@@ -8,7 +8,6 @@ import pytest
 
 from pyfed.checkers.mutations import TextMutation, mutated_text, theorem_span
 from pyfed.checkers.registry import catalogue, get, statements_of
-from pyfed.engines.statement.engines import SEARCHERS, search_statement
 from pyfed.errors import InputError
 
 #: Statements whose searches are expensive (exact runs of SCAFFOLD, the local SGD step): their
@@ -28,7 +27,7 @@ def _cases():
 
 
 def _searchable(name):
-    return all(st.shape in SEARCHERS for st in statements_of(name))
+    return all(st.model.search_applies(st) is None for st in statements_of(name))
 
 
 def test_every_scaffold_and_lemma_statement_has_mutations():
@@ -41,24 +40,24 @@ def test_every_scaffold_and_lemma_statement_has_mutations():
 @pytest.mark.parametrize("name,mutation", _cases())
 def test_every_mutation_is_caught_with_an_exact_witness(name, mutation):
     sts = statements_of(name, mutate=mutation)
-    if not all(st.shape in SEARCHERS for st in sts):
+    if not all(st.model.search_applies(st) is None for st in sts):
         pytest.skip(f"{name}: no adversarial search for its shape in this installation")
     found = []
     for st in sts:
-        res = search_statement(st, seed=0, budget=24)
+        res = st.model.search(st, seed=0, budget=24)
         if res.verdict.status == "violated":
             found.append((st, res.verdict))
     assert found, f"{name} mutated by {mutation} is not caught"
     st, v = found[0]
     assert v.certified and v.witness
     if st.shape == "scaffold_run":
-        from pyfed.engines.statement import recheck
+        from pyfed.models.scaffold.exact import recheck
         assert recheck(st, v.witness).status == "violated"
     elif st.shape == "fedavg_run":
-        from pyfed.engines.statement.fedavg_search import recheck_witness
+        from pyfed.models.fedavg.search import recheck_witness
         assert recheck_witness(st, v.witness).status == "violated"
     else:
-        from pyfed.engines.statement.lemma_search import recheck_lemma
+        from pyfed.models.runfree.search import recheck_lemma
         assert recheck_lemma(st, v.witness).status == "violated"
 
 
@@ -71,7 +70,7 @@ def _lemmas():
 @pytest.mark.parametrize("name", _lemmas())
 def test_our_statements_are_never_violated(name):
     for st in statements_of(name):
-        res = search_statement(st, seed=0, budget=8)
+        res = st.model.search(st, seed=0, budget=8)
         assert res.verdict.status != "violated", (st.name, res.verdict.details)
 
 

@@ -13,7 +13,7 @@ from pyfed.engines.statement.engines import engines_for
 from pyfed.errors import InputError
 from pyfed.lean import inventory
 from pyfed.lean.paths import STATEMENT_FILES, source_lean_dir, theorem_files
-from pyfed.statements import read_file
+from pyfed import read_file
 
 LEAN = source_lean_dir()
 

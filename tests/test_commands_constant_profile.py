@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from pyfed.commands.constant_profile import interval_line, parse_values, resolve_constants, resolve_statement
+from pyfed.models.scaffold.two_sided import resolve_constants
+from pyfed.commands.constant_profile import interval_line, parse_values, resolve_statement
 from pyfed.errors import EXIT_INPUT, EXIT_OK, InputError
 
 from cli_helpers import forbid, one_error_line, run_main
@@ -47,7 +48,7 @@ def test_constants_by_key_value_or_model_name():
     (["profile", CONVEX, "--parameter", "S"], "--parameter"),
 ])
 def test_bad_input_is_one_line_exit_2_before_any_solve(argv, argument, tmp_path, capsys, monkeypatch):
-    forbid(monkeypatch, "pyfed.commands.constant_profile", "profile_statement")
+    forbid(monkeypatch, "pyfed.models.scaffold.two_sided", "profile_statement")
     code, out, err = run_main(argv + ["--out", str(tmp_path / "o")], capsys)
     assert code == EXIT_INPUT
     one_error_line(err, argument)
@@ -55,7 +56,7 @@ def test_bad_input_is_one_line_exit_2_before_any_solve(argv, argument, tmp_path,
 
 
 def test_missing_out_is_refused(capsys, monkeypatch):
-    forbid(monkeypatch, "pyfed.commands.constant_profile", "profile_statement")
+    forbid(monkeypatch, "pyfed.models.scaffold.two_sided", "profile_statement")
     code, _out, err = run_main(["profile", CONVEX], capsys)
     assert code == EXIT_INPUT
     one_error_line(err, "--out")

@@ -53,9 +53,8 @@ def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
     lhs, rhs = Fr(t["lhs"]), Fr(t["rhs"])                       # full exact values in the export
     assert 0 <= lhs <= rhs
     from pyfed.checkers.registry import statements_of
-    from pyfed.engines.statement.engines import recheck_statement
     (stmt,) = statements_of("ConvexFiniteRoundConvergence")
-    v = recheck_statement(stmt, {"instance": t["instance"]})
+    v = stmt.model.recheck(stmt, {"instance": t["instance"]})
     assert v.status == "holds" and (v.lhs, v.rhs) == (lhs, rhs)     # re-checks to the same numbers
     assert "summary written to" in out
     # same seed and budget: byte-identical summary

@@ -255,12 +255,13 @@ def test_statements_that_apply():
 
 
 def test_montecarlo_rows_on_the_implementations_trajectories():
-    from pyfed.conform.statements import montecarlo_rows, trajectories, _instance
-    from pyfed.statements import our_statements
+    from pyfed.conform.statements import montecarlo_rows, trajectories
+    from pyfed.models.scaffold.conformance import row_instance
+    from pyfed.models.scaffold.model import our_statements
 
     ref = zoo("reference.py", "Scaffold")
     st = our_statements()["ConvexFiniteRoundConvergence"]
-    inst = _instance("ConvexFiniteRoundConvergence", st)
+    inst = row_instance("ConvexFiniteRoundConvergence", st)
     x = trajectories(ref, inst, replicates=3, seed=5)
     assert x.shape == (3, inst.T + 1, inst.d)
     assert np.all(x[:, 0] == 1.0) and not np.allclose(x[0], x[1])      # x0 = 1; replicates differ

@@ -95,9 +95,9 @@ def test_metric_on_a_quadratic_instance_is_the_exact_expectation(controls):
     """N = 2, S = 1, K = 2, T = 3 (4 subset sequences), heterogeneous 2-d clients, nonzero
     controls: the PEP's metric and init on the instance equal the exact engine's E[weightedGap]
     and V₀ (SCAFFOLD's seed-000 Run, or FedAvg with the controls frozen at 0)."""
-    from pyfed.check import statement_of
-    from pyfed.engines.statement import sides_exact
-    from pyfed.engines.statement.instance import RunInstance
+    from pyfed.models.scaffold.model import statement_of
+    from pyfed.models.scaffold.exact import sides_exact
+    from pyfed.models.scaffold.instance import RunInstance
     from pyfed.problems.quadratic import QuadraticProblem
     from pyfed.theory import initial_control_error, squared_distance
 

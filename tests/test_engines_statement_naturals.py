@@ -9,13 +9,13 @@ from fractions import Fraction
 
 import pytest
 
-from pyfed.engines.statement import candidates, fedavg_search
-from pyfed.engines.statement.engines import search_statement
-from pyfed.engines.statement.exact import decide_exact
-from pyfed.engines.statement.instance import instance_to_json
+from pyfed.models.scaffold import candidates
+from pyfed.models.fedavg import search as fedavg_search
+from pyfed.models.scaffold.exact import decide_exact
+from pyfed.models.scaffold.instance import instance_to_json
 from pyfed.engines.statement.naturals import nearest_naturals, numerals_of
-from pyfed.statements.reader import read_text
-from test_engines_statement_pep import NO_C0
+from pyfed import read_text
+from test_models_scaffold_pep import NO_C0
 
 #: The seed's right side without its control-error term, with N, S, K, T pinned to 2.
 SCAFFOLD_PINNED = NO_C0.replace("EXTRA", "N = 2 → S = 2 → K = 2 → T = 2 →")
@@ -92,9 +92,9 @@ def test_fedavg_candidates_move_tau_and_clients():
 
 def test_lemma_naturals_move_to_a_pinned_value():
     false, true = read_text(LEMMAS, "nat.lean")
-    v = search_statement(false, seed=0, budget=4).verdict
+    v = false.model.search(false, seed=0, budget=4).verdict
     assert v.status == "violated" and v.witness["instance"]["n"] == 7 and (v.lhs, v.rhs) == (3, 4)
-    t = search_statement(true, seed=0, budget=4)
+    t = true.model.search(true, seed=0, budget=4)
     assert t.verdict.status == "inconclusive"
     assert sum(r.status == "holds" for r in t.records) >= 1      # decided instances now exist
 

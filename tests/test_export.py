@@ -71,11 +71,11 @@ def test_equality_replay_margin_line_says_what_equality_needs(eq_export):
 
 def test_inexact_equality_sides_are_refused():
     from pyfed.errors import InputError
-    from pyfed.export import render_statement_counterexample
+    from pyfed.models.registry import model_by_tag
     rec = {"statement": "E", "seed": 0, "index": 0, "relation": "=", "shape": "lemma", "instance": {},
            "lhs": {"exact": None, "lower": "1", "upper": "2"}, "rhs": {"exact": "3"}}
     with pytest.raises(InputError, match="both sides exact"):
-        render_statement_counterexample(rec)
+        model_by_tag(rec.get("shape", "scaffold_run")).render_counterexample(rec)
 
 
 BIGSTEP = __import__("pathlib").Path(__file__).resolve().parent / "data" / "statements" / "scaffold_bigstep.lean"
@@ -84,9 +84,9 @@ BIGSTEP = __import__("pathlib").Path(__file__).resolve().parent / "data" / "stat
 @pytest.mark.slow
 def test_a_reverified_pep_violation_gets_a_counterexample_file_that_replays(tmp_path):
     # h ≤ 3/β (gradient descent diverges beyond 2/β): the PEP row is violated, re-verified exactly
-    from pyfed.engines.statement.pep import pep_row
+    from pyfed.models.scaffold.pep import pep_row
     from pyfed.export import is_reverified_pep_violation, pep_counterexample_record, write_statement_counterexample
-    from pyfed.statements import read_file
+    from pyfed import read_file
 
     (st,) = read_file(BIGSTEP)
     v = pep_row(st)
@@ -95,7 +95,7 @@ def test_a_reverified_pep_violation_gets_a_counterexample_file_that_replays(tmp_
     assert rec["index"] == "pep" and rec["exact"]
     lhs, rhs = Fraction(rec["lhs"]["exact"]), Fraction(rec["rhs"]["exact"])
     assert (lhs, rhs) == (v.lhs, v.rhs) and lhs > rhs and Fraction(rec["margin"]["exact"]) == rhs - lhs
-    paths = write_statement_counterexample(rec, str(tmp_path))
+    paths = write_statement_counterexample(rec, str(tmp_path), statement=st)
     assert [p.rsplit(".", 1)[1] for p in paths] == ["json", "lean"]
     assert "rhs < lhs" in open(paths[1], encoding="utf-8").read()
     code, out, _ = run_cli(["check", "--replay", paths[0]])
@@ -105,7 +105,7 @@ def test_a_reverified_pep_violation_gets_a_counterexample_file_that_replays(tmp_
 @pytest.mark.slow
 def test_a_fedavg_counterexample_names_its_clients_and_sits_in_the_scaffold_files_namespace(tmp_path):
     from pyfed.check import check_statement
-    from pyfed.statements import read_file
+    from pyfed import read_file
     (st,) = read_file(BIGSTEP.parent / "fedavg_nozeta.lean")        # the ζ term dropped: false
     rep = check_statement(st, quick=True, seed=0, budget=None, profile=False, out=str(tmp_path))
     jpath = next(p for p in rep.exports if p.endswith(".json"))

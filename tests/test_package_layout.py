@@ -108,11 +108,11 @@ def test_a_circle_is_detected():
 
 @pytest.mark.slow
 def test_relative_imports_resolve_like_python():
-    assert _resolve("pyfed.engines.statement.engines", False, 1, "builtin") == "pyfed.engines.statement.builtin"
+    assert _resolve("pyfed.engines.statement.engines", False, 1, "search") == "pyfed.engines.statement.search"
     assert _resolve("pyfed.engines.statement", True, 1, "engines") == "pyfed.engines.statement.engines"
     assert _resolve("pyfed.engines.statement.engines", False, 3, "suites") == "pyfed.suites"
     g = import_graph()
-    assert "pyfed.engines.statement.builtin" in g["pyfed.engines.statement.engines"]
+    assert "pyfed.engines.statement.search" in g["pyfed.models.scaffold.search"]
     assert "pyfed.lean.terms" in g["pyfed.statements.declarations"]
 
 
@@ -165,7 +165,86 @@ def test_every_test_file_is_named_after_a_module():
 def test_module_test_names_follow_the_dotted_path():
     names = module_test_names()
     assert names["test_commands_check.py"] == "pyfed.commands.check"
-    assert names["test_engines_statement_profile.py"] == names["test_profile.py"] == "pyfed.engines.statement.profile"
+    assert names["test_models_scaffold_profile.py"] == names["test_scaffold_profile.py"] == "pyfed.models.scaffold.profile"
     assert names["test_checkers_registry.py"] == "pyfed.checkers.registry"
     assert names["test_engines_exact.py"] == "pyfed.engines.exact"
     assert "test_hardening.py" not in names and "test_engines.py" in names      # pyfed.engines, a package
+
+
+# ----------------------------------------------------------------------------- the model protocol
+
+#: The models' tags (a statement's ``shape``): only the model packages say them (the run-free
+#: model's tag ``lemma`` is also a Lean keyword, so only its comparisons with ``.shape`` count).
+MODEL_TAGS = {"scaffold_run", "fedavg_run"}
+#: Where ``"scaffold_run"`` names the seed-000 simulator (pyfed.algorithms.scaffold_run, public as
+#: ``pyfed.scaffold_run``) and the exact-moment engine's algorithm of that name, not a statement model.
+ALGORITHM_NAME_USERS = ("pyfed.algorithms", "pyfed.engines.exact")
+
+
+def _model_package(module: str) -> str | None:
+    """``pyfed.models.<model>`` when ``module`` is inside a model package, else None."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[:2] == ["pyfed", "models"] and parts[2] not in ("registry", "protocol"):
+        return ".".join(parts[:3])
+    return None
+
+
+def test_only_the_registry_imports_a_model_package():
+    """A model is one package behind the protocol: the pipeline, the generic engines, the commands
+    and the other models reach it through a statement's ``model`` or the registry, never by
+    importing its modules."""
+    bad = []
+    for m, targets in import_graph().items():
+        own = _model_package(m)
+        for t in targets:
+            pkg = _model_package(t)
+            if pkg is not None and pkg != own and m != "pyfed.models.registry":
+                bad.append(f"{m} imports {t}")
+    assert bad == [], "imports of a model package's internals: " + "; ".join(sorted(bad))
+
+
+def _shape_dispatch(tree) -> list:
+    """``(line, what)`` of every dispatch on a statement's model outside its package: a comparison
+    with ``.shape`` or ``.family``, ``getattr(…, "shape")``, a model tag as a string."""
+    out = []
+
+    def strings(n) -> bool:
+        if isinstance(n, ast.Constant):
+            return isinstance(n.value, str)
+        return isinstance(n, (ast.Tuple, ast.List, ast.Set)) and bool(n.elts) and all(strings(e) for e in n.elts)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for side in sides:
+                if isinstance(side, ast.Attribute) and side.attr in ("shape", "family") \
+                        and any(strings(o) for o in sides if o is not side):
+                    out.append((node.lineno, f"compares .{side.attr}"))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and node.args[1].value in ("shape", "family"):
+            out.append((node.lineno, f"getattr(…, {node.args[1].value!r})"))
+        if isinstance(node, ast.Constant) and node.value in MODEL_TAGS:
+            out.append((node.lineno, f"the model tag {node.value!r}"))
+    return out
+
+
+def test_no_model_dispatch_outside_the_model_packages():
+    """No ``if st.shape == …``: what differs between models is a method of the model."""
+    bad = []
+    for m, path in _modules().items():
+        if _model_package(m) is not None or m == "pyfed.models.registry":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, what in _shape_dispatch(tree):
+            if what == "the model tag 'scaffold_run'" and (m == "pyfed" or m.startswith(ALGORITHM_NAME_USERS[:2])):
+                continue
+            bad.append(f"{m}:{line}: {what}")
+    assert bad == [], "model dispatch outside pyfed/models: " + "; ".join(bad)
+
+
+def test_model_dispatch_is_detected():
+    tree = ast.parse('if st.shape == "lemma":\n    pass\nx = getattr(st, "family", "")\n'
+                     'y = {"fedavg_run": 1}\nz = a.shape == b.shape\n')
+    assert [w for _, w in _shape_dispatch(tree)] == ["compares .shape", "getattr(…, 'family')",
+                                                      "the model tag 'fedavg_run'"]

@@ -180,7 +180,7 @@ def test_source_lean_dir_missing_everywhere_is_a_named_error(tmp_path):
 
 def test_source_lean_dir_of_this_checkout_ignores_the_current_directory(tmp_path, monkeypatch):
     from pyfed.lean import drift
-    from pyfed.statements import theorems_path
+    from pyfed.models.scaffold.model import theorems_path
 
     monkeypatch.chdir(tmp_path)
     assert paths.source_lean_dir() == LEAN
@@ -203,7 +203,7 @@ def test_checked_lean_dir_prefers_the_project_around_the_current_directory(tmp_p
 def test_installed_layout_reads_its_own_lean_copy(built, tmp_path):
     """From a directory that is no checkout, the installed package reads pyfed/_lean: the
     statements of the default suite, the generated-file check and the drift check."""
-    probe = ("from pyfed.lean.paths import source_lean_dir; from pyfed.statements import our_statements, "
+    probe = ("from pyfed.lean.paths import source_lean_dir; from pyfed.models.scaffold.model import our_statements, "
              "theorems_path; print(source_lean_dir()); print(theorems_path()); print(sorted(our_statements()))")
     env = dict(os.environ, PYTHONPATH=str(built), PYTHONNOUSERSITE="1")
     proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,

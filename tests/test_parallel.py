@@ -89,7 +89,8 @@ def test_indexed_search_records_do_not_depend_on_the_mapper():
     """The search of a run statement: the same records and verdict serially and through a pool
     that evaluates the candidates in reverse order; candidate j is a pure function of (seed, j)."""
     from pyfed.checkers.registry import statements_of
-    from pyfed.engines.statement import candidate, search
+    from pyfed.models.scaffold.candidates import candidate
+    from pyfed.models.scaffold.search import search
 
     (st,) = statements_of("ConvexFiniteRoundConvergence", mutate="drop_noise_term")
 

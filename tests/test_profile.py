@@ -13,11 +13,15 @@ import pytest
 import sympy
 
 from pyfed.cli import main
-from pyfed.engines.statement import (PERSIST_HALVINGS, candidate, constant_profile, instance_from_json,
-                                    instance_to_json, literals, outward_decimal, profile_size, recheck, search,
-                                    structured_count)
+from pyfed.exact import outward_decimal
+from pyfed.models.scaffold.profile import PERSIST_HALVINGS, constant_profile, profile_size
+from pyfed.models.scaffold.candidates import candidate, structured_count
+from pyfed.models.scaffold.instance import instance_from_json, instance_to_json
+from pyfed.models.scaffold.constants import literals
+from pyfed.models.scaffold.exact import recheck
+from pyfed.models.scaffold.search import search
 from pyfed.errors import InputError
-from pyfed.statements import read_file, read_text
+from pyfed import read_file, read_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "statements"
 SEED = EXAMPLES / "seed_convex.lean"
@@ -35,7 +39,7 @@ def _dump(p) -> str:
 def _keys(st):
     """The right side's constants and the step-size hypothesis's 81 (the mu h hypothesis's 15 is
     left out to keep the tests fast: its relaxed search adds nothing these tests need)."""
-    from pyfed.engines.statement import literals
+    from pyfed.models.scaffold.constants import literals
     return tuple(lit.key for lit in literals(st) if lit.where == "rhs" or lit.key.startswith("step_size:81"))
 
 
@@ -66,7 +70,8 @@ def test_noise_constant_is_pinned_by_the_noise_floor(seed_profile):
     """needed(12) = (lhs - (rhs - 12 u)) / u on the pinning instance (u = the noise unit, by
     hand), below 12, reached at x0 = x*, c0 = grad f_i(x*), T = 200: a structured candidate."""
     from pyfed import theory
-    from pyfed.engines.statement import instance_from_json, sides_exact
+    from pyfed.models.scaffold.instance import instance_from_json
+    from pyfed.models.scaffold.exact import sides_exact
     st, prof, _ = seed_profile
     c = _row(prof, "convexRHS.noise=12")
     need = Fraction(c["needed"])
@@ -91,7 +96,8 @@ def test_potential_constant_is_pinned_by_the_control_error(seed_profile):
     zero controls so C₀ > 0, σ = 0, S = 1 of N = 2) only that term is left on the right side,
     RHS = 9 u with u = N h² C₀ / (S h W_T), so the threshold is exactly 9 lhs / rhs (by hand). Before
     that candidate the profile called 9 "not needed" and `9 → 0` went uncaught."""
-    from pyfed.engines.statement import instance_from_json, sides_exact
+    from pyfed.models.scaffold.instance import instance_from_json
+    from pyfed.models.scaffold.exact import sides_exact
     st, prof, _ = seed_profile
     assert prof["violated"] is None
     c = _row(prof, "convexRHS.potential=9")
@@ -134,10 +140,10 @@ def test_profile_on_two_workers_is_identical(seed_profile):
 
 @pytest.mark.slow
 def test_too_small_noise_constant_is_caught_by_a_structured_candidate():
-    from pyfed.engines.statement import recheck
+    from pyfed.models.scaffold.exact import recheck
     text = SEED.read_text().replace("convexRHS P S K T ηl ηg μ c0 xstar", SMALL_NOISE_RHS)
     (st,) = read_text(text, "small_noise.lean")
-    from pyfed.engines.statement import literals
+    from pyfed.models.scaffold.constants import literals
     key = next(lit.key for lit in literals(st) if lit.value == Fraction(1, 1000))
     prof = constant_profile(st, seed=0, budget=0, only=[key])
     assert prof["candidates"] == structured_count(st)             # the unrelaxed search alone
@@ -187,7 +193,7 @@ def test_outward_decimal():
     cbrt2 = sympy.Integer(2) ** sympy.Rational(1, 3)       # 1.2599210498...
     assert (outward_decimal(cbrt2, True), outward_decimal(cbrt2, False)) == ("1.25993", "1.25992")
     # the displayed threshold: exact when short; just beside the statement's own value as own +- delta
-    from pyfed.engines.statement.profile import _display
+    from pyfed.models.scaffold.profile import _display
     assert _display(Fraction(1, 2), 81, True) == "1/2"
     near = 24 + Fraction(1, 3 * 10**17)
     assert (_display(near, 24, True), _display(near, 24, False)) == ("24 + 3.33334e-18", "24 + 3.33333e-18")
@@ -253,8 +259,8 @@ def test_render_says_a_free_constant_cannot_exclude_the_violations(seed_profile)
 def test_a_threshold_too_large_for_sympy_is_not_determined_not_a_crash(monkeypatch):
     # sympy can overflow on gigantic exact numbers (factoring the integer under a square root of a
     # long-horizon value): that instance's threshold is "not determined", the profile goes on
-    import pyfed.engines.statement.constants as ss
-    from pyfed.engines.statement import literals
+    import pyfed.models.scaffold.constants as ss
+    from pyfed.models.scaffold.constants import literals
 
     def boom(*a, **k):
         raise OverflowError("int too large to convert to float")
@@ -315,7 +321,7 @@ def test_a_real_exponent_constant_gets_an_exact_interval():
 def test_the_numerals_left_out_are_listed_with_the_reason():
     text = SEED.read_text()
     (st,) = read_text(text, "s.lean")
-    from pyfed.engines.statement.constants import skipped_numerals
+    from pyfed.models.scaffold.constants import skipped_numerals
     skipped = skipped_numerals(st)
     # the step hypothesis 1 / (81 * P.β): its numerator 1 is left out, said to be the numerator
     assert any(s["numeral"] == "1" and "numerator of the reciprocal `1 / (81 * P.β)`" in s["why"] for s in skipped)
@@ -329,7 +335,7 @@ def test_a_hypothesis_boundary_below_zero_has_its_admitted_side_found():
     """g(c) = (1/2)^c - 4 (a step 4 times too large under `h ≤ (S/N)^c / …` with S/N = 1/2) is
     decreasing with its root at c = -2: the hypothesis admits the instance for c ≤ -2 only, so any
     value above -2 (the statement's 2/3 among them) excludes it."""
-    from pyfed.engines.statement.constants import _solve_side
+    from pyfed.models.scaffold.constants import _solve_side
 
     c = sympy.Symbol("c")
     out = _solve_side(sympy.Rational(1, 2) ** c - 4, c, Fraction(2, 3), "hyp")
@@ -343,7 +349,7 @@ def test_a_hypothesis_no_instance_relaxed_says_it_was_not_explored():
     hypothesis `… ≤ S / (c N)` at c = 15) test nothing relaxed; one boundary below 15 does."""
     from types import SimpleNamespace
 
-    from pyfed.engines.statement.profile import _explored_note
+    from pyfed.models.scaffold.profile import _explored_note
 
     lit = SimpleNamespace(key="k", value=Fraction(15))
 

@@ -16,7 +16,7 @@ import pytest
 from pyfed import __version__
 from pyfed.checkers.registry import catalogue
 from pyfed.commands.search import register, run
-from pyfed.engines.statement import WITNESS_SCHEMA
+from pyfed.export import WITNESS_SCHEMA
 from pyfed.errors import InputError
 from pyfed.search import (file_stem, load_record, recheck, search_to_dir,
                           statement_options, statement_verdicts_json)
@@ -152,7 +152,7 @@ def test_search_library_rejects_a_negative_seed(tmp_path):
 def test_search_budget_unit_is_reported(tmp_path):
     """One budget unit = one random draw; the structured cases come on top, and the summary says
     so (issue 9: --budget 1 gave 9 counterexamples without explanation)."""
-    from pyfed.engines.statement.lemma_instances import STRUCTURED
+    from pyfed.models.runfree.instances import STRUCTURED
     from pyfed.search import search_to_dir, summary_path
     assert search_to_dir("YoungInner", seed=1, budget=1, out=str(tmp_path)) == []
     s = json.loads(Path(summary_path(str(tmp_path), "YoungInner", 1, 1)).read_text())
@@ -173,7 +173,7 @@ def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
 
     from pyfed.check import default_budget
     from pyfed.checkers.registry import catalogue
-    from pyfed.engines.statement import engines
+    from pyfed.models.registry import MODELS
     from pyfed.search import default_statement_budget, run_all
     from pyfed.suites.scaffold import default_suite
     from pyfed.verdicts import Inconclusive
@@ -183,10 +183,11 @@ def test_quick_check_does_less_work_than_the_full_check(monkeypatch):
     assert default_budget(True) == 8 < default_budget(False) == 24
     calls = []
 
-    def fake(st, *, seed, budget, **kw):
+    def fake(self, st, *, seed, budget, **kw):
         calls.append((st.name, budget))
         return SimpleNamespace(verdict=Inconclusive(st.name, reason="not searched in this test"))
-    monkeypatch.setattr(engines, "search_statement", fake)
+    for m in MODELS:
+        monkeypatch.setattr(type(m), "search", fake)
     seen = []
     out = run_all(seed=0, quick=True, progress=seen.append)
     assert seen == [e.display for e in catalogue()] == [name for name, _ in out]

@@ -19,7 +19,7 @@ from flint import arb
 from pyfed import theory
 from pyfed.cli import main
 from pyfed.errors import UndefinedValue
-from pyfed.statements import read_file, read_text
+from pyfed import read_file, read_text
 from pyfed.statements.evaluate import Valuation, _minmax, _sqrt, arith, compare, evaluate
 from pyfed.statements.vacuity import vacuity
 
@@ -53,7 +53,7 @@ def _read(text, path="edge.lean"):
 
 def _instance(eta_l, *, sigma=Fraction(1, 2), x0=Fraction(1), c0=Fraction(0)):
     """One client f(x) = x²/2 on R¹ (β = μ = 1, x⋆ = 0), S = K = 1, T = 3, ηg = 1."""
-    from pyfed.engines.statement import RunInstance
+    from pyfed.models.scaffold.instance import RunInstance
     from pyfed.problems.quadratic import QuadraticProblem
     p = QuadraticProblem(np.array([[[Fraction(1)]]], dtype=object), np.array([[Fraction(0)]], dtype=object),
                          beta=Fraction(1), mu=Fraction(1), name="x2")
@@ -129,7 +129,8 @@ MIXED = _statement("Mixed", "(hηl : 0 < ηl) (hηg : 1 ≤ ηg)",
 def test_min_max_sqrt_of_a_statement_in_every_arithmetic():
     """convexRHS = 12 on the μ h = 2 instance (see below): min(sqrt 12, max(sqrt 2, 1/2)) = sqrt 2,
     exactly (sympy), in certified balls and in mpmath."""
-    from pyfed.engines.statement import FloatAccess, bind, decide_exact, sides_exact
+    from pyfed.models.scaffold.access import FloatAccess, bind
+    from pyfed.models.scaffold.exact import decide_exact, sides_exact
     st = _read(MIXED)
     inst = _instance(2)
     lhs, rhs, _ = sides_exact(st, inst)
@@ -165,7 +166,8 @@ def test_theory_lean_mode_at_mu_h_two():
 def test_statement_without_mu_h_hypothesis_is_evaluated_as_lean_reads_it():
     """μ = 1, h = 2: every weight (1 - μh/2)⁻¹ ^ (r+1) is 0 in Lean, so weightedGap = 0 and the
     right side is its noise term 12, in every engine."""
-    from pyfed.engines.statement import decide_exact, decide_montecarlo, sides_exact
+    from pyfed.models.scaffold.exact import decide_exact, sides_exact
+    from pyfed.models.scaffold.montecarlo import decide_montecarlo
     st = _read(NO_MU_H)
     inst = _instance(2)
     lhs, rhs, _ = sides_exact(st, inst)
@@ -185,7 +187,7 @@ STRICT = _statement("StrictNoNoise", "(hηl : 0 < ηl) (hηg : 1 ≤ ηg)",
 
 
 def test_strict_inequality_with_equal_sides_says_strict_fails():
-    from pyfed.engines.statement import decide_exact
+    from pyfed.models.scaffold.exact import decide_exact
     from pyfed.verdicts import violation_wording
     assert violation_wording("<", "0", "0", True) == "left side = right side = 0, strict < fails"
     assert violation_wording("≤", "1/2", "-1/6", False) == "left side 1/2 > right side -1/6"
@@ -201,14 +203,14 @@ def test_strict_inequality_with_equal_sides_says_strict_fails():
 
 
 def test_search_witness_of_a_strict_statement_is_not_worded_exceeds(tmp_path):
-    from pyfed.engines.statement import search
+    from pyfed.models.scaffold.search import search
     from pyfed.export import counterexample_record, write_statement_counterexample
     st = _read(STRICT)
     res = search(st, seed=0, budget=0, indices=[9])       # x0 = x*, c0 = grad f_i(x*), sigma = 0
     v = res.verdict
     assert v.status == "violated"
     assert v.details["witness_text"] == "left side = right side = 0, strict < fails"
-    files = write_statement_counterexample(counterexample_record(st, v, seed=0, budget=0), str(tmp_path))
+    files = write_statement_counterexample(counterexample_record(st, v, seed=0, budget=0), str(tmp_path), statement=st)
     lean = next(Path(f) for f in files if str(f).endswith(".lean")).read_text(encoding="utf-8")
     assert "exceeds" not in lean and "the strict < fails" in lean and "rhs ≤ lhs" in lean
 
@@ -339,7 +341,7 @@ def test_unknown_theorem_lists_the_available_names(tmp_path, capsys):
 def test_weighted_gap_with_an_irrational_mu_stays_exact():
     """weightedGap A xstar (Real.sqrt 2): the weights (1 - sqrt2 h/2)⁻¹ ^ (r+1) are exact sympy
     numbers, not mpmath (an exact verdict never rests on rounded weights)."""
-    from pyfed.engines.statement import decide_exact, sides_exact
+    from pyfed.models.scaffold.exact import decide_exact, sides_exact
     st = _read(_statement("IrrationalMu", "(hηl : 0 < ηl)", "weightedGap A xstar (Real.sqrt 2) ≤ 1"))
     inst = _instance(Fraction(1, 10), sigma=Fraction(0))
     lhs, rhs, _ = sides_exact(st, inst)
@@ -391,8 +393,8 @@ def test_a_statements_own_xstar_is_never_taken_for_the_minimiser():
     import numpy as np
 
     from pyfed.suites.scaffold import default_suite
-    from pyfed.engines.statement.builtin import to_run_instance
-    from pyfed.engines.statement import decide_exact
+    from pyfed.models.scaffold.builtin import to_run_instance
+    from pyfed.models.scaffold.exact import decide_exact
     seed = (ROOT / "examples" / "statements" / "seed_convex.lean").read_text(encoding="utf-8")
     assert "IsMinimizer P xstar → " in seed
     st = _read(seed.replace("IsMinimizer P xstar → ", ""))

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from pyfed.cli import main
-from pyfed.statements import our_statements, read_file
+from pyfed import read_file
+from pyfed.models.scaffold.model import our_statements
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"
@@ -116,7 +117,8 @@ def test_default_suite_from_theorems_lean_reproduces_todays_numbers(key, default
 
 @pytest.mark.slow
 def test_default_rows_name_the_lean_hypotheses():
-    from pyfed.check import run_instance, statement_of
+    from pyfed.models.scaffold.builtin import run_instance
+    from pyfed.models.scaffold.model import statement_of
     from pyfed.suites.scaffold import default_suite
     inst = default_suite(quick=True)[0]
     v = run_instance(inst, statement=statement_of(inst.theorem))
@@ -128,15 +130,14 @@ def test_default_rows_name_the_lean_hypotheses():
 
 @pytest.fixture(scope="module")
 def searches():
-    """``searches[name]``: ``(st, search_statement(st, seed=0, budget=4))`` for the statement
+    """``searches[name]``: ``(st, st.model.search(st, seed=0, budget=4))`` for the statement
     ``name`` of examples/statements/, searched the first time a test asks for it."""
-    from pyfed.engines.statement.engines import search_statement
     statements = {st.name: st for f in sorted(EXAMPLES.glob("*.lean")) for st in read_file(f)}
 
     class Searches(dict):
         def __missing__(self, name):
             st = statements[name]
-            self[name] = (st, search_statement(st, seed=0, budget=4))
+            self[name] = (st, st.model.search(st, seed=0, budget=4))
             return self[name]
     return Searches()
 
@@ -154,7 +155,8 @@ def test_seed_statement_is_never_violated(searches, seed_file_check):
 
 @pytest.mark.slow
 def test_noise_term_removed_is_violated_where_the_right_side_is_zero(searches):
-    from pyfed.engines.statement import instance_from_json, recheck
+    from pyfed.models.scaffold.instance import instance_from_json
+    from pyfed.models.scaffold.exact import recheck
     st, res = searches["ConvexWithoutNoiseTerm"]
     v = res.verdict
     assert v.status == "violated" and v.exact
@@ -175,7 +177,7 @@ def test_step_size_removed_is_violated_by_divergence(searches):
     inst = v.witness["instance"]
     h = Fraction(inst["K"]) * Fraction(inst["eta_l"]) * Fraction(inst["eta_g"])
     assert h * Fraction(inst["beta"]) >= 2           # at or beyond the divergence of gradient descent
-    from pyfed.engines.statement import recheck
+    from pyfed.models.scaffold.exact import recheck
     assert recheck(st, v.witness).status == "violated"
 
 
@@ -192,13 +194,14 @@ def test_nonconvex_with_a_smaller_constant_is_violated(searches):
     v = res.verdict
     assert v.status == "violated" and v.exact
     assert Fraction(v.details["lhs_exact"]) > Fraction(v.details["rhs_exact"]) > 0
-    from pyfed.engines.statement import recheck
+    from pyfed.models.scaffold.exact import recheck
     assert recheck(st, v.witness).status == "violated"
 
 
 @pytest.mark.slow
 def test_candidates_are_a_pure_function_of_seed_and_index():
-    from pyfed.engines.statement import evaluate_candidate, search, structured_count
+    from pyfed.models.scaffold.search import evaluate_candidate, search
+    from pyfed.models.scaffold.candidates import structured_count
     st = our_statements()["ConvexFiniteRoundConvergence"]
     n = structured_count(st)
     res = search(st, seed=7, budget=3)
@@ -211,9 +214,10 @@ def test_candidates_are_a_pure_function_of_seed_and_index():
 
 @pytest.mark.slow
 def test_search_draws_inside_the_statements_hypotheses():
-    from pyfed.engines.statement import evaluate_hypotheses, instance_from_json
+    from pyfed.models.scaffold.hypotheses import evaluate_hypotheses
+    from pyfed.models.scaffold.instance import instance_from_json
     st = our_statements()["NonconvexFiniteRoundConvergence"]
-    from pyfed.engines.statement import search
+    from pyfed.models.scaffold.search import search
     res = search(st, seed=1, budget=4)
     decided = [r for r in res.records if r.status in ("holds", "violated")]
     assert len(decided) >= 12
@@ -231,7 +235,7 @@ def test_search_draws_inside_the_statements_hypotheses():
 
 @pytest.fixture(scope="module")
 def convex_profile():
-    from pyfed.engines.statement import constant_profile
+    from pyfed.models.scaffold.profile import constant_profile
     st = our_statements()["ConvexFiniteRoundConvergence"]
     return st, constant_profile(st, seed=0, budget=4)
 
@@ -255,7 +259,7 @@ def test_constant_profile_of_the_convex_theorem(convex_profile):
 
 @pytest.mark.slow
 def test_constant_profile_is_identical_on_rerun(convex_profile):
-    from pyfed.engines.statement import constant_profile
+    from pyfed.models.scaffold.profile import constant_profile
     st, prof = convex_profile
     again = constant_profile(st, seed=0, budget=4)
     assert json.dumps(again, sort_keys=True, default=str) == json.dumps(prof, sort_keys=True, default=str)
@@ -265,7 +269,8 @@ def test_constant_profile_is_identical_on_rerun(convex_profile):
 def test_pinning_instance_of_the_noise_constant_reproduces_its_value(convex_profile):
     """needed = (lhs - rhs without noise) / noise unit on the pinning instance, recomputed by hand."""
     from pyfed import theory
-    from pyfed.engines.statement import instance_from_json, sides_exact
+    from pyfed.models.scaffold.instance import instance_from_json
+    from pyfed.models.scaffold.exact import sides_exact
     st, prof = convex_profile
     c = next(c for c in prof["constants"] if c["key"] == "convexRHS.noise=12")
     inst = instance_from_json(c["pinned_by"]["instance"])
@@ -278,7 +283,7 @@ def test_pinning_instance_of_the_noise_constant_reproduces_its_value(convex_prof
 # ---------------------------------------------------------------- PEP and Monte Carlo
 
 def test_pep_rows_and_reasons():
-    from pyfed.engines.statement import NoPEP, pep_plan
+    from pyfed.models.scaffold.pep import NoPEP, pep_plan
     sts = our_statements()
     plan = pep_plan(sts["ConvexFiniteRoundConvergence"])
     assert plan["eta_l"] == Fraction(1, 162) and plan["gamma"] / plan["alpha"] == 9 * Fraction(1, 81) ** 2
@@ -288,16 +293,17 @@ def test_pep_rows_and_reasons():
     assert nn["alpha"] == plan["alpha"]
     text = (EXAMPLES / "seed_convex.lean").read_text().replace(
         "convexRHS P S K T ηl ηg μ c0 xstar := by sorry", "initialControlError P c0 xstar := by sorry")
-    from pyfed.statements import read_text
+    from pyfed import read_text
     (st,) = read_text(text, "x.lean")
     with pytest.raises(NoPEP, match="positive multiple"):
         pep_plan(st)
 
 
 def test_montecarlo_linear_left_side_and_nonlinear_rejection():
-    from pyfed.engines.statement import decide_montecarlo, linear_form
-    from pyfed.engines.statement import candidate
-    from pyfed.statements import read_text
+    from pyfed.models.scaffold.montecarlo import decide_montecarlo
+    from pyfed.models.scaffold.access import linear_form
+    from pyfed.models.scaffold.candidates import candidate
+    from pyfed import read_text
     base = (EXAMPLES / "seed_convex.lean").read_text()
     lin = base.replace("weightedGap A xstar μ ≤", "(expectedGap A xstar 0 + expectedGap A xstar 1) / 2 ≤")
     (st,) = read_text(lin, "lin.lean")
@@ -316,7 +322,7 @@ def test_montecarlo_linear_left_side_and_nonlinear_rejection():
 
 @pytest.mark.slow
 def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp_path, capsys, no_noise_export):
-    from pyfed.engines.statement import instance_from_json
+    from pyfed.models.scaffold.instance import instance_from_json
     from pyfed.export import parse_counterexample_lean
     # pyfed check <path> --quick --no-profile --budget 1 --seed 0 --out <out> --json <rep>, path a copy
     # of examples/statements/convex_no_noise.lean
@@ -369,7 +375,7 @@ def test_readme_walkthrough_numbers_are_the_search_result(searches):
 
 @pytest.mark.slow
 def test_cli_on_our_theorems_file_reads_every_statement_through_one_pipeline(theorem_file_check):
-    from pyfed.statements import theorems_path
+    from pyfed.models.scaffold.model import theorems_path
     code, _, _, report = theorem_file_check(theorems_path())     # pyfed check PATH --quick --no-profile --json R
     assert code == 0
     names = {v["statement"] for v in report["verdicts"]}
@@ -395,7 +401,6 @@ def test_a_lemma_side_that_cannot_be_evaluated_is_undecided_not_a_crash(monkeypa
     """An evaluation error inside a run-free statement's side leaves that candidate undecided, and
     the search inconclusive with the reason."""
     from pyfed.checkers.registry import statements_of
-    from pyfed.engines.statement.engines import search_statement
     from pyfed.statements import interpret
     from pyfed.statements.evaluate import EvaluationError
 
@@ -407,6 +412,6 @@ def test_a_lemma_side_that_cannot_be_evaluated_is_undecided_not_a_crash(monkeypa
             raise EvaluationError(node, "overflow in the left side")
         return real(self, node, env)
     monkeypatch.setattr(interpret.Interpreter, "eval", failing)
-    v = search_statement(st, seed=0, budget=1).verdict
+    v = st.model.search(st, seed=0, budget=1).verdict
     assert v.status == "inconclusive" and v.details["decided"] == 0 and v.details["undecided"] > 0
     assert "overflow in the left side" in v.reason

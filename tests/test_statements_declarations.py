@@ -13,7 +13,7 @@ import pytest
 
 from pyfed.cli import main
 from pyfed.lean import terms
-from pyfed.statements import ReaderError, read_file, read_text
+from pyfed import ReaderError, read_file, read_text
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"
@@ -103,8 +103,8 @@ def test_open_in_and_section_open_do_not_leak():
 
 
 def test_local_def_shadows_the_model_definition_and_its_body_is_used():
-    from pyfed.engines.statement import decide_exact
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.exact import decide_exact
+    from pyfed.models.scaffold.candidates import candidate
     shadow = ("def convexRHS (P : Problem d N) (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d) : ℝ "
               ":= 1000 + ηl")
     text = _file(ns="SCAFFOLD.Mine").replace("namespace SCAFFOLD.Mine\n\n",
@@ -147,7 +147,7 @@ def test_user_defs_resolve_in_their_namespace():
 def test_repository_files_still_read():
     for f in sorted(EXAMPLES.glob("*.lean")):
         assert read_file(f)
-    from pyfed.statements import our_statements
+    from pyfed.models.scaffold.model import our_statements
     assert {"ConvexFiniteRoundConvergence", "NonconvexFiniteRoundConvergence"} <= set(our_statements())
 
 

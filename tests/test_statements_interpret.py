@@ -192,12 +192,11 @@ def test_a_quantifier_over_points_is_not_enumerated():
 
 
 def test_the_numeral_0_among_points_is_the_zero_point():
-    from pyfed.engines.statement.engines import search_statement
-    from pyfed.statements import read_text
+    from pyfed import read_text
     text = ("import Pyfed\n\nnamespace SCAFFOLD.X\n\n"
             "theorem Z {d : ℕ} (u : Space d) : ‖u + 0‖ ^ 2 = ‖0 - u‖ ^ 2 := by sorry\n\nend SCAFFOLD.X\n")
     (st,) = read_text(text, "z.lean")
-    v = search_statement(st, seed=0, budget=2).verdict
+    v = st.model.search(st, seed=0, budget=2).verdict
     assert v.status == "inconclusive" and v.details["decided"] > 0 and v.details["violated"] == 0
 
 
@@ -225,7 +224,7 @@ def test_the_scaffold_recursion_costs_linear_time_in_the_round_index():
     assert cpu < 1.0, f"60 rounds took {cpu:.2f} s of CPU"
     # the server model after 60 rounds, read through the same recursion (a field of the state)
     from pyfed.lean.terms import Node  # noqa: F401 (the proj node below is built by the reader)
-    from pyfed.statements import read_text
+    from pyfed import read_text
     text = ("import Pyfed\n\nnamespace SCAFFOLD\n\ntheorem ModelAfterRounds {d N : ℕ} (opt : ControlOption) "
             "(S K : ℕ) (ηl ηg : ℝ) (oracle : ℕ → Fin N → LocalOracle d) (samples : ℕ → Finset (Fin N)) "
             "(x0 : Space d) (c0 : Fin N → Space d) (r : ℕ) :\n"
@@ -241,7 +240,7 @@ def test_the_scaffold_recursion_costs_linear_time_in_the_round_index():
 def test_the_local_sgd_recursion_costs_linear_time_in_the_step_index():
     # one worker, grads of f(x) = x^2/2 (gradient x), constant step 1/2, synchronising every step:
     # x_t = (1/2)^t x0; read at t = 60 through `localSGD … t k`
-    from pyfed.statements import read_text
+    from pyfed import read_text
     text = ("import Pyfed\n\nnamespace SCAFFOLD\n\ntheorem LocalSGDAfterSteps {d n workers b : ℕ} "
             "(grads : Fin n → Space d → Space d) (η : ℕ → ℝ) (sync : Finset ℕ) "
             "(draws : ℕ → Fin workers → Fin b → Fin n) (x0 : Space d) (t : ℕ) (k : Fin workers) :\n"

@@ -11,7 +11,8 @@ import pytest
 
 from pyfed.cli import main
 from pyfed.lean import terms
-from pyfed.statements import ReaderError, our_statements, read_file, read_text
+from pyfed import ReaderError, read_file, read_text
+from pyfed.models.scaffold.model import our_statements
 
 HERE = Path(__file__).resolve().parent
 FIX = HERE / "data" / "statements"
@@ -39,8 +40,8 @@ def test_both_binder_shapes_read_to_the_same_statement():
 
 
 def test_both_shapes_give_the_same_exact_verdict():
-    from pyfed.engines.statement import decide_exact
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.exact import decide_exact
+    from pyfed.models.scaffold.candidates import candidate
     after = our_statements()["ConvexFiniteRoundConvergence"]
     (before,) = read_file(FIX / "binders_before.lean")
     inst, _ = candidate(after, 0, 18)
@@ -96,8 +97,8 @@ def _read(body, **kw):
 
 
 def test_lean_typing_of_natural_number_arithmetic():
-    from pyfed.engines.statement import ExactAccess, bind
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.access import ExactAccess, bind
+    from pyfed.models.scaffold.candidates import candidate
     from pyfed.statements.evaluate import evaluate
     (st,) = _read(f"{RUN} weightedGap A xstar μ ≤ (S / N : ℝ) + ((S - N : ℕ) : ℝ) + (T : ℝ) ^ (2 / 3) + "
                   "(3 / 2 : ℝ) + ((K / 2 : ℕ) : ℝ)")
@@ -108,8 +109,8 @@ def test_lean_typing_of_natural_number_arithmetic():
 
 
 def test_real_exponent_is_rpow_and_decided_exactly():
-    from pyfed.engines.statement import ExactAccess, bind
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.access import ExactAccess, bind
+    from pyfed.models.scaffold.candidates import candidate
     from pyfed.statements.evaluate import decide, evaluate
     (st,) = _read(f"{RUN} weightedGap A xstar μ ≤ Real.rpow (8 : ℝ) (2 / 3) + Real.sqrt 2 + max 1 2")
     inst, _ = candidate(st, 0, 0)
@@ -129,8 +130,8 @@ noncomputable def twice (x : ℝ) : ℝ := 2 * x
 """
     (st,) = _read(f"{RUN} firstGap A xstar ≤ twice (‖P.x0 - xstar‖ ^ 2)", header=header)
     assert st.statistics == ["expectedGap"] and set(st.definitions) == {"firstGap", "twice"}
-    from pyfed.engines.statement import decide_exact
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.exact import decide_exact
+    from pyfed.models.scaffold.candidates import candidate
     inst, _ = candidate(st, 0, 18)
     v = decide_exact(st, inst)
     # at round 0 the gap is F(x0) - F(x*) <= beta/2 ||x0 - x*||^2 <= 2 ||x0 - x*||^2 (beta = 4)
@@ -292,7 +293,7 @@ def test_old_big_operator_spelling_names_the_new_one():
 
 def test_a_file_that_is_not_utf8_is_named_with_line_and_column(tmp_path):
     from pyfed.errors import InputError
-    from pyfed.statements import read_file
+    from pyfed import read_file
     p = tmp_path / "latin1.lean"
     p.write_bytes("import Pyfed\n\ntheorem Bad".encode("utf-8") + b"\xff" + " (a : ℝ) : a ≤ a := by sorry\n".encode("utf-8"))
     with pytest.raises(InputError) as exc:

@@ -4,7 +4,7 @@ over the linear ones); a satisfiable set proves nothing."""
 
 from __future__ import annotations
 
-from pyfed.statements import read_text
+from pyfed import read_text
 from pyfed.statements.vacuity import vacuity
 
 TEXT = """import Pyfed

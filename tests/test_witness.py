@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyfed.engines.statement import INSTANCE_SCHEMA, RunInstance, WITNESS_SCHEMA, instance_from_json, instance_to_json, side_json
+from pyfed.export import WITNESS_SCHEMA, side_json
+from pyfed.models.scaffold.instance import INSTANCE_SCHEMA, RunInstance, instance_from_json, instance_to_json
 from pyfed.errors import InputError
-from pyfed.statements import our_statements, read_file
+from pyfed import read_file
+from pyfed.models.scaffold.model import our_statements
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "statements"
@@ -55,7 +57,7 @@ def _same_instance(a: RunInstance, b: RunInstance):
 # ---------------------------------------------------------------- 1. the schema
 
 def test_round_trip_of_search_candidates_is_identical_and_float_free():
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.candidates import candidate
     st = our_statements()["ConvexFiniteRoundConvergence"]
     seen = 0
     for index in (0, 18, 27, 81, 90):      # structured (x0 = x*, c0 = grad f_i(x*), S = 1 of 3, ...) and random
@@ -104,7 +106,7 @@ def test_round_trip_with_every_optional_field():
     ("schema", "pyfed.instance/99", "instance.schema"),
 ])
 def test_malformed_instance_names_the_field(field, value, named):
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.candidates import candidate
     inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
     data = instance_to_json(inst)
     data[field] = value
@@ -114,7 +116,7 @@ def test_malformed_instance_names_the_field(field, value, named):
 
 
 def test_tampered_derived_value_is_rejected():
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.candidates import candidate
     inst, _ = candidate(our_statements()["ConvexFiniteRoundConvergence"], 0, 0)
     data = instance_to_json(inst)
     data["derived"]["xstar"] = ["12345"]
@@ -136,7 +138,7 @@ def test_side_json_of_irrational_value_has_certified_rational_bounds():
 
 @pytest.fixture(scope="module")
 def no_noise_record():
-    from pyfed.engines.statement import search
+    from pyfed.models.scaffold.search import search
     from pyfed.export import counterexample_record
     (st,) = read_file(EXAMPLES / "convex_no_noise.lean")
     res = search(st, seed=0, budget=0)
@@ -163,7 +165,7 @@ def test_counterexample_record_is_complete_and_float_free(no_noise_record):
         assert inst[key] is not None, key
     assert set(inst["derived"]) >= {"mu", "xstar", "f_star", "h"}
     # the candidate index rebuilds the instance: same seed, same numbers
-    from pyfed.engines.statement import candidate
+    from pyfed.models.scaffold.candidates import candidate
     again, _ = candidate(st, rec["seed"], rec["index"])
     assert instance_to_json(again) == inst
 
@@ -322,13 +324,13 @@ def test_exported_lean_literals_are_the_json_instance_exactly(exported):
 @pytest.mark.slow
 def test_lean_export_of_irrational_sides_and_of_a_strict_statement_uses_certified_bounds(no_noise_record):
     import sympy
-    from pyfed.export import render_statement_counterexample
+    from pyfed.models.registry import model_by_tag
     _, rec = no_noise_record
     rec = json.loads(json.dumps(rec))
     rec["relation"] = "<"
     rec["lhs"] = side_json(sympy.sqrt(3))
     rec["rhs"] = side_json(sympy.Rational(1))
-    text = render_statement_counterexample(rec)
+    text = model_by_tag(rec.get("shape", "scaffold_run")).render_counterexample(rec)
     lit = _lean_literals(text)
     assert lit["lhs"] == Fraction(rec["lhs"]["lower"]) and lit["lhs"] ** 2 <= 3 < (lit["lhs"] + Fraction(1, 10 ** 50)) ** 2
     assert lit["rhs"] == 1

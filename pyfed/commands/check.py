@@ -11,10 +11,16 @@ from rich.markup import escape
 
 from ..errors import InputError
 from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
+from ..verdicts import violation_wording
 from . import COMMAND_HELP, make_console, print_line
 from .display import Stages
-from .render import _short, render_profile, render_statement_verdicts, render_verdicts, summary_counts
-from ..verdicts import violation_wording
+from .render import (
+    _short,
+    render_profile,
+    render_statement_verdicts,
+    render_verdicts,
+    summary_counts,
+)
 
 __all__ = ["register", "run", "run_file"]
 
@@ -75,8 +81,8 @@ def run(args) -> int:
     if getattr(args, "force", False):
         raise InputError("--force", "only applies with --replay")
     from ..check import default_replicates, run_check
-    from ..report import report_json
     from ..errors import check_int, check_output_file
+    from ..report import report_json
 
     check_int("--seed", args.seed, minimum=0)
     if args.replicates is not None:
@@ -164,14 +170,12 @@ def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile:
     statement), its search (``budget`` random draws) and constant profile
     (:func:`pyfed.engines.statement.profile_size` candidates)."""
     from .. import resources
-    from ..engines.statement import profile_size
-    from ..engines.statement.engines import engines_for, profile_applies
 
-    with_runs = sum(any(e.name == "built-in instances" for e in engines_for(st)[0]) for st in statements)
+    with_runs = sum(st.model.builtin_applies(st) is None for st in statements)
 
     def estimate(**kw):
         b = kw["--budget"]
-        cands = sum(b + (profile_size(st, b) if not no_profile and profile_applies(st) else 0)
+        cands = sum(b + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None else 0)
                     for st in statements)
         return resources.statement_file(cands, kw["--replicates"], with_runs, quick)
 
@@ -188,7 +192,7 @@ def _read_all(paths, theorem=None):
     several, files without it contribute nothing (they are still read, so a syntax error or a
     missing ``import Pyfed`` is still reported) and it is an InputError naming ``--theorem``
     only when no file has it."""
-    from ..statements import read_file
+    from ..models.registry import read_file
 
     if len(paths) == 1:
         return [(paths[0], read_file(paths[0], theorem=theorem))]
@@ -222,10 +226,8 @@ def run_file(args, limits=None) -> int:
     checked against ``limits`` (default: from ``--max-memory`` / ``--max-seconds``) once the
     files are read, before any work."""
     from ..check import check_statement, default_budget, default_replicates
-    from ..report import statement_report_json
-    from ..engines.statement import constant_profile, profile_size
-    from ..engines.statement.engines import profile_applies
     from ..parallel import Pool, check_workers
+    from ..report import statement_report_json
 
     paths = [args.path] if isinstance(args.path, str) else list(args.path)
     if args.budget is not None:
@@ -255,12 +257,13 @@ def run_file(args, limits=None) -> int:
                 rep = check_statement(st, quick=args.quick, seed=args.seed, replicates=reps, budget=args.budget,
                                       profile=False, out=args.out,
                                       progress=lambda label, where=where: stages.start(where + str(label)))
-                if not args.no_profile and not rep.vacuous and profile_applies(st):
+                if not args.no_profile and not rep.vacuous and st.model.profiles(st) is None:
                     # the profile's candidates through pyfed.parallel
                     stages.start(f"{where}{st.name}: constant profile")
-                    advance, close = stages.bar(f"{where}{st.name}: constant profile", profile_size(st, budget))
-                    rep.profile = constant_profile(st, seed=args.seed, budget=budget, pool=pool,
-                                                   progress=lambda k, advance=advance: advance(k))
+                    advance, close = stages.bar(f"{where}{st.name}: constant profile",
+                                                st.model.profile_size(st, budget))
+                    rep.profile = st.model.constant_profile(st, seed=args.seed, budget=budget, pool=pool,
+                                                            progress=lambda k, advance=advance: advance(k))
                     close()
                 reports.append(rep)
             results.append((path, reports))

@@ -1,7 +1,8 @@
 """``pyfed profile``: the two-sided constant profile of one statement -- per constant, the values
 violated by an exact witness (the adversarial search's threshold on its decided instances, and
 the PEP row's re-verified witnesses) and the values with a verified PEP certificate over the
-whole class, at one or several values of T or K (:mod:`pyfed.engines.statement.pep_profile`).
+whole class, at one or several values of T or K (the statement's model computes it:
+:meth:`pyfed.models.protocol.Model.two_sided_profile`).
 This module parses and validates the command line (every check before any solve), shows
 progress on stderr, prints one line per constant and parameter value, and writes
 ``profile.json`` (exact rationals as strings) and one PNG per constant."""
@@ -17,11 +18,11 @@ from pathlib import Path
 from rich.markup import escape
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int, prepare_output_dir
+from ..exact import outward_decimal, rational_str
+from ..models.protocol import NotProvided
 from . import COMMAND_HELP
-from ..exact import rational_str
 
-__all__ = ["register", "run", "resolve_statement", "resolve_constants", "parse_values", "interval_line",
-           "profile_statement", "MAX_SIZE"]
+__all__ = ["register", "run", "resolve_statement", "parse_values", "interval_line", "MAX_SIZE"]
 
 #: Largest N·K·T of a PEP row the command accepts (its SDP grows with N, K and T; issue 21's scale).
 MAX_SIZE = 60
@@ -95,7 +96,7 @@ def resolve_statement(target: str, theorem=None):
     when it states several theorems) or the name of a theorem of pyfed's Lean files. InputError
     naming ``NAME|PATH.lean`` or ``--theorem`` otherwise (before any solve); a conjunction must be
     narrowed to one conjunct (``--theorem NAME.1``)."""
-    from ..statements import read_file, read_text
+    from ..models.registry import read_file, read_text
 
     target = str(target)
     if target.endswith(".lean") or os.path.isfile(target):
@@ -121,51 +122,18 @@ def resolve_statement(target: str, theorem=None):
     return sts[0], text, source
 
 
-def resolve_constants(st, wanted) -> list:
-    """The :func:`~pyfed.engines.statement.constants.literals` keys to profile: every constant of
-    ``st`` when ``wanted`` is empty, else each given key, value (when one constant has it) or model
-    name (``potential``). InputError naming ``--constant`` for an unknown or ambiguous one."""
-    from ..engines.statement.constants import literals
-
-    lits = literals(st)
-    if not lits:
-        raise InputError("--constant", f"{st.name} has no constant to profile")
-    if not wanted:
-        return [lit.key for lit in lits]
-    out = []
-    for w in wanted:
-        w = str(w).strip()
-        hits = [lit for lit in lits if lit.key == w]
-        if not hits:
-            hits = [lit for lit in lits if lit.model is not None and lit.model[1] == w]
-        if not hits:
-            try:
-                v = Fraction(w)
-                hits = [lit for lit in lits if lit.value == v]
-            except (ValueError, ZeroDivisionError):
-                hits = []
-        if len(hits) != 1:
-            why = "is ambiguous" if hits else "is not a constant of the statement"
-            raise InputError("--constant", f"{w!r} {why}; the constants of {st.name} are "
-                                           f"{', '.join(lit.key for lit in lits)}")
-        if hits[0].key not in out:
-            out.append(hits[0].key)
-    return out
-
-
 def _short(x) -> str:
     return rational_str(Fraction(x)) if x is not None else "-"
 
 
 def _num(x, up: bool) -> str:
     """An exact value as p/q when short, else a decimal rounded outward (``up``: rounded up)."""
-    from ..engines.statement.profile import outward_decimal
     text = rational_str(Fraction(x))
     return text if len(text) <= 12 else outward_decimal(Fraction(x), up=up)
 
 
 def interval_line(c: dict, point: dict, parameter: str) -> str:
-    """One line of the report for constant ``c`` (an entry of :func:`profile_statement`) at one
+    """One line of the report for constant ``c`` (an entry of the profile's ``constants``) at one
     parameter value (``point``: its PEP side): "9: violated below 0.0275222 (witness #144 of the
     search, seed 0), certified at 9/4096 and above (PEP certificate, N = 2, K = 2, T = 2, S = N)".
     Every printed digit is certified (decimals rounded toward the claim's safe side)."""
@@ -220,65 +188,6 @@ def _json_default(x):
     raise TypeError(f"not JSON serializable: {type(x).__name__}")
 
 
-def profile_statement(st, keys, *, text, parameter="T", values=(2,), N=2, K=2, T=2, mu=0, seed=0, budget=4,
-                      search=True, halvings=8, refine=4, try_zero=False, progress=None,
-                      search_progress=None, stage=None) -> dict:
-    """The two-sided profile of the constants ``keys`` of ``st`` (the command's JSON): the search
-    side once (:func:`pyfed.engines.statement.profile.constant_profile`, ``search_progress(k)`` as
-    k more candidates finish), the PEP side per value of ``parameter`` (:func:`constant_pep_profile`,
-    ``progress(label)`` before each PEP point); ``stage(label)`` at the start of the search and of
-    each constant's PEP side at each value. Returns {"format": "pyfed.profile/1", "statement",
-    "seed", "budget", "parameter", "values", "fixed", "violated_at_own_value", "own_violation" (when
-    violated: the search's candidate "index" and "description", or the PEP row's witness), "constants": [{"key",
-    "constant", "description", "where", "search" (None without search), "points": [{"value", "pep"}]}]}
-    with exact rationals as strings."""
-    from ..engines.statement.constants import literals
-    from ..engines.statement.pep_profile import constant_pep_profile, search_side
-
-    lits = {lit.key: lit for lit in literals(st)}
-    entries = {}
-    violated = False
-    own_violation = None
-    if search:
-        from ..engines.statement.profile import constant_profile
-        if stage is not None:
-            stage("search side")
-        prof = constant_profile(st, seed=seed, budget=budget, only=list(keys), progress=search_progress)
-        entries = {e["key"]: e for e in prof["constants"]}
-        violated = prof["violated"] is not None
-        own_violation = prof["violated"]
-    out = {"format": "pyfed.profile/1", "statement": st.name, "seed": seed, "budget": budget if search else None,
-           "parameter": parameter, "values": list(values),
-           "fixed": {"N": N, "K": K, "T": T, "S": "N", "sigma": "0", "beta": "1", "eta_g": "1", "mu": rational_str(mu)},
-           "halvings": halvings, "refine": refine, "try_zero": try_zero, "constants": []}
-    for key in keys:
-        lit = lits[key]
-        c = {"key": key, "constant": rational_str(lit.value), "description": lit.description, "where": lit.where,
-             "search": search_side(entries[key], seed, budget) if key in entries else None, "points": []}
-        for v in values:
-            kw = dict(N=N, K=K, T=T, mu=mu)
-            kw[parameter] = v
-
-            def tick(value, key=key, v=v):
-                if progress is not None:
-                    progress(f"{lit.value} at {parameter} = {v}: c = {rational_str(value)}")
-
-            if lits[key].node is None:
-                kw["try_zero"] = try_zero
-            if stage is not None:
-                stage(f"{rational_str(lit.value)} at {parameter} = {v}: PEP certificates")
-            pep = constant_pep_profile(st, key, text=text, halvings=halvings, refine=refine, progress=tick, **kw)
-            if any(p["result"] == "witness" and Fraction(p["value"]) == lit.value for p in pep["points"]):
-                violated = True
-                own_violation = own_violation or {"description": f"the PEP row's exact witness at {parameter} = {v}"}
-            c["points"].append({"value": v, "pep": pep})
-        out["constants"].append(c)
-    out["violated_at_own_value"] = violated
-    if own_violation is not None:
-        out["own_violation"] = {k: own_violation[k] for k in ("index", "description") if k in own_violation}
-    return out
-
-
 def _safe_name(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", key).strip("_")
 
@@ -315,20 +224,12 @@ def run(args) -> int:
     if args.out is None or not str(args.out).strip():
         raise InputError("--out", "required: the directory for profile.json and the plots")
     st, text, source = resolve_statement(args.statement, args.theorem)
-    if getattr(st, "shape", None) != "scaffold_run":
-        raise InputError("NAME|PATH.lean", f"{st.name} is a {st.family}: the PEP profile is for statements about a "
-                                           "SCAFFOLD run")
-    keys = resolve_constants(st, args.constant)
-    from ..engines.statement.pep import NoPEP, pep_plan
-    for v in values:
-        kw = dict(N=N, K=K, T=T, mu=mu)
-        kw[args.parameter] = v
-        try:
-            pep_plan(st, **kw)
-        except NoPEP as exc:
-            hint = "; set the PEP row's sizes with --N, --K, --T" if "problem size" in str(exc) else ""
-            raise InputError("NAME|PATH.lean", f"the PEP does not apply to {st.name} at {args.parameter} = {v}: "
-                                               f"{exc}{hint}") from None
+    try:
+        tool = st.model.two_sided_profile(st)
+    except NotProvided as exc:
+        raise InputError("NAME|PATH.lean", str(exc)) from None
+    keys = tool.resolve_constants(args.constant)
+    tool.check_sizes(args.parameter, values, N=N, K=K, T=T, mu=mu)
     prepare_output_dir("--out", args.out)
     console = make_console()
     from .display import Stages
@@ -336,10 +237,9 @@ def run(args) -> int:
     with Stages("pyfed profile", total) as stages:
         search_bar = None
         if not args.no_search:
-            from ..engines.statement.profile import profile_size
-            search_bar = stages.bar(f"{st.name}: search candidates", profile_size(st, budget, only=keys))
-        res = profile_statement(
-            st, keys, text=text, parameter=args.parameter, values=values, N=N, K=K, T=T, mu=mu, seed=seed,
+            search_bar = stages.bar(f"{st.name}: search candidates", tool.search_size(budget, keys))
+        res = tool.profile(
+            keys, text=text, parameter=args.parameter, values=values, N=N, K=K, T=T, mu=mu, seed=seed,
             budget=budget, search=not args.no_search, halvings=halvings, refine=refine, try_zero=args.try_zero,
             progress=lambda label: stages.note(f"PEP point: {label}"), stage=stages.start,
             search_progress=search_bar[0] if search_bar is not None else None)
@@ -349,7 +249,6 @@ def run(args) -> int:
     path = os.path.join(args.out, "profile.json")
     with open(path, "w", encoding="utf-8") as fh:      # files first: a finished result is never lost
         fh.write(json.dumps(res, indent=1, ensure_ascii=False, default=_json_default) + "\n")
-    from ..engines.statement.pep_profile import plot_certificate_profile
     pngs = []
     for c in res["constants"]:
         rows = [(p["value"], p["pep"]) for p in c["points"] if p["pep"]["applies"]]
@@ -357,7 +256,7 @@ def run(args) -> int:
             continue
         s = c.get("search") or {}
         png = os.path.join(args.out, f"profile-{_safe_name(c['key'])}.png")
-        plot_certificate_profile(rows, png, constant=c["constant"], parameter=args.parameter,
+        tool.plot(rows, png, constant=c["constant"], parameter=args.parameter,
                                  search_needed=s.get("needed") if s.get("direction") == "at least" else None,
                                  title=f"{st.name}: {c['constant']} ({c['key']})")
         pngs.append(png)

@@ -67,8 +67,8 @@ def run(args) -> int:
     ``--drift`` is given a directory that does not exist (or, for ``--drift``, has no ``Pyfed/``).
     """
     from ..errors import InputError
-    from . import make_progress
     from ..lean import drift, render
+    from . import make_progress
 
     checking, drifting = getattr(args, "check", False), getattr(args, "drift", False)
     verify_dir = getattr(args, "verify_certificates", None)

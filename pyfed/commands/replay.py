@@ -41,7 +41,7 @@ def load_record(file) -> dict:
     Raises InputError (argument ``--replay FILE``, the reason naming the field) for an unreadable
     file, invalid JSON, an unknown ``schema`` or a missing/ill-typed ``statement`` / ``instance``
     / ``source``."""
-    from ..engines.statement import WITNESS_SCHEMA
+    from ..export import WITNESS_SCHEMA
     try:
         text = Path(file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -94,9 +94,9 @@ def replay(file, lean_path=None, *, force: bool = False):
 
     Raises InputError for the exit-2 cases. ``notes``: warnings to print (a hash accepted with
     ``--force``)."""
-    from ..engines.statement import decide_exact, fits, instance_from_json
     from ..export import file_sha256
-    from ..statements import read_file
+    from ..models.protocol import RecheckError
+    from ..models.registry import read_file
 
     rec = load_record(file)
     notes = []
@@ -148,28 +148,15 @@ def replay(file, lean_path=None, *, force: bool = False):
             raise _bad(file, "lean_declaration", f"recorded {decl!r} but {path} declares {st.qualified_name!r} "
                        "(--force re-decides anyway)")
         notes.append(f"declaration {st.qualified_name} (recorded {decl})")
-    if st.shape != "scaffold_run":       # a run-free (or FedAvg) statement: its own exact re-check
-        from ..engines.statement.engines import recheck_statement
-        if not isinstance(rec.get("instance"), dict):
-            raise _bad(file, "instance", "missing")
-        try:
-            verdict = recheck_statement(st, {"instance": rec["instance"]})
-        except (InputError, KeyError, TypeError, ValueError) as exc:
-            raise _bad(file, "instance", f"cannot be decided: {getattr(exc, 'reason', exc)}") from None
-        return rec, st, rec["instance"], verdict, notes
+    if not isinstance(rec.get("instance"), dict):
+        raise _bad(file, "instance", "missing")
     try:
-        inst = instance_from_json(rec["instance"])
-    except InputError as exc:
-        field = exc.argument if exc.argument.startswith("instance") else "instance"
-        raise _bad(file, field, exc.reason) from None
-    why = fits(st, inst)
-    if why:
-        raise _bad(file, "instance", f"does not fit {st.qualified_name}: {why}")
-    try:
-        verdict = decide_exact(st, inst, arithmetic="exact")
-    except InputError as exc:
-        raise _bad(file, "instance", f"cannot be decided: {exc.reason}") from None
-    return rec, st, inst, verdict, notes
+        verdict = st.model.recheck(st, {"instance": rec["instance"]})
+    except RecheckError as exc:
+        raise _bad(file, exc.argument, exc.reason) from None
+    except (InputError, KeyError, TypeError, ValueError) as exc:
+        raise _bad(file, "instance", f"cannot be decided: {getattr(exc, 'reason', exc)}") from None
+    return rec, st, rec["instance"], verdict, notes
 
 
 def _full(v) -> str:
@@ -225,9 +212,9 @@ def run(args) -> int:
     """Front end of ``pyfed check --replay FILE.json [PATH.lean] [--force]``: prints the verdict,
     both sides and the margin exactly; returns 1 (violation re-confirmed) or 0 (see the module
     docstring); InputError (exit 2) for the bad-input cases."""
-    from . import STYLE, make_console
-
     from rich.markup import escape
+
+    from . import STYLE, make_console
 
     file = args.replay
     lean_path = getattr(args, "path", None) or None
@@ -242,9 +229,7 @@ def run(args) -> int:
     console.print(f"replay of {escape(str(file))}: {escape(st.qualified_name)} ({escape(str(st.source))}), candidate {rec.get('index')} "
                   f"of seed {rec.get('seed')}")
     status = v.status
-    how = ("exact moments, exact arithmetic" if st.shape == "scaffold_run" else
-           "the statement's terms evaluated in certified ball arithmetic (python-flint arb) on the recorded instance"
-           if getattr(v, "balls", None) else "the statement's terms evaluated exactly on the recorded instance")
+    how = st.model.recheck_method(v)
     console.print(f"verdict: [{STYLE.get(status, '')}]{status}[/] ({how})")
     balls = getattr(v, "balls", None) or {}
     if balls.get("lhs") is not None and balls.get("rhs") is not None:

@@ -25,21 +25,17 @@ their Lean terms.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InputError, check_int
+from ..errors import check_int
 from .protocol import RoundInput, call_init, call_round, readonly
 
-__all__ = ["Applicability", "applicable_statements", "montecarlo_rows", "trajectories", "ROW_STATEMENTS"]
+__all__ = ["Applicability", "applicable_statements", "montecarlo_rows", "trajectories"]
 
 _SCAF = "lean/Pyfed/Scaffold/Theorems.lean"
 _FEDAVG = "lean/Pyfed/FedAvg/Theorems.lean"
 
-#: The statements of ``Theorems.lean`` with a Monte Carlo row here: name -> left side.
-ROW_STATEMENTS = {"ConvexFiniteRoundConvergence": "weightedGap", "NonconvexFiniteRoundConvergence": "averageGradientSq",
-                  "FiniteRoundConvergence.1": "weightedGap", "FiniteRoundConvergence.2": "averageGradientSq"}
 
 
 @dataclass(frozen=True)
@@ -109,35 +105,10 @@ def applicable_statements(report) -> list[Applicability]:
 
 # ----------------------------------------------------------------------------- trajectories
 
-def _instance(name, st):
-    """The rational quadratic instance of a Monte Carlo row: N = 6 clients in d = 3, S = 3, K = 3,
-    eta_g = 1, Gaussian noise sigma = 1/2, eta_l the largest 1/2^k below the statement's step bound."""
-    from ..engines.statement import RunInstance
-    from ..oracles import GaussianOracle
-    from ..problems import random_quadratic
-
-    q = random_quadratic(6, 3, np.random.default_rng(4242), mu=Fraction(1, 10), L=1, rational=True, heterogeneity=1,
-                         name="conform-rows-N6-d3")
-    N, S, K, sigma = q.N, 3, 3, Fraction(1, 2)
-    convex = ROW_STATEMENTS[name] == "weightedGap"
-    if convex:
-        bound = min(Fraction(1) / (81 * q.beta), Fraction(S, 15 * N) / q.mu if q.mu > 0 else Fraction(1))
-    else:
-        bound = Fraction((S / N) ** (2 / 3) * (1 - 1e-9)) / (24 * q.beta)  # (S/N)^(2/3) rounded down
-    eta_l = Fraction(1, 2)
-    while K * eta_l > bound:
-        eta_l /= 2
-    x0 = np.array([Fraction(1)] * q.d, dtype=object)
-    c0 = q.grads_exact(x0) if st.init == "some" else None
-    return RunInstance(name=q.name, problem=q, sigma=sigma, S=S, K=K, T=8, eta_l=eta_l, eta_g=Fraction(1), x0=x0,
-                       c0=c0, oracle=GaussianOracle(q, sigma),
-                       description="6 rational quadratic clients (mu = 1/10, L = 1) in d = 3, S = 3, K = 3, "
-                                   "Gaussian noise sigma = 1/2, run by the implementation")
-
-
 def trajectories(adapter, inst, *, replicates: int, seed: int, option: str = "II") -> np.ndarray:
     """Server iterates x (R, T+1, d) of ``replicates`` runs of the adapter on ``inst``
-    (a :class:`pyfed.engines.statement.RunInstance`): each replicate's client samples from
+    (the model's instance: its ``problem``, ``oracle``, ``S``, ``K``, ``T``, ``eta_l``, ``eta_g``,
+    ``x0``, ``c0``): each replicate's client samples from
     :func:`pyfed.sampling.sample_clients` and gradients from ``inst.oracle`` (pyfed's Gaussian
     oracle), both from ``numpy.random.default_rng([seed, replicate])``; initial controls
     ``inst.c0``, or when it is None the K-sample warm start at x0 drawn from the same oracle.
@@ -194,51 +165,18 @@ def montecarlo_rows(adapter, statements=None, *, replicates: int = 256, seed: in
     list of pyfed.verdicts.Verdict
         One per statement: holds / violated / inconclusive, from the interval of the left side
         (``weightedGap`` or ``averageGradientSq`` of x (R, T+1, d) produced by the adapter) against
-        the statement's right side evaluated from its Lean terms; Inconclusive when a hypothesis fails.
+        the statement's right side evaluated from its Lean terms (the SCAFFOLD run model's
+        :meth:`~pyfed.models.protocol.Model.implementation_rows`); Inconclusive when a hypothesis fails.
 
     Raises
     ------
     InputError
         Unknown statement, replicates < 2, seed < 0. AdapterError for a broken adapter.
     """
-    from ..engines.montecarlo import decide, estimate_average_gradient_sq, estimate_weighted_gap
-    from ..engines.statement import ExactAccess, bind, evaluate_hypotheses
-    from ..statements import our_statements
-    from ..statements.evaluate import evaluate
-    from ..theory import effective_step
-    from ..verdicts import Inconclusive
+    from ..models.registry import implementation_rows
 
     replicates = check_int("--replicates", replicates, minimum=2)
     seed = check_int("--seed", seed, minimum=0)
-    names = list(statements) if statements is not None else ["ConvexFiniteRoundConvergence",
-                                                               "NonconvexFiniteRoundConvergence"]
-    ours = our_statements()
-    for n in names:
-        if n not in ROW_STATEMENTS or n not in ours:
-            raise InputError("statement", f"{n!r} has no Monte Carlo row here (rows: {', '.join(ROW_STATEMENTS)})")
-    verdicts = []
-    for n in names:
-        st = ours[n]
-        inst = _instance(n, st)
-        hyps = evaluate_hypotheses(st, inst)
-        rhs = evaluate(st.rhs, bind(st, inst, ExactAccess(inst)))
-        details = {"instance": inst.name, "description": inst.description, "parameters": inst.parameters(),
-                   "hypotheses": [{"key": h.key, "statement": h.statement, "holds": h.holds} for h in hyps],
-                   "seed": seed, "source": "lean/Pyfed/Scaffold/Theorems.lean",
-                   "trajectories": "the implementation's (pyfed conform adapter)"}
-        bad = [h for h in hyps if not h.holds]
-        if bad:
-            verdicts.append(Inconclusive(st.name, rhs=rhs, details=details,
-                                         reason="hypotheses fail: " + "; ".join(h.statement for h in bad)))
-            continue
-        x = trajectories(adapter, inst, replicates=replicates, seed=seed, option=option)
-        p = inst.problem
-        if ROW_STATEMENTS[n] == "weightedGap":
-            est = estimate_weighted_gap(x, p, p.mu, effective_step(inst.K, inst.eta_l, inst.eta_g),
-                                        confidence=confidence)
-        else:
-            est = estimate_average_gradient_sq(x, p, confidence=confidence)
-        details.update(replicates=replicates, method="montecarlo")
-        verdicts.append(decide(st.name, est, rhs, details=details,
-                               witness={"instance": inst.name, "seed": seed, "replicates": replicates}))
-    return verdicts
+    return implementation_rows("scaffold", lambda inst: trajectories(adapter, inst, replicates=replicates, seed=seed,
+                                                                     option=option),
+                               statements, replicates=replicates, seed=seed, confidence=confidence)

@@ -779,8 +779,6 @@ def work_units(cfg: HeterogeneityConfig) -> int:
 # the paper's qualitative findings, checked
 # ----------------------------------------------------------------------------------------
 
-def _score(s: Setting | None):
-    return None if s is None else s.chosen.score
 
 
 def _range(s: Setting, cap: int):

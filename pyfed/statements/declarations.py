@@ -1,8 +1,8 @@
 """Reading a Lean file's commands: ``import``, ``namespace``/``section``/``end``, ``open`` (also
 ``open … in``), ``variable``, ``def`` and ``theorem`` (:func:`scan_declarations`), and Lean's
 name resolution over them (:func:`resolve_name`). Elaboration of the terms is
-:mod:`pyfed.statements.elaborate`; the statement builders are :mod:`pyfed.statements.scaffold_run`
-and :mod:`pyfed.statements.lemma`."""
+:mod:`pyfed.statements.elaborate`; the statement builders are :mod:`pyfed.models.scaffold.reader`
+and :mod:`pyfed.statements.elaboration`."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..lean import terms
-from ..lean.terms import LeanSyntaxError, Parser
+from ..lean.terms import LeanSyntaxError, Node, Parser
 from . import model
 
-__all__ = ["ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "scan_declarations", "header_tokens",
+__all__ = ["push_lets", "ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "scan_declarations", "header_tokens",
            "make_parser", "used_variables", "theorem_header", "run_namespace"]
 
 
@@ -118,7 +118,7 @@ def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, p
     name that is not in scope (no ``open SCAFFOLD``, not qualified) and for an ambiguous name.
 
     ``vocab``: the model's vocabulary, any object with ``NAMESPACE`` and ``MODEL_NAMES`` (default
-    :mod:`pyfed.statements.model`, the SCAFFOLD model; :mod:`pyfed.statements.fedavg_model` for
+    :mod:`pyfed.statements.model`, the SCAFFOLD model; :mod:`pyfed.models.fedavg.vocabulary` for
     FedAvg). A name resolved under one vocabulary is remembered on ``node`` for that vocabulary only.
     """
     vocab = model if vocab is None else vocab
@@ -449,3 +449,16 @@ def run_namespace(type_node, ctx: Context) -> str | None:
                             line=type_node.line, col=type_node.col, path="<text>",
                             construct="ambiguous identifier `Run`")
     return hits[0] if hits else None
+
+
+def push_lets(node):
+    """``let x := v; A rel B`` as ``(let x := v; A) rel (let x := v; B)``: a conclusion's ``let`` s
+    pushed into both sides of its comparison (nested ``let`` s in order)."""
+    if node.kind != "let":
+        return node
+    inner = push_lets(node.args[1])
+    if inner.kind != "binop" or len(inner.args) < 2:
+        return node
+    sides = [Node("let", node.value, [node.args[0], side], node.line, node.col, f"let {node.value} := "
+                  f"{node.args[0].text}; {side.text}") for side in inner.args[:2]]
+    return Node("binop", inner.value, sides + inner.args[2:], inner.line, inner.col, inner.text)

@@ -1,6 +1,6 @@
 """Evaluation of run-free statements on concrete instances, in exact arithmetic.
 
-The terms elaborated by :mod:`pyfed.statements.lemma` are evaluated with Lean's semantics on
+The terms elaborated by :mod:`pyfed.statements.elaboration` are evaluated with Lean's semantics on
 values of these kinds:
 
 * ℕ: ``int`` (truncated subtraction, floor division, ``x / 0 = 0``); ℝ: exact numbers (``Fraction``;
@@ -38,7 +38,18 @@ from fractions import Fraction
 import sympy
 
 from ..lean.terms import Node
-from .evaluate import NAT_OPS, EvaluationError, _div, _minmax, _rpow, _sqrt, arith, compare, nat_arith, to_exact
+from .evaluate import (
+    NAT_OPS,
+    EvaluationError,
+    _div,
+    _minmax,
+    _rpow,
+    _sqrt,
+    arith,
+    compare,
+    nat_arith,
+    to_exact,
+)
 from .vocabulary import ModelDecl, model_declarations
 
 __all__ = ["Vec", "Fun", "FiniteSpace", "Filtration", "Record", "Interpreter", "NotFinite", "Structural",
@@ -708,8 +719,8 @@ class Interpreter:
                 return out
         local = {}
         for b, meta in (getattr(app, "implicits", None) or {}).items():
-            from .lemma import _zonk
-            z = _zonk(meta)
+            from .elaboration import zonk
+            z = zonk(meta)
             if isinstance(z, Node):
                 try:
                     local[b] = self.eval(z, env)
@@ -788,10 +799,10 @@ class Interpreter:
 
     def elaborated_body(self, d: ModelDecl):
         """The body of ``d`` elaborated in ``d``'s own scope (cached; see
-        :func:`pyfed.statements.lemma.elaborate_body`)."""
+        :func:`pyfed.statements.elaboration.elaborate_body`)."""
         if d.name in self._bodies:
             return self._bodies[d.name]
-        from .lemma import elaborate_body
+        from .elaboration import elaborate_body
         body = elaborate_body(d, self.file_decls)
         self._bodies[d.name] = body
         return body
@@ -832,7 +843,7 @@ def _ctor_match(pattern_name: str, value) -> bool:
 def _resolved(t):
     if t is None:
         return None
-    from .lemma import resolved
+    from .elaboration import resolved
     return resolved(t)
 
 

@@ -1,9 +1,11 @@
-"""Lean statement reader: theorems about SCAFFOLD runs -> :class:`~pyfed.statements.Statement`.
+"""Lean statement reader: the theorems of a Lean file -> :class:`~pyfed.statements.Statement` objects.
 
 :func:`read_file` reads a ``.lean`` file that imports the model (``import Pyfed``, or the
 published ``import Definitions.Def_SCAFFOLD_Model``), finds its ``theorem`` declarations and
-turns each one into a :class:`Statement`; :func:`read_text` does the same for a string.
-Both binder shapes are read, and mixtures of them:
+hands each one (a :class:`~pyfed.statements.statement.TheoremSource`) to the first model that
+claims it (:mod:`pyfed.models`; the public entry points are :func:`pyfed.read_file` and
+:func:`pyfed.read_text`, which pass the registry's models); :func:`read_text` does the same for a
+string. Both binder shapes are read, and mixtures of them:
 
 * binders after the colon (seed 000): ``theorem X : ∀ (d N : ℕ) (P : Problem d N) …, H₁ → H₂ →
   ∀ A : Run P ν S K T ηl ηg (some c0), LHS ≤ RHS``;
@@ -32,13 +34,18 @@ from ..errors import InputError
 from ..lean import terms
 from ..lean.terms import LeanSyntaxError
 from . import model
-from .declarations import Context, Declarations, ReaderError, run_namespace, theorem_header
+from .declarations import (
+    Context,
+    Declarations,
+    ReaderError,
+    run_namespace,
+    theorem_header,
+)
 from .elaborate import read_declarations
-from .scaffold_run import statements_from
-from .statement import Statement
+from .statement import Statement, TheoremSource
 
 __all__ = ["ReaderError", "read_file", "read_text", "read_declarations", "Declarations", "missing_theorem_message",
-           "not_utf8"]
+           "not_utf8", "run_namespaces", "TheoremSource"]
 
 
 def _check_imports(decls: Declarations):
@@ -52,10 +59,11 @@ def _check_imports(decls: Declarations):
                           decls.path)
 
 
-def theorem_shape(name, namespace, cmd, variables, decls, clean, path) -> str:
-    """Which builder reads theorem ``name``: ``"scaffold_run"`` when it quantifies over a SCAFFOLD
-    ``Run`` (the model's name ``Run`` as Lean resolves it where the theorem stands),
-    ``"fedavg_run"`` over a FedAvg ``Run``, else ``"lemma"`` (a run-free statement)."""
+def run_namespaces(name, namespace, cmd, variables, decls, clean, path) -> frozenset:
+    """The namespaces of the ``Run`` types theorem ``name`` quantifies over (binders before or
+    after the colon, ``∀``/``∃`` binders, ``(x : T) →`` binders), each as Lean resolves the name
+    where the theorem stands; ``""`` for a ``Run`` that no namespace in scope resolves (the
+    reader of the model that claims it names what is missing)."""
     ctx = decls.contexts.get(name, Context(namespace))
     binders, ty, _ = theorem_header(name, cmd, clean, path)
     found = []
@@ -72,26 +80,10 @@ def theorem_shape(name, namespace, cmd, variables, decls, clean, path) -> str:
             continue
         ns = run_namespace(t, ctx)
         if ns is None and (t.head_name() or "").removeprefix("_root_.") == "Run":
-            ns = "SCAFFOLD"      # an unresolved `Run`: the SCAFFOLD builder names what is missing
+            ns = ""
         if ns is not None:
             kinds.add(ns)
-    if "FedAvg" in kinds:
-        return "fedavg_run"
-    if "SCAFFOLD" in kinds:
-        return "scaffold_run"
-    return "lemma"
-
-
-def builder_for(name, namespace, cmd, variables, decls, clean, path):
-    """The ``statements_from`` function of the builder of :func:`theorem_shape`."""
-    shape = theorem_shape(name, namespace, cmd, variables, decls, clean, path)
-    if shape == "scaffold_run":
-        return statements_from
-    if shape == "fedavg_run":
-        from .fedavg_run import statements_from as fedavg_statements
-        return fedavg_statements
-    from .lemma import statements_from as lemma_statements
-    return lemma_statements
+    return frozenset(kinds)
 
 
 def missing_theorem_message(theorem: str, where: str, names) -> str:
@@ -115,9 +107,11 @@ def not_utf8(path: str, raw: bytes, exc: UnicodeDecodeError) -> InputError:
                       "files only: save it as UTF-8")
 
 
-def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
+def read_text(text: str, path: str = "<text>", *, models, theorem: str | None = None,
               require_import: bool = True, skip=()) -> list[Statement]:
-    """Statements of every theorem in ``text`` (or only ``theorem``), in file order.
+    """Statements of every theorem in ``text`` (or only ``theorem``), in file order, each read by
+    the first of ``models`` (:class:`pyfed.models.protocol.Model` objects, in the registry's order)
+    that claims it.
 
     Raises :class:`ReaderError` listing every unsupported construct (file:line:col); an unknown
     ``theorem`` name is an :class:`~pyfed.errors.InputError` naming ``--theorem``."""
@@ -146,8 +140,13 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     for name in names:
         namespace, cmd, variables = decls.theorems[name]
         try:
-            out.extend(builder_for(name, namespace, cmd, variables, decls, clean, path)(
-                name, namespace, cmd, variables, decls, clean, path))
+            source = TheoremSource(name, namespace, cmd, variables, decls, clean, path,
+                                   run_namespaces(name, namespace, cmd, variables, decls, clean, path))
+            model = next((m for m in models if m.claims(source)), None)
+            if model is None:
+                raise LeanSyntaxError(f"theorem `{name}`", "no model reads it", line=cmd.line, col=cmd.col, path=path,
+                                      supported=", ".join(m.family for m in models))
+            out.extend(model.read(source))
         except LeanSyntaxError as e:
             errors.append(e)
     if errors:
@@ -155,7 +154,7 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None,
     return out
 
 
-def read_file(path, *, theorem: str | None = None, require_import: bool = True, skip=()) -> list[Statement]:
+def read_file(path, *, models, theorem: str | None = None, require_import: bool = True, skip=()) -> list[Statement]:
     """Statements of the theorems of a ``.lean`` file (see :func:`read_text`).
 
     Raises :class:`~pyfed.errors.InputError` (argument ``PATH``) if the path does not end in
@@ -173,4 +172,4 @@ def read_file(path, *, theorem: str | None = None, require_import: bool = True, 
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise not_utf8(str(path), raw, exc) from None
-    return read_text(text, str(path), theorem=theorem, require_import=require_import, skip=skip)
+    return read_text(text, str(path), models=models, theorem=theorem, require_import=require_import, skip=skip)

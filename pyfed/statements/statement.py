@@ -1,28 +1,27 @@
-"""The statement object: what the reader extracts from one Lean theorem and every engine consumes.
+"""The statement object: what the reader extracts from one Lean theorem and every engine consumes
+(each model of :mod:`pyfed.models` reads its theorems into its own subclass).
 
 A :class:`Statement` says, for a theorem of the form
 
-    ∀ parameters, hypotheses → ∀ A : Run P ν S K T ηl ηg INIT, LHS ≤ RHS
+    ∀ parameters, hypotheses → conclusion      (e.g. ∀ A : Run P ν S K T ηl ηg INIT, LHS ≤ RHS)
 
 (binders before or after the colon), which names are bound and what each one is (its *role*:
 the problem ``P``, the run's ``S K T ηl ηg``, ``μ`` of ``Convexity P μ``, ``xstar`` of
 ``IsMinimizer P xstar``, the controls ``c0`` of ``some c0``, …), every hypothesis with an
-evaluable form, the initialisation, the left side (a combination of the run's per-round
-statistics E[F(x_r) - F(x⋆)] and E‖∇F(x_r)‖²) and the right side (arithmetic over the
-parameters and the model's definitions), each with its source position.
+evaluable form, and the two sides of the conclusion, each with its source position.
 
-Evaluation is :mod:`pyfed.statements.evaluate`; the engines are
-:mod:`pyfed.engines.statement` (exact moments, Monte Carlo, adversarial search, constant
-profile, PEP worst case).
+The engines (:mod:`pyfed.engines.statement`) ask the statement's :attr:`Statement.model` for
+what is particular to its model.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from ..lean.terms import Node
 
-__all__ = ["Location", "Parameter", "HypothesisSpec", "UserDef", "Statement", "RUN_ROLES"]
+__all__ = ["Location", "Parameter", "HypothesisSpec", "UserDef", "Statement", "TheoremSource", "RUN_ROLES"]
 
 #: Roles of the run's arguments, in the order of ``Run P ν S K T ηl ηg init``.
 RUN_ROLES = ("P", "nu", "S", "K", "T", "eta_l", "eta_g", "init")
@@ -107,7 +106,7 @@ class UserDef:
 
 @dataclass
 class Statement:
-    """A theorem about SCAFFOLD runs, read from Lean.
+    """A theorem read from Lean: what it quantifies over, its hypotheses and its two sides.
 
     Attributes
     ----------
@@ -147,7 +146,7 @@ class Statement:
         ``"Local SGD step"``, ``"function-class lemma"``, ``"vector lemma"`` …).
     spec : object
         What a shape's builder read beyond the fields above (None for a SCAFFOLD run; a FedAvg
-        run: :class:`pyfed.statements.fedavg_run.FedAvgSpec`, the elaborated terms).
+        run: :class:`pyfed.models.fedavg.reader.FedAvgSpec`, the elaborated terms).
     """
 
     name: str
@@ -164,11 +163,16 @@ class Statement:
     statistics: list = field(default_factory=list)
     definitions: dict = field(default_factory=dict, repr=False)
     text: str = field(default="", repr=False)
-    shape: str = "scaffold_run"
-    family: str = "SCAFFOLD run"
-    spec: object = field(default=None, repr=False)
+    family: str = ""
+
+    model: ClassVar[Any] = None
 
     # ---- lookups
+    @property
+    def shape(self) -> str:
+        """The tag of the model that read the statement (reports' ``shape``)."""
+        return self.model.tag if self.model is not None else ""
+
     @property
     def qualified_name(self) -> str:
         return f"{self.namespace}.{self.name}" if self.namespace else self.name
@@ -190,9 +194,6 @@ class Statement:
             if p.role == role:
                 return p.name
         return None
-
-    def names_with_kind(self, kind: str) -> list:
-        return [p.name for p in self.parameters if p.kind == kind]
 
     def hypothesis(self, key: str) -> HypothesisSpec | None:
         for h in self.hypotheses:
@@ -219,3 +220,30 @@ class Statement:
             "init": self.init, "lhs": self.lhs.text, "rhs": self.rhs.text, "relation": self.relation,
             "statistics": list(self.statistics), "shape": self.shape, "family": self.family,
         }
+
+
+@dataclass
+class TheoremSource:
+    """One theorem of a Lean file as the reader found it, before any model read it.
+
+    name, namespace : the declaration's bare name and its namespace; cmd : the declaration's
+    command (:class:`pyfed.statements.declarations` command, with text and position); variables :
+    the ``variable`` binders in force; decls : the file's :class:`~pyfed.statements.declarations.Declarations`;
+    clean : the file's text without comments; path : the file's path (for positions);
+    run_namespaces : the namespaces of the ``Run`` types its binders quantify over (``"SCAFFOLD"``,
+    ``"FedAvg"``; ``""`` for a ``Run`` no namespace in scope resolves).
+    """
+
+    name: str
+    namespace: str
+    cmd: Any
+    variables: list
+    decls: Any
+    clean: str
+    path: str
+    run_namespaces: frozenset = frozenset()
+
+    def args(self) -> tuple:
+        """The arguments of a model reader's ``statements_from`` (name, namespace, cmd, variables,
+        decls, clean, path)."""
+        return self.name, self.namespace, self.cmd, self.variables, self.decls, self.clean, self.path

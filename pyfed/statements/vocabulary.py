@@ -27,7 +27,7 @@ from pathlib import Path
 from ..lean import terms
 from ..lean.terms import Binder, LeanSyntaxError, Node
 
-__all__ = ["ModelDecl", "Case", "model_declarations", "MODEL_NAMESPACES", "lookup"]
+__all__ = ["ModelDecl", "Case", "model_declarations", "MODEL_NAMESPACES", "lookup", "read_decl"]
 
 #: The namespaces of pyfed's model (and the procedures' namespace).
 MODEL_NAMESPACES = ("SCAFFOLD", "FedAvg", "FedAvgProcedure")
@@ -201,7 +201,7 @@ def _cases(text: str, clean: str, offset: int, path: str) -> list:
     return out
 
 
-def _read_decl(kind, name, text, clean, offset, namespace, path, strict: bool = False) -> ModelDecl:
+def read_decl(kind, name, text, clean, offset, namespace, path, strict: bool = False) -> ModelDecl:
     """The :class:`ModelDecl` of one declaration's text. A header or body outside the grammar gives
     ``body = None`` (the model's ``Prop``-valued and tactic definitions), or with ``strict`` the
     error kept in ``error`` (a file's own def: what Lean would reject is reported where it is used)."""
@@ -282,7 +282,7 @@ def _scan_file(path: Path, rel: str) -> dict:
         if kind in ("theorem", "lemma"):
             continue
         ns = _namespace_at(clean, start)
-        decl = _read_decl(kind, name, clean[start:end], clean, start, ns, rel)
+        decl = read_decl(kind, name, clean[start:end], clean, start, ns, rel)
         out[decl.name] = decl
     return out
 
@@ -323,8 +323,6 @@ def lookup(written: str, namespace: str, opens, lean_dir=None) -> ModelDecl | No
     return hits[0] if hits else None
 
 
-def binder_names(binders) -> list:
-    return [b.name for b in binders]
 
 
 Binder = Binder

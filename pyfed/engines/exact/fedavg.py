@@ -63,7 +63,15 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import InputError, check_int, check_nonnegative, check_positive
-from .model import _check_quadratic, _minimiser, _noise_covariances, _problem_data, _stat_forms, _vector, choose_field
+from .model import (
+    _check_quadratic,
+    _minimiser,
+    _noise_covariances,
+    _problem_data,
+    _stat_forms,
+    _vector,
+    choose_field,
+)
 
 __all__ = ["RoundForms", "ShadowMoments", "fedavg_round_forms", "fedavg_shadow_moments", "form_value",
            "round_forms_in_field"]
@@ -95,13 +103,6 @@ def _corner(F, n, value):
     return z
 
 
-def _pad(F, m, n):
-    """Embed a (n-1)x(n-1) matrix as the leading block of an n x n matrix."""
-    out = F.mat(n, n)
-    for i in range(n - 1):
-        for j in range(n - 1):
-            out[i, j] = m[i, j]
-    return out
 
 
 def form_value(F, W, y):

@@ -17,7 +17,7 @@ the coefficients of G_ab (a ≤ b), of the function values and a constant.
   matrix and function values satisfying the constraints (``init`` may be the zero form).
 
 The builders below mirror the PEPit constructions of :mod:`.anchors`, :mod:`.scaffold` and
-:mod:`pyfed.engines.statement.pep` call for call, with exact rational step sizes. The interpolation
+:mod:`pyfed.models.scaffold.pep` call for call, with exact rational step sizes. The interpolation
 inequalities are necessary conditions: every function of the class, evaluated along the method,
 satisfies them, which is all an upper bound needs.
 """
@@ -287,7 +287,7 @@ def pep_nonexpansive_exact(beta=1, eta=1, mu=0) -> ExactPEP:
 def pep_scaffold_exact(N: int, K: int, eta_l, eta_g, beta, mu, gap_coefs: dict, grad_coefs: dict,
                        pot_coef, *, controls: bool = True) -> ExactPEP:
     """Deterministic SCAFFOLD (option II controls, S = N, σ = 0) or, with ``controls=False``,
-    FedAvg (controls frozen at 0), as :func:`pyfed.engines.statement.pep._build`:
+    FedAvg (controls frozen at 0), as :func:`pyfed.models.scaffold.pep._build`:
 
     metric = Σ_r gap_coefs[r] (F(x_r) - F⋆) + Σ_r grad_coefs[r] ‖∇F(x_r)‖² (r = 0..R, R the
     largest round with a coefficient), init = ‖x0 - x⋆‖² + pot_coef·(1/N) Σ_i ‖c_i - ∇f_i(x⋆)‖²

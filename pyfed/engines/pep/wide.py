@@ -11,7 +11,7 @@ Verdicts. ``holds`` needs a verified exact certificate (evidence "PEP certificat
 or is ``holds (numerical)``. A PEP value above the claim is never ``violated`` at σ > 0: the PEP is
 a relaxation (:mod:`.stochastic`), the row is ``inconclusive`` and says so. At σ = 0, S < N it is
 ``violated`` only when the caller's ``reverify`` (the statement row:
-:func:`pyfed.engines.statement.pep.pep_row`) reproduces it exactly on a quadratic instance fitted
+:func:`pyfed.models.scaffold.pep.pep_row`) reproduces it exactly on a quadratic instance fitted
 to the primal worst case (:func:`worst_case_handles`); :func:`worst_case_scaffold_wide` has no
 statement to re-verify with and leaves it ``inconclusive``.
 """
@@ -24,13 +24,28 @@ import time
 import warnings
 from fractions import Fraction
 
-from ...theory import convex_hypotheses, convex_rhs, effective_step, noise_term, weight_sum, weights
+from ...theory import (
+    convex_hypotheses,
+    convex_rhs,
+    effective_step,
+    noise_term,
+    weight_sum,
+    weights,
+)
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict
 from .certificate import certify_verdict
 from .exact_pep import ExactPEP
 from .participation import pep_scaffold_wide_exact
-from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _check_common, _check_solver,
-                     _fmt_frac, _params, _solver_kwargs)
+from .solver import (
+    DEFAULT_RATIO_TOL,
+    DEFAULT_SOLVER_TOL,
+    WorstCaseResult,
+    _check_common,
+    _check_solver,
+    _fmt_frac,
+    _params,
+    _solver_kwargs,
+)
 
 __all__ = ["pep_value", "decide_pep", "worst_case_handles", "worst_case_scaffold_wide", "RELAXATION_NOTE"]
 

@@ -1,0 +1,82 @@
+"""The run-free model: theorems without a run -- vectors, sequences, function classes, finite
+probability spaces and the model's procedures (SCAFFOLD and Local SGD as Lean definitions) --
+behind the model protocol (:mod:`pyfed.models.protocol`).
+
+Its statements are read by :mod:`.reader` (terms elaborated by
+:mod:`pyfed.statements.elaboration`, evaluated by :mod:`pyfed.statements.interpret` from the
+model's own Lean bodies); instances are drawn inside the hypotheses (:mod:`.plan`,
+:mod:`.instances`, :mod:`.hypotheses`) and decided exactly by the search (:mod:`.search`); a
+statement over a function class also gets a PEP row with an exact certificate (:mod:`.pep`).
+This model claims every theorem no other model claims, so it comes last in the registry.
+"""
+
+from __future__ import annotations
+
+from ...export import render_values_counterexample
+from ..protocol import Model, NoPEPRow
+from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
+from .reader import RunFreeStatement, statements_from
+from .search import recheck_lemma, search_lemma
+
+__all__ = ["RunFreeModel", "MODEL"]
+
+#: The family whose missing PEP row the report explains (a function-class lemma is the PEP's own ground).
+PEP_FAMILY = "function-class lemma"
+
+
+class RunFreeModel(Model):
+    """Run-free theorems (see the module docstring)."""
+
+    tag = "lemma"
+    family = "run-free lemma"
+    statement_class = RunFreeStatement
+
+    def claims(self, source) -> bool:
+        return True
+
+    def read(self, source) -> list:
+        return statements_from(*source.args())
+
+    def search_applies(self, st):
+        return None
+
+    def search(self, st, *, seed=0, budget=24, progress=None, pool=None):
+        return search_lemma(st, seed=seed, budget=budget, progress=progress)
+
+    def recheck(self, st, witness):
+        return recheck_lemma(st, witness)
+
+    def pep_applies(self, st):
+        return lemma_pep_applies(st)
+
+    def explains_missing_pep(self, st) -> bool:
+        return st.family == PEP_FAMILY
+
+    def pep_row(self, st, *, quick=False):
+        try:
+            v = lemma_pep_row(st, quick=quick)
+        except NoLemmaPEP as exc:
+            raise NoPEPRow(str(exc)) from None
+        return v, len(v.details.get("cases", []))
+
+    def applicable(self, st) -> dict:
+        why = f"the statement is a {st.family}, not about a SCAFFOLD run"
+        out = {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}
+        why_pep = lemma_pep_applies(st)
+        out["pep"] = (why_pep is None, why_pep or "the class's PEP at rational parameter values, with an exact "
+                                                 "certificate")
+        return out
+
+    def witness_fields(self, st, verdict) -> dict:
+        balls = getattr(verdict, "balls", None) or {}
+        return {"decided_by": "the statement's terms evaluated in certified ball arithmetic (python-flint arb)"
+                if balls and (verdict.details or {}).get("lhs_exact") is None else
+                "pyfed.statements.interpret (the statement's terms evaluated in exact arithmetic)"}
+
+    def render_counterexample(self, record):
+        return render_values_counterexample(record)
+
+
+#: The run-free model (its statements' ``model``).
+MODEL = RunFreeModel()
+RunFreeStatement.model = MODEL

@@ -1,0 +1,387 @@
+"""Adversarial search of a run-free statement: instances drawn inside its hypotheses
+(:mod:`.lemma_instances`), each decided exactly by the interpreter
+(:mod:`pyfed.statements.interpret`), a witness that re-checks exactly when one violates it.
+
+Beyond the structured and random draws, each candidate is refined where the statement is
+tight: its real parameters moved to the boundary of what the hypotheses admit (solved exactly),
+and, for statements over sequences ``ℕ → ℝ`` whose hypotheses and conclusion are linear in the
+sequences' values (recursions such as Stich's averaging lemma), the worst sequences for the drawn
+scalars found by a linear program, rounded to rationals and re-decided exactly (moved toward a
+strictly feasible point until every hypothesis holds exactly). Every candidate is a pure
+function of ``(seed, index)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ...engines.statement.search import (
+    SearchResult,
+    decided_count,
+    no_counterexample_reason,
+)
+from ...errors import InputError
+from ...exact import as_float, rational_str, short_exact
+from ...statements.evaluate import (
+    EvaluationError,
+    Undecided,
+    arith,
+    compare,
+    decide_sign,
+    to_exact,
+)
+from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
+from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
+from .hypotheses import decide_hypothesis, last_member_roots, tighten
+from .instances import (
+    STRUCTURED,
+    Unevaluable,
+    draw,
+    from_spec_env,
+    spectral_hints,
+    to_spec_env,
+)
+from .plan import plan
+from .refine import lp_worst, worst_points
+
+__all__ = ["LemmaRecord", "search_lemma", "decide_lemma_instance", "recheck_lemma",
+           "LEMMA_WITNESS_SCHEMA"]
+
+#: Version tag of a lemma witness (the instance's values as exact JSON specs).
+LEMMA_WITNESS_SCHEMA = "pyfed.lemma-instance/1"
+
+
+@dataclass
+class LemmaRecord:
+    """One decided candidate: ``status`` ``holds`` / ``violated`` / ``outside`` (a hypothesis fails)
+    / ``undecided``; ``lhs``, ``rhs`` exact when the conclusion is a comparison of numbers;
+    ``instance`` the exact JSON of the values; ``failing`` the failing hypotheses' keys;
+    ``in_hypotheses`` True when every hypothesis was decided true (the candidate is an instance of
+    the statement, whether or not its conclusion could then be decided)."""
+
+    index: int
+    status: str
+    description: str = ""
+    instance: dict | None = None
+    lhs: object = None
+    rhs: object = None
+    failing: list = field(default_factory=list)
+    reason: str = ""
+    in_hypotheses: bool = False
+
+    @property
+    def ratio(self):
+        if self.lhs is None or self.rhs is None:
+            return None
+        try:
+            if decide_sign(self.rhs) > 0:
+                return float(as_float(to_exact(self.lhs))) / float(as_float(to_exact(self.rhs)))
+        except Exception:     # an irrational or undecided side: no ratio shown
+            return None
+        return None
+
+
+def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> LemmaRecord:
+    """Decide ``st`` exactly on the instance ``env`` (name -> value)."""
+    interp = interp or Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
+    try:
+        spec = to_spec_env(env)
+    except InputError as exc:
+        return LemmaRecord(index, "undecided", description, reason=str(exc))
+    failing = []
+    for h in st.hypotheses:
+        try:
+            if not decide_hypothesis(h, env, interp):
+                failing.append(h.key)
+        except Structural as exc:
+            return LemmaRecord(index, "undecided", description, spec, reason=f"hypothesis {h.key}: {exc}")
+        except (EvaluationError, Undecided, ZeroDivisionError, NotFinite) as exc:
+            return LemmaRecord(index, "undecided", description, spec, reason=f"hypothesis {h.key}: {exc}")
+    if failing:
+        return LemmaRecord(index, "outside", description, spec, failing=failing)
+    lhs = rhs = None
+    try:
+        if st.relation in ("≤", "<", "=") and st.lhs is not None and st.rhs is not None and \
+                st.conclusion.kind == "binop" and st.conclusion.value in ("≤", "<", "=", "≥", ">"):
+            lhs, rhs = interp.eval(st.lhs, env), interp.eval(st.rhs, env)
+        holds = interp.holds(st.conclusion, env)
+    except (NotFinite, EvaluationError, Undecided, ZeroDivisionError, Structural) as exc:
+        return LemmaRecord(index, "undecided", description, spec, reason=str(exc), in_hypotheses=True)
+    if isinstance(lhs, Vec) or isinstance(lhs, (Fun, frozenset, str)) or isinstance(lhs, bool):
+        lhs = rhs = None
+    return LemmaRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs, in_hypotheses=True)
+
+
+def _candidates(st, pl, seed, index, interp):
+    """The instances of candidate ``index``: the draw, then its refinements (boundary values of the
+    real parameters, the linear program's worst sequences)."""
+    try:
+        drawn = draw(st, pl, seed, index, interp)
+    except Unevaluable as exc:
+        return [(None, str(exc))]
+    if drawn is None:
+        return []
+    out = [(drawn.env, drawn.description)]
+    reals = [n for n in pl.order if getattr(pl.types[n], "kind", "") == "real" and n not in pl.defined]
+    fixed = _repair(st, pl, dict(drawn.env), reals, seed, index, interp)
+    if fixed is not None and fixed is not drawn.env:
+        out.insert(0, (fixed, f"{drawn.description}, real parameters moved to the boundary of their hypotheses"))
+        drawn = type(drawn)(fixed, out[0][1])
+    for name in reals:
+        for v in tighten(st, pl, drawn.env, name, interp, st.hypotheses)[:3]:
+            env = dict(drawn.env)
+            env[name] = v
+            env = _redefine(st, pl, env, seed, index, interp)
+            if env is not None:
+                out.append((env, f"{drawn.description}, {name} at a hypothesis boundary ({rational_str(v)})"))
+    for name in _real_families(pl):
+        env = _solve_last_member(st, pl, drawn.env, name, seed, index, interp)
+        if env is not None:
+            out.append((env, f"{drawn.description}, the last value of {name} solved from its hypotheses"))
+    vecs = [n for n in pl.order if getattr(pl.types[n], "kind", "") == "vec" and n not in pl.defined
+            and n not in pl.minimizers and n not in pl.members]
+    if vecs:
+        worst = worst_points(st, pl, drawn.env, vecs, interp)
+        if worst is not None:
+            out.append((worst, f"{drawn.description}, points where the inequality is worst (exact)"))
+    seqs = [n for n in pl.order if _is_sequence(pl.types[n])]
+    if seqs:
+        env, how = out[0]
+        lp = lp_worst(st, pl, env, seqs, interp)
+        if lp is not None:
+            out.append((lp, f"{how}, worst sequences of a linear program"))
+    return out
+
+
+def _real_families(pl) -> list:
+    """The drawn families ``Fin n → ℝ`` (weights, scalars per client) of the plan."""
+    return [n for n in pl.order if n not in pl.defined and n not in pl.members and getattr(pl.types[n], "kind", "") == "fun"
+            and [getattr(a, "kind", "") for a in pl.types[n].args] == ["fin", "real"]]
+
+
+def _solve_last_member(st, pl, env, name, seed, index, interp):
+    """``env`` with the last value of the family ``name`` solved exactly from an equation among its
+    failing hypotheses (:func:`.lemma_hypotheses.last_member_roots`), when every hypothesis then
+    holds; else None (weights that sum to 1 are rarely drawn for n > 1)."""
+    from ...checkers import families as fam
+    vals = list(getattr(env.get(name), "values", None) or [])
+    for r in last_member_roots(env, name, interp, _failing(st, env, interp)):
+        new = dict(env)
+        new[name] = fam.fin_family(vals[:-1] + [r])
+        new = _redefine(st, pl, new, seed, index, interp)
+        if new is not None and not _failing(st, new, interp):
+            return new
+    return None
+
+
+def _failing(st, env, interp) -> list:
+    out = []
+    for h in st.hypotheses:
+        try:
+            if not decide_hypothesis(h, env, interp):
+                out.append(h)
+        except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+            out.append(h)
+    return out
+
+
+def _repair(st, pl, env, reals, seed, index, interp, rounds: int = 6):
+    seqs = {n for n in pl.order if _is_sequence(pl.types[n])}
+    return _repair_steps(st, pl, env, reals, seed, index, interp, rounds, seqs)
+
+
+def _repair_steps(st, pl, env, reals, seed, index, interp, rounds, seqs):
+    """Move real parameters, one at a time, to the boundary of the failing hypotheses that mention
+    them (exact roots of a comparison; for a quantified hypothesis over points, the boundary found
+    by exact bisection), so that the instance satisfies every hypothesis *tightly*; None when it
+    cannot be repaired this way. The names the hypotheses define are recomputed after each move."""
+    seen = set()
+    for _ in range(rounds):
+        failing = [h for h in _failing(st, env, interp)
+                   if not (seqs and any(n.kind == "ident" and n.value in seqs for n in h.node.walk()))]
+        if not failing:
+            return env
+        before = {h.key for h in failing}
+        step = None
+        for h in failing:
+            if seqs and any(n.kind == "ident" and n.value in seqs for n in h.node.walk()):
+                continue        # the sequences' own hypotheses: the linear program meets them
+            for name in reals:
+                if name in seen or not any(n.kind == "ident" and n.value == name for n in h.node.walk()):
+                    continue            # each parameter moves once: the later repairs must not undo it
+                for v in _boundaries(st, pl, env, name, h, interp):
+                    trial = dict(env)
+                    trial[name] = v
+                    trial = _redefine(st, pl, trial, seed, index, interp)
+                    if trial is None:
+                        continue
+                    after = {x.key for x in _failing(st, trial, interp)}
+                    # progress: this hypothesis now holds and no more fail than before (a constant
+                    # that moves may break another one, repaired next, e.g. L then η <= 1/(4L))
+                    if h.key not in after and len(after) <= len(before):
+                        seen.add(name)
+                        step = trial
+                        break
+                if step is not None:
+                    break
+            if step is not None:
+                break
+        if step is None:
+            return None
+        env = step
+    return env if not [h for h in _failing(st, env, interp)
+                       if not (seqs and any(n.kind == "ident" and n.value in seqs for n in h.node.walk()))] else None
+
+
+def _boundaries(st, pl, env, name, h, interp) -> list:
+    """Boundary values of ``name`` for hypothesis ``h``: exact roots of a comparison, else the
+    boundary of the admissible set found by bisection with exact decisions (both sides of it)."""
+    roots = tighten(st, pl, env, name, interp, [h])
+    if roots:
+        return roots
+
+    def ok(v):
+        try:
+            return decide_hypothesis(h, {**env, name: v}, interp)
+        except (Structural, EvaluationError, Undecided, NotFinite, ZeroDivisionError):
+            return False
+    hints = [v for v in spectral_hints(env) if ok(v)]
+    if hints:
+        return hints
+    grid = [Fraction(2) ** k for k in range(-6, 7)]
+    grid = sorted(set(grid + [-g for g in grid] + [Fraction(0)]))
+    vals = [(g, ok(g)) for g in grid]
+    out = []
+    for (a, oa), (b, ob) in zip(vals, vals[1:]):
+        if oa != ob:
+            lo, hi = (a, b) if oa else (b, a)          # lo admissible
+            for _ in range(24):
+                mid = (lo + hi) / 2
+                if ok(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(lo)
+    return out
+
+
+def _redefine(st, pl, env, seed, index, interp):
+    """Recompute the names that hypotheses define after a parameter moved."""
+    if not pl.defined and not pl.members:
+        return env
+    from .instances import _Retry, _value
+    rng = np.random.default_rng([int(seed), int(index), 1])
+    try:
+        for name in pl.order:
+            if name in pl.defined or name in pl.members:
+                env[name] = _value(st, pl, name, env, rng, None, 0, interp)
+    except (_Retry, EvaluationError, NotFinite, Structural, Undecided, ZeroDivisionError):
+        return None
+    return env
+
+
+def _is_sequence(t) -> bool:
+    from ...statements.elaboration import resolved
+    t = resolved(t)
+    return getattr(t, "kind", "") == "fun" and getattr(resolved(t.args[0]), "kind", "") == "nat" and \
+        getattr(resolved(t.args[1]), "kind", "") == "real"
+
+
+def search_lemma(st, *, seed: int = 0, budget: int = 24, progress=None) -> SearchResult:
+    """Structured candidates, then ``budget`` random ones, each with its refinements, decided
+    exactly; the verdict is Violated (witness: the first violation in index order, exact JSON) or
+    Inconclusive (no counterexample among the decided instances, with the tightest one)."""
+    pl = plan(st)
+    interp = Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
+    records = []
+    n = STRUCTURED + int(budget)
+    for index in range(n):
+        for env, how in _candidates(st, pl, seed, index, interp):
+            if env is None:      # nothing to decide: the draw itself could not be evaluated
+                records.append(LemmaRecord(index, "undecided", f"candidate {index}", reason=how))
+                continue
+            rec = decide_lemma_instance(st, env, interp, index=index, description=how)
+            records.append(rec)
+            if rec.status == "violated":
+                break
+        if progress:
+            progress(1)
+        if any(r.status == "violated" for r in records):
+            break
+    return SearchResult(records, _verdict(st, records, seed, budget), seed, budget, tried=len(records))
+
+
+def _s(v):
+    v = to_exact(v)
+    return rational_str(v) if isinstance(v, Fraction) else str(v)
+
+
+def _num(v):
+    v = to_exact(v)
+    if isinstance(v, sympy.Basic):
+        import mpmath
+        return mpmath.mpf(str(sympy.N(v, 50)))
+    return v
+
+
+def _verdict(st, records, seed, budget):
+    decided = [r for r in records if r.status in ("holds", "violated")]
+    viol = [r for r in decided if r.status == "violated"]
+    details = {"engine": f"adversarial search ({st.family}, decided exactly)", "seed": seed, "budget": budget,
+               "candidates": len(records), "decided": len(decided), "holds": len(decided) - len(viol),
+               "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
+               "undecided": sum(r.status == "undecided" for r in records),
+               "in_hypotheses": sum(r.in_hypotheses for r in records),
+               "instance": f"adversarial search ({decided_count(len(decided))})", "family": st.family}
+    und = [r for r in records if r.status == "undecided"]
+    if und:
+        details["undecided_reason"] = und[0].reason
+    if viol:
+        r = viol[0]
+        details.update(index=r.index, description=r.description, search_result=f"counterexample (candidate {r.index})")
+        if r.lhs is not None and r.rhs is not None:
+            details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
+                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<", "=") else "≤",
+                                                          short_exact(to_exact(r.lhs)), short_exact(to_exact(r.rhs)),
+                                                          compare(r.lhs, r.rhs) == 0))
+        else:
+            details["witness_text"] = f"the conclusion is false at candidate {r.index} ({r.description})"
+        witness = {"schema": LEMMA_WITNESS_SCHEMA, "instance": r.instance, "statement": st.name, "source": st.source,
+                   "index": r.index, "seed": seed}
+        return Violated(st.name, None if r.lhs is None else _num(r.lhs), None if r.rhs is None else _num(r.rhs), True,
+                        details, evidence=Evidence.SEARCH, witness=witness)
+    tight = [r for r in decided if r.ratio is not None]
+    lhs = rhs = None
+    if tight:
+        t = max(tight, key=lambda r: (r.ratio, -r.index))
+        details.update(tightest_index=t.index, tightest=t.description, tightest_instance=t.instance,
+                       lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs))
+        lhs, rhs = _num(t.lhs), _num(t.rhs)
+    details["search_result"] = f"no counterexample among {len(decided)} decided"
+    reason = no_counterexample_reason(len(decided), details["outside_hypotheses"], details["candidates"])
+    if not decided and und:
+        reason = f"no instance could be decided: {und[0].reason}"
+    elif not records:
+        reason = ("no instance could be drawn: every draw failed the hypotheses on the numbers alone "
+                  "(pyfed's instance ranges may be the limit)")
+    elif not decided:
+        reason = "none of the instances tried satisfies the hypotheses"
+    return Inconclusive(st.name, lhs, rhs, True, details, reason=reason, evidence=Evidence.SEARCH)
+
+
+def recheck_lemma(st, witness: dict):
+    """Re-decide ``st`` exactly on a witness's instance: a :class:`LemmaRecord`."""
+    spec = witness.get("instance", witness)
+    env = from_spec_env(spec)
+    return decide_lemma_instance(st, env)
+
+
+# --------------------------------------------------------------------------- worst points
+
+def dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True)
