@@ -26,8 +26,19 @@ The names are loaded on first use, so ``import pyfed`` (and ``pyfed --help``) st
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:      # what type checkers and IDEs see; at run time the names load on first use
+    from .algorithms import fedavg, fedprox, local_sgd, scaffold, scaffold_run
+    from .check import StatementReport, check_file, check_statement
+    from .conform import ConformanceReport, conform
+    from .errors import InputError
+    from .models.registry import read_file, read_text
+    from .statements.declarations import ReaderError
+    from .statements.statement import Statement
+    from .verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
+
+from ._version import __version__
 
 #: public name -> (module, attribute)
 _PUBLIC = {
@@ -56,7 +67,7 @@ _PUBLIC = {
 __all__ = ["__version__", *_PUBLIC]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """Load a public name on first use (PEP 562)."""
     try:
         module, attr = _PUBLIC[name]

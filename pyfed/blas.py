@@ -24,6 +24,7 @@ import contextlib
 import functools
 import os
 import sys
+from typing import Any, Callable, TypeVar, cast
 
 from .errors import InputError
 
@@ -83,16 +84,19 @@ def _controller():
     return _CONTROLLER[0]
 
 
-def small_matrix_kernel(func):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def small_matrix_kernel(func: _F) -> _F:
     """Decorator: run ``func(problem, ...)`` under :func:`small_matrix_threads` of the problem's
-    dimension ``problem.d`` (no limit when the first argument has no ``d``)."""
+    dimension ``problem.d`` (no limit when the first argument has no ``d``); the signature is kept."""
 
     @functools.wraps(func)
-    def wrapper(problem, *args, **kwargs):
+    def wrapper(problem: Any, *args: Any, **kwargs: Any) -> Any:
         d = getattr(problem, "d", None)
         if not isinstance(d, int):
             return func(problem, *args, **kwargs)
         with small_matrix_threads(d):
             return func(problem, *args, **kwargs)
 
-    return wrapper
+    return cast(_F, wrapper)

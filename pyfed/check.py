@@ -14,13 +14,17 @@ written by :mod:`pyfed.report`; the command front end is :mod:`pyfed.commands.ch
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from .engines.statement.engines import Context, PEPRow, applicable_engines, engines_for
+from .engines.statement.search import SearchResult
 from .errors import prepare_output_dir
 from .export import counterexample_record, write_statement_counterexample
 from .models import registry
+from .statements.statement import Statement
 from .statements.vacuity import vacuity
 from .verdicts import Verdict
 
@@ -33,7 +37,7 @@ def default_replicates(quick: bool) -> int:
 
 
 def run_check(*, quick: bool = False, seed: int = 0, replicates: int | None = None,
-              progress=None) -> list[Verdict]:
+              progress: Callable[[str], object] | None = None) -> list[Verdict]:
     """Run the default suite; returns the list of verdicts: every model's built-in statements on
     its built-in instances (:meth:`pyfed.models.protocol.Model.default_rows`): the SCAFFOLD theorem
     instances of ``lean/Pyfed/Scaffold/Theorems.lean``, one PEP worst-case row of the convex
@@ -74,19 +78,19 @@ class StatementReport:
     (:func:`pyfed.engines.statement.fits`), said in the report rather than dropped silently.
     """
 
-    statement: object
-    verdicts: list
+    statement: Statement
+    verdicts: list[Verdict]
     pep_note: str = ""
-    profile: dict | None = None
-    search: object = None
-    exports: list = field(default_factory=list)
-    engines: dict = field(default_factory=dict)
+    profile: dict[str, Any] | None = None
+    search: SearchResult | None = None
+    exports: list[str] = field(default_factory=list)
+    engines: dict[str, tuple[bool, str]] = field(default_factory=dict)
     vacuous: str | None = None
     no_instance: bool = False
     #: wall-clock seconds of each engine that ran ({engine name: s}); reported only with ``--timing``
-    engine_seconds: dict = field(default_factory=dict)
+    engine_seconds: dict[str, float] = field(default_factory=dict)
     tried: int = 0
-    skipped: list = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     def vacuity_note(self) -> str:
         """One line for the report: the statement is vacuous (its hypotheses never hold, proven
@@ -102,9 +106,9 @@ class StatementReport:
         return ""
 
 
-def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int | None = None,
+def check_statement(st: Statement, *, quick: bool = False, seed: int = 0, replicates: int | None = None,
                     budget: int | None = None, profile: bool = True, out: str | None = None,
-                    progress=None, pool=None) -> StatementReport:
+                    progress: Callable[[str], object] | None = None, pool: Any = None) -> StatementReport:
     """Decide one statement read from Lean with every engine that applies to it
     (:data:`pyfed.engines.statement.engines.ENGINES`, in order: the built-in instances that fit,
     the adversarial search, the PEP worst case where the hypotheses admit it, and the constant
@@ -138,10 +142,10 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         v.details["source"] = st.source
     rep = StatementReport(st, verdicts, pep_note, prof, res, engines=applicable_engines(st), vacuous=None,
                           skipped=skipped, engine_seconds=clocks, tried=tried)
-    found = (res.verdict.details or {}) if res is not None else {}
+    searched = (res.verdict.details or {}) if res is not None else {}
     # an instance the engines could not evaluate is not one that fails the hypotheses: then the
     # search's own reason (the evaluation error) is the report, not a note about the hypotheses
-    rep.no_instance = (res is None or (found.get("decided", 0) == 0 and not found.get("undecided", 0))) and \
+    rep.no_instance = (res is None or (searched.get("decided", 0) == 0 and not searched.get("undecided", 0))) and \
         all(v.status == "inconclusive" for v in verdicts)
     if out is not None and res is not None and res.verdict.status == "violated":
         prepare_output_dir("--out", out)
@@ -155,9 +159,10 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
                 rep.exports.extend(write_statement_counterexample(rec, out, statement=st))
     return rep
 
-def check_file(path, *, theorem: str | None = None, quick: bool = False, seed: int = 0,
+
+def check_file(path: str | os.PathLike[str], *, theorem: str | None = None, quick: bool = False, seed: int = 0,
                replicates: int | None = None, budget: int | None = None, profile: bool = True,
-               out: str | None = None, progress=None) -> list[StatementReport]:
+               out: str | None = None, progress: Callable[[str], object] | None = None) -> list[StatementReport]:
     """Decide every theorem of the Lean file ``path`` (or only ``theorem``) with
     :func:`check_statement`, in file order: the Python form of ``pyfed check PATH.lean``.
 

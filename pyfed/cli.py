@@ -28,7 +28,7 @@ import os
 import re
 import sys
 
-from . import __version__
+from ._version import __version__
 from .commands import SUBCOMMANDS
 from .errors import EXIT_INPUT, EXIT_INTERNAL, InputError
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import sympy
 
-from . import __version__
+from ._version import __version__
 from .errors import InputError
 from .exact import fraction_from_text, rational_str, to_fraction
 from .lean import terms

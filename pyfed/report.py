@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from . import __version__
+from ._version import __version__
 from .exact import cap_report
 
 __all__ = ["SCHEMA", "report_json", "statement_report_json", "verdict_counts", "statement_status"]

@@ -26,7 +26,7 @@ import os
 import re
 import time
 
-from . import __version__
+from ._version import __version__
 from .errors import InputError
 
 __all__ = ["search_to_dir", "summary_path", "statement_options", "load_record", "recheck", "run_all", "file_stem",

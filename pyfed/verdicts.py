@@ -23,8 +23,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
-from .exact import REPORT_EXACT_CHARS, as_float, cap_report, format_estimate, format_number, number_json
+from .exact import (
+    REPORT_EXACT_CHARS,
+    as_float,
+    cap_report,
+    format_estimate,
+    format_number,
+    number_json,
+)
 
 
 class Evidence(str, Enum):
@@ -69,12 +77,12 @@ class Verdict:
     lhs: object = None
     rhs: object = None
     exact: bool = False
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
     evidence: Evidence | None = None
 
     status = "abstract"
 
-    def _sides(self):
+    def _sides(self) -> tuple[Any, Any]:
         """(lhs, rhs) in one arithmetic: exact only when both sides are exact; a float side
         (an estimate or a solver value) makes both floats, so nothing inexact is reported as
         an exact rational."""
@@ -110,7 +118,7 @@ class Verdict:
             return "violated (statistical)" if (self.details or {}).get("estimate") else "violated (numerical)"
         return self.status
 
-    def _numeric_sides(self):
+    def _numeric_sides(self) -> tuple[Any, Any]:
         """:meth:`_sides` with an mpmath side making both mpmath (a Fraction and an mpf do not
         mix in Python arithmetic)."""
         import mpmath
@@ -121,7 +129,7 @@ class Verdict:
         return a, b
 
     @property
-    def margin(self):
+    def margin(self) -> Any:
         """rhs - lhs (None if either side is missing)."""
         if self.lhs is None or self.rhs is None:
             return None
@@ -129,7 +137,7 @@ class Verdict:
         return b - a
 
     @property
-    def ratio(self):
+    def ratio(self) -> Any:
         """lhs / rhs, or None when a side is missing or the right side is not positive (a ratio
         against a right side <= 0 is negative or infinite and says nothing about tightness;
         reports print "-")."""
@@ -153,7 +161,7 @@ class Verdict:
         extra = getattr(self, "reason", "") or getattr(self, "certificate", "")
         return " ".join(parts) + (f" ({extra})" if extra else "")
 
-    def to_json(self, max_exact_chars: int | None = REPORT_EXACT_CHARS) -> dict:
+    def to_json(self, max_exact_chars: int | None = REPORT_EXACT_CHARS) -> dict[str, Any]:
         """JSON-ready dict in which every printed digit is certified:
 
         * exact sides: ``{"exact": "p/q", "float": x}`` (x correctly rounded; "p/q" longer than
@@ -168,7 +176,7 @@ class Verdict:
         * ``details``: any exact rational written as text longer than ``max_exact_chars`` is
           capped the same way (:func:`pyfed.exact.cap_report`), whichever engine wrote it.
         """
-        def num(v):
+        def num(v: Any) -> Any:
             return number_json(v, max_exact_chars)
 
         balls = getattr(self, "balls", None)
@@ -193,7 +201,7 @@ class Verdict:
         }
 
 
-def _estimate_sides(est: dict, rhs) -> dict:
+def _estimate_sides(est: dict[str, Any], rhs: Any) -> dict[str, Any]:
     """lhs, margin and ratio of a Monte Carlo verdict, labelled as estimates with their
     confidence intervals (the left side is a replicate mean, not a certified number)."""
     r = as_float(rhs)
@@ -219,7 +227,7 @@ def violation_wording(relation: str, lhs_text: str, rhs_text: str, equal: bool) 
     return f"left side {lhs_text} > right side {rhs_text}"
 
 
-def ratio_display(lhs, rhs):
+def ratio_display(lhs: Any, rhs: Any) -> Any:
     """The LHS/RHS ratio a report prints, or None (printed "-") when the right side is not
     positive: a negative or infinite ratio says nothing about tightness. ``lhs``/``rhs`` are
     numbers or python-flint balls (a ball counts as positive only when certified > 0)."""
@@ -243,7 +251,7 @@ class Holds(Verdict):
 class Violated(Verdict):
     """The statement fails on this instance; ``witness`` reproduces the failure."""
 
-    witness: dict = field(default_factory=dict)
+    witness: dict[str, Any] = field(default_factory=dict)
     status = "violated"
 
 

@@ -18,8 +18,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import (Diverged, InputError, check_finite_array, check_global_step, check_int,
-                      check_participation, check_positive, check_rng)
+from ..errors import (
+    Diverged,
+    InputError,
+    check_finite_array,
+    check_global_step,
+    check_int,
+    check_participation,
+    check_positive,
+    check_rng,
+)
 from ..exact import to_fraction
 from ..oracles import Oracle
 from ..problems.base import Problem

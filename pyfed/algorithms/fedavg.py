@@ -18,13 +18,29 @@ SCAFFOLD, Algorithm 2; seed 002 ("Federated averaging").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 from ..blas import small_matrix_kernel
 from ..errors import InputError, check_int
 from ..sampling import sample_clients
-from .common import (Trajectory, as_step, check_divergence, check_oracle, check_problem, check_rounds,
-                     check_x0, seed_of, split_streams)
+from .common import (
+    Trajectory,
+    as_step,
+    check_divergence,
+    check_oracle,
+    check_problem,
+    check_rounds,
+    check_x0,
+    seed_of,
+    split_streams,
+)
 from .rounds import Slots, local_path_law, step_displacements
 
 __all__ = ["fedavg"]
@@ -45,8 +61,10 @@ def _check_counts(counts, N: int) -> np.ndarray:
 
 
 @small_matrix_kernel
-def fedavg(problem, oracle, *, S, K, T, eta_l, eta_g, mode="uniform", counts=None, x0=None, R=1,
-           rng, method="auto") -> Trajectory:
+def fedavg(problem: Problem, oracle: Oracle, *, S: int, K: int, T: int, eta_l: ArrayLike, eta_g: float,
+           mode: Literal["uniform", "weighted"] = "uniform", counts: ArrayLike | None = None,
+           x0: ArrayLike | None = None, R: int = 1, rng: np.random.Generator,
+           method: Literal["auto", "closed_form", "steps"] = "auto") -> Trajectory:
     """Simulate FedAvg (seed 002) for R independent replicates.
 
     Parameters

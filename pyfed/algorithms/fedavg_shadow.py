@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check_int
-from .common import as_step, call_oracle, check_oracle, check_problem, check_x0, seed_of, split_streams
+from .common import (
+    as_step,
+    call_oracle,
+    check_oracle,
+    check_problem,
+    check_x0,
+    seed_of,
+    split_streams,
+)
 from .rounds import layout_blocks
 
 __all__ = ["ShadowTrajectory", "fedavg_shadow"]

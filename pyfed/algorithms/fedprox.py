@@ -22,19 +22,36 @@ as a baseline, Table 3).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 from ..blas import small_matrix_kernel
 from ..errors import check_nonnegative
 from ..sampling import sample_clients
-from .common import Trajectory, as_step, check_oracle, check_problem, check_rounds, check_x0, seed_of, split_streams
+from .common import (
+    Trajectory,
+    as_step,
+    check_oracle,
+    check_problem,
+    check_rounds,
+    check_x0,
+    seed_of,
+    split_streams,
+)
 from .rounds import Slots, step_displacements
 
 __all__ = ["fedprox"]
 
 
 @small_matrix_kernel
-def fedprox(problem, oracle, *, S, K, T, eta_l, eta_g=1, mu=1, x0=None, R=1, rng) -> Trajectory:
+def fedprox(problem: Problem, oracle: Oracle, *, S: int, K: int, T: int, eta_l: ArrayLike, eta_g: float = 1,
+            mu: float = 1, x0: ArrayLike | None = None, R: int = 1, rng: np.random.Generator) -> Trajectory:
     """Simulate FedProx (local SGD on the proximal objective) for R independent replicates.
 
     Parameters

@@ -17,10 +17,24 @@ equation (4); seed 002 ("Local SGD").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 from ..errors import InputError, check_int, check_rng
-from .common import LocalSGDTrajectory, as_step, check_divergence, check_problem, check_x0, seed_of
+from .common import (
+    LocalSGDTrajectory,
+    as_step,
+    check_divergence,
+    check_problem,
+    check_x0,
+    seed_of,
+)
 
 __all__ = ["local_sgd", "check_sync_times"]
 
@@ -45,8 +59,9 @@ def check_sync_times(sync_times) -> np.ndarray:
     return np.array(vals, dtype=np.int64)
 
 
-def local_sgd(problem, *, workers, b, eta, sync_times, x0=None, R=1, rng,
-              record_indices=False) -> LocalSGDTrajectory:
+def local_sgd(problem: Problem, *, workers: int, b: int, eta: ArrayLike, sync_times: ArrayLike,
+              x0: ArrayLike | None = None, R: int = 1, rng: np.random.Generator,
+              record_indices: bool = False) -> LocalSGDTrajectory:
     """Simulate Local SGD (seed 002; Stich Algorithm 1) for R independent replicates.
 
     Parameters

@@ -24,13 +24,31 @@ of Appendix E.2 (PDF p. 35); seeds 000 and 002.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 from ..blas import small_matrix_kernel
 from ..errors import InputError
 from ..sampling import sample_clients
-from .common import (Trajectory, as_global_step_run, as_step, check_c0, check_divergence, check_oracle,
-                     check_problem, check_rounds, check_x0, seed_of, split_streams)
+from .common import (
+    Trajectory,
+    as_global_step_run,
+    as_step,
+    check_c0,
+    check_divergence,
+    check_oracle,
+    check_problem,
+    check_rounds,
+    check_x0,
+    seed_of,
+    split_streams,
+)
 from .rounds import Slots, local_path_law, step_displacements, step_fresh_samples
 
 __all__ = ["scaffold", "scaffold_run"]
@@ -48,8 +66,10 @@ def _check_controls(r, values, slots=None):
 
 
 @small_matrix_kernel
-def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0=None, R=1,
-             rng, record_controls=False, method="auto") -> Trajectory:
+def scaffold(problem: Problem, oracle: Oracle, *, S: int, K: int, T: int, eta_l: ArrayLike, eta_g: float,
+             option: Literal["I", "II"] = "II", x0: ArrayLike | None = None, c0: ArrayLike | None = None,
+             R: int = 1, rng: np.random.Generator, record_controls: bool = False,
+             method: Literal["auto", "closed_form", "steps"] = "auto") -> Trajectory:
     """Simulate SCAFFOLD as the seed-002 procedure (Algorithm 1, options I and II).
 
     Round r = 0..T-1 of each replicate, with x = x_r, c = c^r, c_i = c_i^r:
@@ -196,8 +216,9 @@ def scaffold(problem, oracle, *, S, K, T, eta_l, eta_g, option="II", x0=None, c0
 
 
 @small_matrix_kernel
-def scaffold_run(problem, oracle, *, S, K, T, eta_l, eta_g, x0=None, c0=None, R=1, rng,
-                 record_controls=False, method="auto") -> Trajectory:
+def scaffold_run(problem: Problem, oracle: Oracle, *, S: int, K: int, T: int, eta_l: ArrayLike, eta_g: float,
+                 x0: ArrayLike | None = None, c0: ArrayLike | None = None, R: int = 1, rng: np.random.Generator,
+                 record_controls: bool = False, method: Literal["auto", "closed_form", "steps"] = "auto") -> Trajectory:
     """Simulate the seed-000 ``Run`` model of SCAFFOLD (Lean ``SCAFFOLD.Run``).
 
     Initial controls: ``c0`` if given (deterministic, Lean ``some c0``); if ``None`` the

@@ -25,12 +25,16 @@ Every hook a model does not provide answers with the reason in words (:class:`No
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from ..engines.statement.engines import NoPEPRow
 from ..engines.statement.search import SearchResult
 from ..errors import InputError
-from ..statements.statement import TheoremSource
+from ..statements.statement import Statement, TheoremSource
+
+if TYPE_CHECKING:
+    from ..engines.statement.engines import Context
+    from ..verdicts import Verdict
 
 __all__ = ["Model", "TheoremSource", "NotProvided", "NoPEPRow", "RecheckError", "BuiltinRows"]
 
@@ -50,8 +54,8 @@ class BuiltinRows:
     """What the built-in instances did for one statement: ``verdicts`` (one per instance that
     fits), ``skipped`` (``[(instance name, why)]`` of those that cannot bind it, said in the report)."""
 
-    verdicts: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Model:
@@ -64,72 +68,75 @@ class Model:
 
     tag: ClassVar[str] = ""
     family: ClassVar[str] = ""
-    statement_class: ClassVar[type] = object
+    statement_class: ClassVar[type[Statement]] = Statement
 
     # ------------------------------------------------------------------ reading
     def claims(self, source: TheoremSource) -> bool:
         """Whether the theorem ``source`` is this model's to read."""
         return False
 
-    def read(self, source: TheoremSource) -> list:
+    def read(self, source: TheoremSource) -> list[Statement]:
         """The statements of theorem ``source`` (a conclusion ``A ∧ B`` may give several).
         Raises :class:`pyfed.lean.terms.LeanSyntaxError` at ``file:line:col`` for what the
         model's reader does not support."""
         raise NotProvided(f"the {self.family} reader is missing")
 
     # ------------------------------------------------------------------ the default report
-    def default_rows(self, *, quick: bool, seed: int, replicates: int, progress: Callable | None = None) -> list:
+    def default_rows(self, *, quick: bool, seed: int, replicates: int,
+                     progress: Callable[[str], object] | None = None) -> list[Verdict]:
         """The verdicts this model contributes to ``pyfed check``'s default report (its built-in
         statements on its built-in instances); none by default."""
         return []
 
     # ------------------------------------------------------------------ engines
-    def builtin_rows(self, st, ctx) -> BuiltinRows:
+    def builtin_rows(self, st: Statement, ctx: Context) -> BuiltinRows:
         """The built-in instances that fit ``st``, each decided (``ctx``: the run's
         :class:`~pyfed.engines.statement.engines.Context`). :class:`NotProvided` when the model has
         none for it."""
         raise NotProvided(f"the statement is a {st.family}: no built-in instances")
 
-    def search(self, st, *, seed: int = 0, budget: int = 24, progress=None, pool=None) -> SearchResult:
+    def search(self, st: Statement, *, seed: int = 0, budget: int = 24, progress: Any = None,
+               pool: Any = None) -> SearchResult:
         """The adversarial search of ``st``: instances drawn inside its hypotheses, each decided
         exactly (a :class:`~pyfed.engines.statement.search.SearchResult` whose ``tried`` counts
         the instances the report calls tried). ``progress(k)`` is called as ``k`` candidates
         finish; ``pool``: a :class:`pyfed.parallel.Pool` (the result does not depend on it)."""
         raise NotProvided(f"no adversarial search for a {st.family} yet")
 
-    def recheck(self, st, witness: dict):
+    def recheck(self, st: Statement, witness: dict[str, Any]) -> Any:
         """Re-decide ``witness`` (``witness["instance"]``, the instance's exact JSON) on ``st``
         exactly; returns an object with ``status``, ``lhs``, ``rhs`` (and ``reason`` when
         undecided). :class:`RecheckError` for an instance that does not fit the statement."""
         raise NotProvided(f"no exact re-check for a {st.family} yet")
 
-    def recheck_method(self, verdict) -> str:
+    def recheck_method(self, verdict: Any) -> str:
         """How :meth:`recheck` decided ``verdict``, in words (``pyfed check --replay`` prints it)."""
         if getattr(verdict, "balls", None):
             return ("the statement's terms evaluated in certified ball arithmetic (python-flint arb) on the "
                     "recorded instance")
         return "the statement's terms evaluated exactly on the recorded instance"
 
-    def pep_row(self, st, *, quick: bool = False) -> tuple:
+    def pep_row(self, st: Statement, *, quick: bool = False) -> tuple[Verdict, int]:
         """``(verdict, tried)``: the worst case of ``st`` over its function class as a verdict and
         how many instances it decided; :class:`NoPEPRow` (with the reason) when there is none."""
         raise NoPEPRow(f"the statement is a {st.family}", report=False)
 
-    def profiles(self, st) -> str | None:
+    def profiles(self, st: Statement) -> str | None:
         """None when :meth:`constant_profile` profiles ``st``, else the reason it does not."""
         return f"the statement is a {st.family}"
 
-    def constant_profile(self, st, *, seed: int, budget: int, pool=None, progress=None) -> dict:
+    def constant_profile(self, st: Statement, *, seed: int, budget: int, pool: Any = None,
+                         progress: Any = None) -> dict[str, Any]:
         """The constant profile of ``st`` (each numeric constant varied on the search's
         instances); only called when :meth:`profiles` is None."""
         raise NotProvided(f"no constant profile for a {st.family}")
 
-    def profile_size(self, st, budget: int) -> int:
+    def profile_size(self, st: Statement, budget: int) -> int:
         """How many candidates :meth:`constant_profile` decides (for progress bars and the
         resource estimate); 0 when it does not profile ``st``."""
         return 0
 
-    def two_sided_profile(self, st):
+    def two_sided_profile(self, st: Statement) -> Any:
         """The two-sided constant profile of ``st`` (``pyfed profile``): an object with
         ``resolve_constants(wanted)``, ``check_sizes(parameter, values, N=, K=, T=, mu=)``,
         ``search_size(budget, keys)``, ``profile(keys, **options)`` and ``plot(rows, png, **kw)``
@@ -137,63 +144,66 @@ class Model:
         with the reason when the model has none for ``st``."""
         raise NotProvided(f"{st.name} is a {st.family}: the PEP profile is for statements about a SCAFFOLD run")
 
-    def applicable(self, st) -> dict:
+    def applicable(self, st: Statement) -> dict[str, tuple[bool, str]]:
         """Which evidence ``st`` can get and why not: ``{kind: (applies, reason)}`` for
         ``exact``, ``montecarlo``, ``pep`` and ``search`` (the report's ``engines``)."""
         why = f"the statement is a {st.family}"
         return {k: (False, why) for k in ("exact", "montecarlo", "pep", "search")}
 
-    def builtin_applies(self, st) -> str | None:
+    def builtin_applies(self, st: Statement) -> str | None:
         """None when :meth:`builtin_rows` applies to ``st``, else why not."""
         return f"the statement is a {st.family}: no built-in instances"
 
-    def search_applies(self, st) -> str | None:
+    def search_applies(self, st: Statement) -> str | None:
         """None when :meth:`search` applies to ``st``, else why not."""
         return f"no adversarial search for a {st.family} yet"
 
-    def pep_applies(self, st) -> str | None:
+    def pep_applies(self, st: Statement) -> str | None:
         """None when :meth:`pep_row` is worth calling for ``st`` (it may still raise
         :class:`NoPEPRow`), else why not."""
         return f"the statement is a {st.family}"
 
-    def explains_missing_pep(self, st) -> bool:
+    def explains_missing_pep(self, st: Statement) -> bool:
         """Whether the report says why ``st`` has no PEP row when :meth:`pep_applies` refuses it
         (a statement whose class the PEP could speak to, not one far from it)."""
         return False
 
-    def search_pool(self, st) -> bool:
+    def search_pool(self, st: Statement) -> bool:
         """Whether :meth:`search` spreads its candidates over a :class:`pyfed.parallel.Pool`."""
         return False
 
     # ------------------------------------------------------------------ implementations
     #: The algorithms of ``pyfed conform`` whose conforming implementations this model's statements
     #: can be run on (:meth:`implementation_rows`).
-    implementation_algorithms: ClassVar[tuple] = ()
+    implementation_algorithms: ClassVar[tuple[str, ...]] = ()
 
-    def implementation_rows(self, run, names=None, *, replicates: int, seed: int, confidence: float = 0.999) -> list:
+    def implementation_rows(self, run: Callable[[Any], Any], names: list[str] | None = None, *, replicates: int,
+                            seed: int, confidence: float = 0.999) -> list[Verdict]:
         """Monte Carlo verdicts of the model's own statements ``names`` on an implementation's
         trajectories: ``run(instance)`` returns its iterates on the model's instance for the
         statement. :class:`NotProvided` when the model has none."""
         raise NotProvided(f"the {self.family} statements have no rows on an implementation's trajectories")
 
     # ------------------------------------------------------------------ witnesses
-    def witness_fields(self, st, verdict) -> dict:
+    def witness_fields(self, st: Statement, verdict: Verdict) -> dict[str, Any]:
         """The model's fields of a counterexample record (:func:`pyfed.export.counterexample_record`):
         at least ``decided_by`` (the exact engine that decided the witness, in words)."""
         return {"decided_by": "the statement's terms evaluated in exact arithmetic"}
 
-    def counterexample_lean(self, st, verdict, record: dict, *, relax=()) -> str | None:
+    def counterexample_lean(self, st: Statement, verdict: Verdict, record: dict[str, Any], *,
+                            relax: tuple[str, ...] = ()) -> str | None:
         """The Lean file of a violation of ``st`` (its instance's numbers and exact sides), or
         None when there is none to write: the sides are neither exact rationals nor certified
         rational bounds, or the violation is of the statement with the hypotheses ``relax``
         removed and the model's file would restate the theorem itself."""
         return None if relax else self.render_counterexample(record)
 
-    def render_counterexample(self, record: dict) -> str:
+    def render_counterexample(self, record: dict[str, Any]) -> str:
         """The Lean file of a counterexample record read back from JSON (no statement at hand)."""
         raise NotProvided(f"no Lean counterexample file for a {record.get('family', 'statement')}")
 
-    def reverified_pep_record(self, st, verdict, *, seed: int, budget: int) -> dict | None:
+    def reverified_pep_record(self, st: Statement, verdict: Verdict, *, seed: int,
+                              budget: int) -> dict[str, Any] | None:
         """The counterexample record of a PEP row whose worst case was re-verified exactly on a
         concrete instance, or None when ``verdict`` is not such a row."""
         return None

@@ -9,18 +9,24 @@ record. Adding a model is adding its package under :mod:`pyfed.models` and one l
 
 from __future__ import annotations
 
+import os
+from typing import Any, Callable
+
 from ..errors import InputError
 from ..statements import reader
+from ..statements.statement import Statement
+from ..verdicts import Verdict
 from . import fedavg, runfree, scaffold
+from .protocol import Model
 
 __all__ = ["MODELS", "read_text", "read_file", "model_by_tag", "default_rows", "implementation_rows"]
 
 #: Every model, in claim order.
-MODELS = (fedavg.MODEL, scaffold.MODEL, runfree.MODEL)
+MODELS: tuple[Model, ...] = (fedavg.MODEL, scaffold.MODEL, runfree.MODEL)
 
 
 def read_text(text: str, path: str = "<text>", *, theorem: str | None = None, require_import: bool = True,
-              skip=()) -> list:
+              skip: tuple[str, ...] = ()) -> list[Statement]:
     """The statements of every theorem of the Lean ``text`` (or only ``theorem``), in file order,
     each read by the model that claims it (:func:`pyfed.statements.reader.read_text`: raises
     :class:`~pyfed.statements.ReaderError` listing every unsupported construct at
@@ -29,13 +35,14 @@ def read_text(text: str, path: str = "<text>", *, theorem: str | None = None, re
     return reader.read_text(text, path, models=MODELS, theorem=theorem, require_import=require_import, skip=skip)
 
 
-def read_file(path, *, theorem: str | None = None, require_import: bool = True, skip=()) -> list:
+def read_file(path: str | os.PathLike[str], *, theorem: str | None = None, require_import: bool = True,
+              skip: tuple[str, ...] = ()) -> list[Statement]:
     """The statements of the theorems of a ``.lean`` file (see :func:`read_text`; InputError naming
     ``PATH`` for a path that is not a readable ``.lean`` file)."""
     return reader.read_file(path, models=MODELS, theorem=theorem, require_import=require_import, skip=skip)
 
 
-def model_by_tag(tag: str):
+def model_by_tag(tag: str) -> Model:
     """The model whose statements carry the shape ``tag`` (InputError naming ``shape`` otherwise)."""
     for m in MODELS:
         if m.tag == tag:
@@ -43,16 +50,18 @@ def model_by_tag(tag: str):
     raise InputError("shape", f"no model {tag!r} (known: {', '.join(m.tag for m in MODELS)})")
 
 
-def default_rows(*, quick: bool, seed: int, replicates: int, progress=None) -> list:
+def default_rows(*, quick: bool, seed: int, replicates: int,
+                 progress: Callable[[str], object] | None = None) -> list[Verdict]:
     """The default report's rows, model by model in the order of the report: SCAFFOLD's built-in
     instances and PEP row, then FedAvg's."""
-    out = []
+    out: list[Verdict] = []
     for m in (scaffold.MODEL, fedavg.MODEL, runfree.MODEL):
         out.extend(m.default_rows(quick=quick, seed=seed, replicates=replicates, progress=progress))
     return out
 
 
-def implementation_rows(algorithm: str, run, names=None, *, replicates: int, seed: int, confidence: float = 0.999) -> list:
+def implementation_rows(algorithm: str, run: Callable[[Any], Any], names: list[str] | None = None, *, replicates: int,
+                        seed: int, confidence: float = 0.999) -> list[Verdict]:
     """Monte Carlo verdicts of pyfed's statements on a conforming implementation of ``algorithm``
     (``pyfed conform``'s name: ``"scaffold"``): the model whose statements are about it runs them
     on ``run(instance)``, the implementation's trajectories (InputError naming ``algorithm`` when no

@@ -12,9 +12,13 @@ ones that apply to a statement with the reasons of the others. Engines never pri
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
-__all__ = ["Context", "EngineOutcome", "NoPEPRow", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances",
+if TYPE_CHECKING:
+    from ...statements.statement import Statement
+    from .search import SearchResult
+
+__all__ = ["Context", "Engine", "EngineOutcome", "StatementModel", "model_of", "NoPEPRow", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances",
            "AdversarialSearch", "PEPRow", "ConstantProfile"]
 
 
@@ -34,7 +38,7 @@ class Context:
     budget: int = 24
     profile: bool = True
     pool: object = None
-    progress: Callable | None = None
+    progress: Callable[[str], object] | None = None
     out: str | None = None
 
     def tell(self, label: str) -> None:
@@ -54,22 +58,44 @@ class EngineOutcome:
     of built-in instances that cannot bind the statement.
     """
 
-    verdicts: list = field(default_factory=list)
+    verdicts: list[Any] = field(default_factory=list)
     tried: int = 0
-    search: object = None
-    profile: dict | None = None
+    search: SearchResult | None = None
+    profile: dict[str, Any] | None = None
     pep_note: str = ""
-    skipped: list = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 class NoPEPRow(Exception):
     """A statement gets no PEP row: ``reason`` (the report's ``pep`` note when ``report`` is
     True), ``tried`` the instances the attempt decided."""
 
-    def __init__(self, reason: str, *, tried: int = 0, report: bool = True):
+    def __init__(self, reason: str, *, tried: int = 0, report: bool = True) -> None:
         super().__init__(reason)
         self.tried = int(tried)
         self.report = report
+
+
+class StatementModel(Protocol):
+    """What the engines ask of a statement's model (the hooks of
+    :class:`pyfed.models.protocol.Model` they call; the model implements the rest)."""
+
+    def builtin_applies(self, st: Statement) -> str | None: ...
+    def builtin_rows(self, st: Statement, ctx: Context) -> Any: ...
+    def search_applies(self, st: Statement) -> str | None: ...
+    def search(self, st: Statement, *, seed: int = 0, budget: int = 24, progress: Any = None,
+               pool: Any = None) -> SearchResult: ...
+    def pep_applies(self, st: Statement) -> str | None: ...
+    def pep_row(self, st: Statement, *, quick: bool = False) -> tuple[Any, int]: ...
+    def profiles(self, st: Statement) -> str | None: ...
+    def constant_profile(self, st: Statement, *, seed: int, budget: int, pool: Any = None,
+                         progress: Any = None) -> dict[str, Any]: ...
+    def applicable(self, st: Statement) -> dict[str, tuple[bool, str]]: ...
+
+
+def model_of(st: Statement) -> StatementModel:
+    """The model that read ``st`` (its class attribute ``model``)."""
+    return cast(StatementModel, st.model)
 
 
 class BuiltinInstances:
@@ -77,11 +103,11 @@ class BuiltinInstances:
 
     name = "built-in instances"
 
-    def applies(self, st):
-        return st.model.builtin_applies(st)
+    def applies(self, st: Statement) -> str | None:
+        return model_of(st).builtin_applies(st)
 
-    def decide(self, st, ctx) -> EngineOutcome:
-        rows = st.model.builtin_rows(st, ctx)
+    def decide(self, st: Statement, ctx: Context) -> EngineOutcome:
+        rows = model_of(st).builtin_rows(st, ctx)
         return EngineOutcome(list(rows.verdicts), tried=len(rows.verdicts), skipped=list(rows.skipped))
 
 
@@ -91,12 +117,12 @@ class AdversarialSearch:
 
     name = "adversarial search"
 
-    def applies(self, st):
-        return st.model.search_applies(st)
+    def applies(self, st: Statement) -> str | None:
+        return model_of(st).search_applies(st)
 
-    def decide(self, st, ctx) -> EngineOutcome:
+    def decide(self, st: Statement, ctx: Context) -> EngineOutcome:
         ctx.tell(f"{st.name}: adversarial search")
-        res = st.model.search(st, seed=ctx.seed, budget=ctx.budget)
+        res = model_of(st).search(st, seed=ctx.seed, budget=ctx.budget)
         return EngineOutcome([res.verdict], tried=res.tried, search=res)
 
 
@@ -106,13 +132,13 @@ class PEPRow:
 
     name = "PEP"
 
-    def applies(self, st):
-        return st.model.pep_applies(st)
+    def applies(self, st: Statement) -> str | None:
+        return model_of(st).pep_applies(st)
 
-    def decide(self, st, ctx) -> EngineOutcome:
+    def decide(self, st: Statement, ctx: Context) -> EngineOutcome:
         ctx.tell(f"{st.name}: PEP worst case")
         try:
-            v, tried = st.model.pep_row(st, quick=ctx.quick)
+            v, tried = model_of(st).pep_row(st, quick=ctx.quick)
         except NoPEPRow as exc:
             return EngineOutcome(tried=exc.tried, pep_note=f"no PEP row: {exc}" if exc.report else "")
         return EngineOutcome([v], tried=tried)
@@ -124,21 +150,32 @@ class ConstantProfile:
 
     name = "constant profile"
 
-    def applies(self, st):
-        return st.model.profiles(st)
+    def applies(self, st: Statement) -> str | None:
+        return model_of(st).profiles(st)
 
-    def decide(self, st, ctx) -> EngineOutcome:
+    def decide(self, st: Statement, ctx: Context) -> EngineOutcome:
         if not ctx.profile:
             return EngineOutcome()
         ctx.tell(f"{st.name}: constant profile")
-        return EngineOutcome(profile=st.model.constant_profile(st, seed=ctx.seed, budget=ctx.budget, pool=ctx.pool))
+        return EngineOutcome(profile=model_of(st).constant_profile(st, seed=ctx.seed, budget=ctx.budget,
+                                                                  pool=ctx.pool))
+
+
+class Engine(Protocol):
+    """The one call shape of an engine (see the module docstring)."""
+
+    name: str
+
+    def applies(self, st: Statement) -> str | None: ...
+
+    def decide(self, st: Statement, ctx: Context) -> EngineOutcome: ...
 
 
 #: Every engine, in the order ``pyfed check`` runs them (each says whether it applies).
-ENGINES = (BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile())
+ENGINES: tuple[Engine, ...] = (BuiltinInstances(), AdversarialSearch(), PEPRow(), ConstantProfile())
 
 
-def engines_for(st) -> tuple:
+def engines_for(st: Statement) -> tuple[list[Engine], dict[str, str]]:
     """``(engines that apply, {engine name: reason it does not})`` for ``st``."""
     use, skip = [], {}
     for eng in ENGINES:
@@ -150,7 +187,7 @@ def engines_for(st) -> tuple:
     return use, skip
 
 
-def applicable_engines(st) -> dict:
+def applicable_engines(st: Statement) -> dict[str, tuple[bool, str]]:
     """Which evidence ``st`` can get and why not: ``{kind: (applies, reason)}`` for ``exact``,
     ``montecarlo``, ``pep`` and ``search`` (its model's answer)."""
-    return st.model.applicable(st)
+    return model_of(st).applicable(st)

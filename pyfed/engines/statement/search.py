@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import sympy
 
 from ...exact import as_float, rational_str, short_exact
 from ...statements.evaluate import decide_sign, to_exact
+from ...verdicts import Verdict
 
 __all__ = ["Record", "SearchResult", "decided_count", "no_counterexample_reason", "short_side", "exact_text",
            "report_number"]
@@ -53,8 +55,8 @@ class SearchResult:
     inconclusive with the tightest instance), ``seed``, ``budget``, and ``tried`` (how many
     instances the report counts as tried)."""
 
-    records: list
-    verdict: object
+    records: list[Any]
+    verdict: Verdict
     seed: int
     budget: int
     tried: int = 0
