@@ -139,6 +139,7 @@ NOT_A_MODULE = {
     "test_statement_edge_cases.py": "edge-case statements through `pyfed check PATH.lean`, reader to report",
     "test_witness.py": "counterexample records: instance schema, replay and Lean export together",
     "test_typing.py": "the type checker over the public modules (pyproject.toml [tool.mypy] files)",
+    "test_api.py": "the public API (`import pyfed`, pyfed/__init__.py) and examples/api_tour.py on it",
 }
 
 
