@@ -1,0 +1,24 @@
+"""A correct FedAvg computed in float32, as PyTorch and most FL code compute it: the model, the
+gradients and the aggregation are float32 arrays. pyfed reads the dtype of the returned arrays
+and compares within float32's rounding bound (``--precision float32`` says it explicitly).
+
+    pyfed conform examples/conformance/correct_fedavg_float32.py:FedAvg --mode uniform
+"""
+
+import numpy as np
+
+
+class FedAvg:
+    algorithm = "fedavg"
+    mode = "uniform"
+
+    def round(self, inp):
+        x = inp.x.astype(np.float32)
+        lr, server_lr = np.float32(inp.eta_l), np.float32(inp.eta_g)
+        update = np.zeros_like(x)
+        for i in inp.sampled:
+            w = x.copy()
+            for _ in range(inp.K):
+                w -= lr * inp.oracle(i, w).astype(np.float32)
+            update += w - x
+        return {"x": x + server_lr * (update / np.float32(inp.S))}
