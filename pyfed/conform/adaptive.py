@@ -91,7 +91,7 @@ def server_step(algorithm: str, x, m, v, delta, *, eta, beta_1, beta_2, tau, eta
             raise ValueError(algorithm)
 
     def balls():
-        return [to_arb(xk) + to_arb(eta * eta_factor) * to_arb(mk) / (to_arb(vk).sqrt() + to_arb(tau))
+        return [to_arb(xk) + to_arb(eta) * to_arb(eta_factor) * to_arb(mk) / (to_arb(vk).sqrt() + to_arb(tau))
                 for xk, mk, vk in zip(x, m_new, v_new)]
 
     return ServerStep(m_new, v_new, _with_precision(balls))

@@ -924,8 +924,8 @@ def _adaptive_outputs(ctx, r, st, x, exp, eps, out, B, mags, y_end, amap, calls,
         rho = bias_correction(b1, b2, t)
         alt = server_step(alg, x, m0, v0, delta, eta=spec.eta_g, beta_1=b1, beta_2=b2, tau=spec.tau, eta_factor=rho)
         if all(abs(to_arb(o) - ball).upper() <= to_arb(4 * e) for o, ball, e in zip(xo, alt.x, ebound)):
-            hint = (f"the server step is eta sqrt(1 - beta_2^{t if t == r else 'r+1'}) / (1 - beta_1^"
-                    f"{t if t == r else 'r+1'}): Adam's bias correction"
+            power = "r" if t == r else "(r+1)"
+            hint = (f"the server step is eta sqrt(1 - beta_2^{power}) / (1 - beta_1^{power}): Adam's bias correction"
                     + (" with the exponent r + 1 (one ahead of the round)" if t == r + 1 else "")
                     + "; Algorithm 2 has no bias correction")
             break
