@@ -226,8 +226,11 @@ def control_hint(ctx, i, x, c, C, yK, observed, absval, n) -> str | None:
                 elif D_r == spec.eta_l:
                     text += " (eta_l without K)"
                 return text
+    g = ctx.grad(i, x)
+    if spec.option == "I" and close(ctx, observed, -g, absval, n):
+        return ("option I's control has the wrong sign: -g_i(x) (the model change y - x after one step of size 1 "
+                "from x) instead of g_i(x)")
     if spec.option == "II":
-        g = ctx.grad(i, x)
         if close(ctx, observed, g, absval, n):
             return "the control is option I's g_i(x), not option II's"
     else:
