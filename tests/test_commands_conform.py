@@ -49,7 +49,7 @@ def test_deviation_json_has_exact_values(tmp_path):
                           "--json", str(out_file)])
     assert code == 1
     d = json.loads(out_file.read_text())["first_deviation"]
-    assert d["quantity"] == "aggregation weights" and d["expected"] == ["1/6"] and d["observed"] == [1.0]
+    assert d["quantity"] == "aggregation weights" and d["expected"] == ["1/7"] and d["observed"] == [1.0]
     assert d["round"] == 1 and d["sampled"] == [0] and d["rung"] == "S = 1 of N = 4"
 
 
@@ -96,6 +96,7 @@ def test_check_implementation_of_a_deviating_code_exit_1():
     assert code == 1 and "none of pyfed's statements is about the runs it produces" in out
 
 
+@pytest.mark.slow
 def test_eta_g_declared_or_detected():
     """FedAvg without a server step: undeclared, it conforms only at eta_g = 1 (exit 1, said so);
     with --eta-g 1 it conforms (exit 0) and the FedAvg statements at eta_g = 1 are listed."""
@@ -110,6 +111,7 @@ def test_eta_g_declared_or_detected():
     assert "FedAvg.ConvexFedAvgConvergence" in out and "applies" in out
 
 
+@pytest.mark.slow
 def test_precision_and_state_are_reported():
     code, out, _ = run_cli(["conform", f"{ZOO / 'correct_fedavg_float32.py'}:FedAvg", "--mode", "uniform"])
     assert code == 0 and "precision: float32 (detected from the returned arrays)" in out

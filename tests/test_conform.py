@@ -187,12 +187,12 @@ def test_new_zoo_has_ten_bugs_and_three_correct_implementations():
 
 
 def test_ratio_estimator_weights_are_reported_exactly():
-    """S = 2 of N = 4, counts (2, 5, 1, 4), sampled {0, 1}: the seed's n_i/n = (1/6, 5/12); the
+    """S = 2 of N = 4, counts (2, 5, 3, 4), sampled {0, 1}: the seed's n_i/n = (1/7, 5/14); the
     bug's n_i / (n_0 + n_1) = (2/7, 5/7)."""
     d = conform(zoo("bug_weights_normalised_within_sample.py", "FedAvg"), mode="weighted",
                 rungs=["S = 2 of N = 4"]).first_deviation
     assert d.rung == "S = 2 of N = 4" and d.sampled == [0, 1] and d.round == 1
-    assert d.expected == [Q(1, 6), Q(5, 12)] and d.observed == [Q(2, 7), Q(5, 7)]
+    assert d.expected == [Q(1, 7), Q(5, 14)] and d.observed == [Q(2, 7), Q(5, 7)]
 
 
 def test_k_as_samples_times_epochs_names_the_assumed_k():

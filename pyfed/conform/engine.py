@@ -374,9 +374,9 @@ def _run_federated(runner, rung, index: int, sequential: bool):
             for r, opt in enumerate(path, 1):
                 B = subs[opt][0]
                 out, oracle, _ = one_round(obj, r, state, B, False, path[:r])
-                dev = verify(obj, r, state, B, out, oracle)
-                if dev is None and p_idx == 0 and r == 1:
-                    dev = twice(lambda: _replayed_copy(runner, ctx, state), r, state, B, out)
+                dev = twice(lambda: _replayed_copy(runner, ctx, state), r, state, B, out) if p_idx == 0 and r == 1 \
+                    else None
+                dev = dev or verify(obj, r, state, B, out, oracle)
                 if dev is not None:
                     return finish(dev, p_idx + 1)
                 state = out
@@ -396,9 +396,8 @@ def _run_federated(runner, rung, index: int, sequential: bool):
             st, prob, ex = frontier[pref[:-1]]
             B, pB = subs[pref[-1]]
             out, oracle, _ = one_round(obj, r, st, B, True, pref)
-            dev = verify(obj, r, st, B, out, oracle)
-            if dev is None and r == 1 and not nxt:
-                dev = twice(lambda: obj, r, st, B, out)
+            dev = twice(lambda: obj, r, st, B, out) if r == 1 and not nxt else None
+            dev = dev or verify(obj, r, st, B, out, oracle)
             if dev is not None:
                 return finish(dev, len(nxt) + 1)
             nxt[pref] = (out, prob * pB if r <= BRANCH_ROUNDS else prob, _exact_next(ctx, ex, B))

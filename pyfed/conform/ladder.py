@@ -7,7 +7,7 @@ those paths with one subset, chosen so that every subset occurs in every round a
 (:func:`path_plan`). So every round-dependent mistake (a schedule from round 3, a state that goes
 stale after two rounds) meets every subset. Data are dyadic rationals (A_i entries in quarters
 and eighths, b_i in halves), so pyfed's inputs are exact floats and the exact law stays small.
-The step sizes differ between rungs (1/8, 1/4, 1/16, 3/32), the record counts (2, 5, 1, 4) sum
+The step sizes differ between rungs (1/8, 1/4, 1/16, 3/32), the record counts (2, 5, 3, 4) sum
 to no constant of the algorithm, the clients' Hessians are not diagonal and not aligned with the
 start point (the paths are genuinely two-dimensional; one rung is three-dimensional), and S < N
 is run with every subset size S = 1, 2, 3 of N = 4. The federated rungs (FedAvg, FedProx,
@@ -69,7 +69,7 @@ _A3 = [[[1, Q(1, 4), 0], [Q(1, 4), Q(1, 2), Q(1, 8)], [0, Q(1, 8), Q(3, 4)]],
 _B3 = [[1, Q(-1, 2), Q(1, 2)], [-1, 1, 0], [Q(1, 2), Q(3, 2), -1]]
 _C0 = [[Q(1, 2), Q(1, 4)], [Q(-1, 4), Q(3, 4)], [Q(1, 4), Q(-1, 2)], [Q(-1, 2), Q(-1, 4)]]
 _C03 = [[Q(1, 2), Q(1, 4), 0], [Q(-1, 4), Q(3, 4), Q(1, 2)], [Q(1, 4), Q(-1, 2), Q(-1, 4)]]
-_COUNTS = (2, 5, 1, 4)
+_COUNTS = (2, 5, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def ladder(algorithm: str, option: str | None = None, mode: str | None = None, *
         _rung("two clients, K = 1", "N = S = 2, K = 1, d = 2, eta_l = 1/4, counts (2, 5)", N=2, S=2, K=1, d=2,
               eta_l=Q(1, 4), **kw),
         _rung("two clients, K = 3", "N = S = 2, K = 3, eta_l = 1/16", N=2, S=2, K=3, d=2, eta_l=Q(1, 16), **kw),
-        _rung("S = 1 of N = 4", "K = 2, eta_l = 1/8, counts (2, 5, 1, 4), every subset", N=4, S=1, K=2, d=2,
+        _rung("S = 1 of N = 4", "K = 2, eta_l = 1/8, counts (2, 5, 3, 4), every subset", N=4, S=1, K=2, d=2,
               eta_l=Q(1, 8), **kw),
         _rung("S = 2 of N = 4", "K = 2, eta_l = 3/32, every subset", N=4, S=2, K=2, d=2, eta_l=Q(3, 32), **kw),
         _rung("S = 3 of N = 4", "K = 2, eta_l = 1/8, every subset", N=4, S=3, K=2, d=2, eta_l=Q(1, 8), **kw),
