@@ -12,13 +12,16 @@ class FedAvg:
     algorithm = "fedavg"
     mode = "uniform"
 
+    def server_update(self, x, mean_update, inp):
+        return x + np.float32(inp.eta_g) * mean_update
+
     def round(self, inp):
         x = inp.x.astype(np.float32)
-        lr, server_lr = np.float32(inp.eta_l), np.float32(inp.eta_g)
+        lr = np.float32(inp.eta_l)
         update = np.zeros_like(x)
         for i in inp.sampled:
             w = x.copy()
             for _ in range(inp.K):
                 w -= lr * inp.oracle(i, w).astype(np.float32)
             update += w - x
-        return {"x": x + server_lr * (update / np.float32(inp.S))}
+        return {"x": self.server_update(x, update / np.float32(inp.S), inp)}

@@ -63,7 +63,7 @@ from .protocol import (ALGORITHMS, AdapterError, LocalSGDStep, NoiseSource, Reco
 from .results import ConformanceReport, Deviation, RungResult, StateReport
 from .state import changed, fresh_copy, snapshot
 
-__all__ = ["conform", "resolve", "ConformanceReport", "RungResult", "Deviation", "LAW_ALPHA", "LAW_REPLICATES"]
+__all__ = ["conform", "resolve", "characterise", "ConformanceReport", "RungResult", "Deviation", "LAW_ALPHA", "LAW_REPLICATES"]
 
 #: Family-wise level of the law test (all mean and second-moment tests of one round together).
 LAW_ALPHA = 1e-6
@@ -357,11 +357,7 @@ def _run_federated(runner, rung, index: int, sequential: bool):
         return None
 
     def finish(dev, paths):
-        res.max_ratio = ctx.max_ratio
-        res.paths = paths
-        if dev is not None:
-            res.status, res.deviation = "deviates", dev
-        return res
+        return _finish(res, dev, paths, ctx.max_ratio)
 
     if sequential:
         for p_idx, path in enumerate(plan):
@@ -414,6 +410,33 @@ def _run_federated(runner, rung, index: int, sequential: bool):
                                "(exact probabilities)",
                    "exact": [rational_str(v) for v in law_exact], "implementation": [exact_decimal(v, 17) for v in law_obs]}
     return finish(None, len(plan))
+
+
+def _finish(res: RungResult, dev, paths: int, max_ratio: float) -> RungResult:
+    """The rung's result: its paths, its largest error / bound and its deviation, if any."""
+    res.max_ratio = max_ratio
+    res.paths = paths
+    if dev is not None:
+        res.status, res.deviation = "deviates", dev
+    return res
+
+
+def characterise(framework: str, runs, seed: int = 0) -> dict:
+    """Run several adapters of one framework: ``runs`` [(label, adapter, conform keyword
+    arguments)] -> ``{label: ConformanceReport}`` and ``"summary"``: one line per run in words
+    (conforms, or on how many rungs and the first deviation with its likely cause)."""
+    out, lines = {}, []
+    for label, adapter, kw in runs:
+        rep = conform(adapter, seed=seed, **kw)
+        out[label] = rep
+        d = rep.first_deviation
+        ok = sum(r.status != "deviates" for r in rep.rungs)
+        lines.append(f"{framework} {label}: " + ("conforms" if rep.conforms else
+                                                f"conforms on {ok} of {len(rep.rungs)} rungs; first deviation at "
+                                                f"'{d.rung}', round {d.round}: {d.quantity}"
+                                                + (f" ({d.hint})" if d.hint else "")))
+    out["summary"] = lines
+    return out
 
 
 def _replayed_copy(runner, ctx, state):
@@ -1077,11 +1100,7 @@ def _run_local_sgd(runner, rung, sequential: bool) -> RungResult:
         return o, None
 
     def finish(dev, paths):
-        res.max_ratio = worst[0]
-        res.paths = paths
-        if dev is not None:
-            res.status, res.deviation = "deviates", dev
-        return res
+        return _finish(res, dev, paths, worst[0])
 
     if sequential:
         for p_idx, path in enumerate(plan):

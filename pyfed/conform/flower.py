@@ -285,16 +285,8 @@ def characterise_fedopt(seed: int = 0) -> dict:
     """What Flower's FedAdam, FedYogi and FedAdagrad conform to, against Reddi et al.'s Algorithm 2:
     ``{name: ConformanceReport}`` for the strategies built from pyfed's state and, under
     ``name + " deployed"``, as deployed (Flower's own initial state), plus ``"summary"`` in words."""
-    from .engine import conform
+    from .engine import characterise
 
-    out, lines = {}, []
-    for name in ("fedadam", "fedyogi", "fedadagrad"):
-        for label, adapter in ((name, globals()[name]), (f"{name} deployed", globals()[f"{name}_deployed"])):
-            rep = conform(adapter, name, seed=seed)
-            out[label] = rep
-            d = rep.first_deviation
-            lines.append(f"Flower {label}: " + ("conforms to Algorithm 2" if rep.conforms else
-                                               f"deviates at '{d.rung}', round {d.round}: {d.quantity}"
-                                               + (f" ({d.hint})" if d.hint else "")))
-    out["summary"] = lines
-    return out
+    runs = [(label, adapter, dict(algorithm=name)) for name in ("fedadam", "fedyogi", "fedadagrad")
+            for label, adapter in ((name, globals()[name]), (f"{name} deployed", globals()[f"{name}_deployed"]))]
+    return characterise("Flower", runs, seed)

@@ -184,21 +184,10 @@ def characterise(seed: int = 0) -> dict:
     """What NVFlare's FedAvg and Scaffold controllers conform to: ``{name: ConformanceReport}``
     (FedAvg against both modes, with and without count weights; Scaffold against option II) and
     ``"summary"`` in words."""
-    from .engine import conform
+    from .engine import characterise as run_all
 
-    out, lines = {}, []
-    runs = [("fedavg, uniform", fedavg, dict(algorithm="fedavg", mode="uniform")),
-            ("fedavg, uniform, eta_g = 1", fedavg, dict(algorithm="fedavg", mode="uniform", eta_g=1)),
-            ("fedavg_counts, weighted, eta_g = 1", fedavg_counts, dict(algorithm="fedavg", mode="weighted", eta_g=1)),
-            ("scaffold, option II", scaffold, dict(algorithm="scaffold", option="II"))]
-    for label, adapter, kw in runs:
-        rep = conform(adapter, seed=seed, **kw)
-        out[label] = rep
-        d = rep.first_deviation
-        ok = [r.name for r in rep.rungs if r.status != "deviates"]
-        lines.append(f"NVFlare {label}: " + ("conforms" if rep.conforms else
-                                            f"conforms on {len(ok)} of {len(rep.rungs)} rungs; first deviation at "
-                                            f"'{d.rung}', round {d.round}: {d.quantity}" + (f" ({d.hint})" if d.hint
-                                                                                          else "")))
-    out["summary"] = lines
-    return out
+    return run_all("NVFlare", [
+        ("fedavg, uniform", fedavg, dict(algorithm="fedavg", mode="uniform")),
+        ("fedavg, uniform, eta_g = 1", fedavg, dict(algorithm="fedavg", mode="uniform", eta_g=1)),
+        ("fedavg_counts, weighted, eta_g = 1", fedavg_counts, dict(algorithm="fedavg", mode="weighted", eta_g=1)),
+        ("scaffold, option II", scaffold, dict(algorithm="scaffold", option="II"))], seed)

@@ -189,17 +189,8 @@ scaffold_option_one = PflAdapter("scaffold", "I")
 def characterise(seed: int = 0) -> dict:
     """What pfl's FederatedAveraging and SCAFFOLD conform to: ``{name: ConformanceReport}`` and
     ``"summary"`` in words."""
-    from .engine import conform
+    from .engine import characterise as run_all
 
-    out, lines = {}, []
-    for label, adapter, kw in (("FederatedAveraging, uniform", fedavg, dict(algorithm="fedavg", mode="uniform")),
-                               ("SCAFFOLD option II", scaffold, dict(algorithm="scaffold", option="II")),
-                               ("SCAFFOLD option I", scaffold_option_one, dict(algorithm="scaffold", option="I"))):
-        rep = conform(adapter, seed=seed, **kw)
-        out[label] = rep
-        d = rep.first_deviation
-        lines.append(f"pfl {label}: " + ("conforms" if rep.conforms else
-                                        f"first deviation at '{d.rung}', round {d.round}: {d.quantity}"
-                                        + (f" ({d.hint})" if d.hint else "")))
-    out["summary"] = lines
-    return out
+    return run_all("pfl", [("FederatedAveraging, uniform", fedavg, dict(algorithm="fedavg", mode="uniform")),
+                           ("SCAFFOLD option II", scaffold, dict(algorithm="scaffold", option="II")),
+                           ("SCAFFOLD option I", scaffold_option_one, dict(algorithm="scaffold", option="I"))], seed)
