@@ -31,6 +31,7 @@ def test_bug_exit_1_with_the_diagnosis():
     assert "no statement about it applies" in out
 
 
+@pytest.mark.slow
 def test_flags_override_the_adapter_and_json(tmp_path):
     out_file = tmp_path / "conform.json"
     code, out, err = run_cli(["conform", f"{ZOO / 'reference.py'}:FedAvg", "--mode", "weighted",

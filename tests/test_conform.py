@@ -219,7 +219,7 @@ def test_local_sgd_without_averaging_is_caught():
 
 
 def test_plain_function_adapter():
-    assert conform(data("plain_function"), "fedavg", mode="uniform").conforms
+    assert conform(data("plain_function"), "fedavg", mode="uniform", rungs=["S = 2 of N = 4"]).conforms
 
 
 # ----------------------------------------------------------------------------- the law test

@@ -18,7 +18,7 @@ def test_fedavg_controller_is_fedavg_without_global_step():
     rep = conform(nv.fedavg, "fedavg", mode="uniform", rungs=["two clients, K = 3", "global step"])
     assert rep.rungs[0].status == "conforms"
     assert rep.conforms_at_eta_g == 1 and "no global step" in rep.first_deviation.hint
-    assert conform(nv.fedavg, "fedavg", mode="uniform", eta_g=1, rungs=["S = 2 of N = 4"]).conforms
+    assert conform(nv.fedavg, "fedavg", mode="uniform", eta_g=1, rungs=["S = 3 of N = 4"]).conforms
 
 
 def test_fedavg_controller_with_count_weights_is_a_ratio_estimator():

@@ -13,8 +13,7 @@ from pyfed.conform import pfl as pf  # noqa: E402
 
 
 def test_federated_averaging_conforms():
-    assert conform(pf.fedavg, "fedavg", mode="uniform", rungs=["two clients, K = 3", "S = 2 of N = 4",
-                                                                "global step"]).conforms
+    assert conform(pf.fedavg, "fedavg", mode="uniform", rungs=["two clients, K = 3", "global step"]).conforms
 
 
 def test_scaffold_option_two_control_has_the_model_change_reversed():
