@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -13,10 +14,11 @@ ZOO = ROOT / "examples" / "conformance"
 DATA = ROOT / "tests" / "data" / "conform" / "adapters.py"
 
 
+@pytest.mark.slow
 def test_reference_conforms_exit_0_and_names_the_statements():
     code, out, err = run_cli(["conform", f"{ZOO / 'reference.py'}:Scaffold", "--option", "II"])
     assert code == 0, err
-    assert "conforms to SCAFFOLD option II on all 7 rungs" in out
+    assert "conforms to SCAFFOLD option II on all 9 rungs" in out
     assert "SCAFFOLD.ConvexFiniteRoundConvergence" in out and "applies" in out
 
 
@@ -29,15 +31,17 @@ def test_bug_exit_1_with_the_diagnosis():
     assert "no statement about it applies" in out
 
 
+@pytest.mark.slow
 def test_flags_override_the_adapter_and_json(tmp_path):
     out_file = tmp_path / "conform.json"
     code, out, err = run_cli(["conform", f"{ZOO / 'reference.py'}:FedAvg", "--mode", "weighted",
                               "--json", str(out_file)])
     assert code == 0, err
     rep = json.loads(out_file.read_text())
-    assert rep["schema"] == "pyfed.conform/1" and rep["mode"] == "weighted" and rep["conforms"] is True
-    assert [r["status"] for r in rep["rungs"]] == ["conforms"] * 7
-    assert rep["first_deviation"] is None and rep["comparison"]["ulp_bound"] == 4096
+    assert rep["schema"] == "pyfed.conform/2" and rep["mode"] == "weighted" and rep["conforms"] is True
+    assert [r["status"] for r in rep["rungs"]] == ["conforms"] * 9
+    assert all(r["rounds"] == 4 and r["max_error_over_bound"] <= 1 for r in rep["rungs"])
+    assert rep["first_deviation"] is None and rep["comparison"]["precision"] == "float64"
 
 
 def test_deviation_json_has_exact_values(tmp_path):
@@ -46,8 +50,8 @@ def test_deviation_json_has_exact_values(tmp_path):
                           "--json", str(out_file)])
     assert code == 1
     d = json.loads(out_file.read_text())["first_deviation"]
-    assert d["quantity"] == "aggregation weights" and d["expected"] == ["1/8", "3/8"] and d["observed"] == [0.25, 0.75]
-    assert d["round"] == 1 and d["sampled"] == [0, 1]
+    assert d["quantity"] == "aggregation weights" and d["expected"] == ["1/7"] and d["observed"] == [1.0]
+    assert d["round"] == 1 and d["sampled"] == [0] and d["rung"] == "S = 1 of N = 4"
 
 
 def _one_line_error(argv, *words):
@@ -74,6 +78,7 @@ def test_bad_flags_exit_2_before_the_run(tmp_path):
     _one_line_error(["conform", f"{ZOO / 'reference.py'}:Scaffold", "--algorithm", "fedsgd"], "--algorithm")
 
 
+@pytest.mark.slow
 def test_check_implementation_runs_the_statements_on_its_trajectories(tmp_path):
     out_file = tmp_path / "check.json"
     code, out, err = run_cli(["check", "--implementation", f"{ZOO / 'reference.py'}:Scaffold", "--replicates", "8",
@@ -90,3 +95,39 @@ def test_check_implementation_runs_the_statements_on_its_trajectories(tmp_path):
 def test_check_implementation_of_a_deviating_code_exit_1():
     code, out, _ = run_cli(["check", "--implementation", f"{ZOO / 'bug_controls_initialised_differently.py'}:Scaffold"])
     assert code == 1 and "none of pyfed's statements is about the runs it produces" in out
+
+
+@pytest.mark.slow
+def test_eta_g_declared_or_detected():
+    """FedAvg without a server step: undeclared, it conforms only at eta_g = 1 (exit 1, said so);
+    with --eta-g 1 it conforms (exit 0) and the FedAvg statements at eta_g = 1 are listed."""
+    adapter = "pyfed.conform.flower:fedavg_equal"
+    code, out, err = run_cli(["conform", adapter, "--algorithm", "fedavg", "--mode", "uniform"])
+    assert code == 1, err
+    assert "conforms to FedAvg (uniform-client mode) with eta_g = 1" in out and "--eta-g 1" in out
+    assert "FedAvg.ConvexFedAvgConvergence" in out
+    code, out, err = run_cli(["conform", adapter, "--algorithm", "fedavg", "--mode", "uniform", "--eta-g", "1"])
+    assert code == 0, err
+    assert "conforms to FedAvg (uniform-client mode) with eta_g = 1 on all 9 rungs" in out
+    assert "FedAvg.ConvexFedAvgConvergence" in out and "applies" in out
+
+
+@pytest.mark.slow
+def test_precision_and_state_are_reported():
+    code, out, _ = run_cli(["conform", f"{ZOO / 'correct_fedavg_float32.py'}:FedAvg", "--mode", "uniform"])
+    assert code == 0 and "precision: float32 (detected from the returned arrays)" in out
+    code, out, _ = run_cli(["conform", f"{ZOO / 'correct_scaffold_stateful.py'}:Scaffold"])
+    assert code == 0 and "the adapter keeps state between calls" in out and "`server_control`" in out
+
+
+def test_help_has_a_description():
+    code, out, _ = run_cli(["conform", "--help"])
+    assert code == 0 and "exact law" in out and "--eta-g" in out and "--precision" in out
+
+
+def test_bad_eta_g_and_precision_exit_2():
+    ref = f"{ZOO / 'reference.py'}:FedAvg"
+    _one_line_error(["conform", ref, "--eta-g", "0"], "--eta-g", "positive")
+    _one_line_error(["conform", ref, "--eta-g", "fast"], "--eta-g", "positive number")
+    _one_line_error(["conform", ref, "--precision", "float8"], "--precision")
+    _one_line_error(["conform", f"{ZOO / 'reference.py'}:FedAdam", "--eta-g", "1"], "--eta-g", "adaptive")

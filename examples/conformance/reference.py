@@ -1,4 +1,4 @@
-"""A correct FedAvg, FedProx, SCAFFOLD and Local SGD, written the way a user would write them:
+"""A correct FedAvg, FedProx, SCAFFOLD, Local SGD and FedAdam / FedYogi / FedAdagrad, written the way a user would write them:
 a plain loop over the sampled clients with numpy vectors (no pyfed simulator), each round exposed
 to ``pyfed conform`` through the adapter protocol (``inp`` holds the server state, the client
 controls, the sampled set, the step sizes and pyfed's gradient oracle ``inp.oracle(i, y)``).
@@ -9,6 +9,7 @@ controls, the sampled set, the step sizes and pyfed's gradient oracle ``inp.orac
     pyfed conform examples/conformance/reference.py:FedAvg --mode weighted
     pyfed conform examples/conformance/reference.py:FedProx
     pyfed conform examples/conformance/reference.py:LocalSGD
+    pyfed conform examples/conformance/reference.py:FedAdam      (also FedYogi, FedAdagrad)
 
 The bug files beside this one subclass these classes and change one method each.
 """
@@ -107,3 +108,33 @@ class LocalSGD:
         if inp.sync:
             z[:] = z.mean(axis=0)
         return {"x": z}
+
+
+class FedAdagrad(FedAvg):
+    """FedAdagrad (Reddi et al., Adaptive Federated Optimization, Algorithm 2): FedAvg's clients,
+    the server steps with the moments m, v carried in the state (``inp.m``, ``inp.v``)."""
+
+    algorithm = "fedadagrad"
+
+    def second_moment(self, inp, delta):
+        return inp.v + delta * delta
+
+    def round(self, inp):
+        delta = np.mean([self.local_steps(inp, i) - inp.x for i in inp.sampled], axis=0)
+        m = inp.beta_1 * inp.m + (1 - inp.beta_1) * delta
+        v = self.second_moment(inp, delta)
+        return {"x": inp.x + inp.eta_g * m / (np.sqrt(v) + inp.tau), "m": m, "v": v}
+
+
+class FedYogi(FedAdagrad):
+    algorithm = "fedyogi"
+
+    def second_moment(self, inp, delta):
+        return inp.v - (1 - inp.beta_2) * delta * delta * np.sign(inp.v - delta * delta)
+
+
+class FedAdam(FedAdagrad):
+    algorithm = "fedadam"
+
+    def second_moment(self, inp, delta):
+        return inp.beta_2 * inp.v + (1 - inp.beta_2) * delta * delta

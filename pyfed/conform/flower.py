@@ -12,10 +12,19 @@ strategies are Flower's (``flwr.server.strategy.FedAvg`` / ``FedProx``), unmodif
 Adapters (for ``pyfed conform pyfed.conform.flower:NAME``):
 
 * ``fedavg`` / ``fedprox``: clients report n_i;
-* ``fedavg_equal`` / ``fedprox_equal``: every client reports ``num_examples = 1``.
+* ``fedavg_equal`` / ``fedprox_equal``: every client reports ``num_examples = 1``;
+* ``fedadam`` / ``fedyogi`` / ``fedadagrad``: Flower's ``FedAdam`` / ``FedYogi`` / ``FedAdagrad``
+  (``flwr.server.strategy``), every client reporting ``num_examples = 1``, the strategy built each
+  round from pyfed's state (its ``current_weights``, ``m_t``, ``v_t`` set to x, m, v; its
+  ``eta``, ``eta_l``, ``beta_1``, ``beta_2``, ``tau`` from the rung) so that the adapter is a
+  function of its input;
+* ``fedadam_deployed`` (and the other two): the strategy as deployed, built once and kept on the
+  adapter (its own m_t, v_t start from None, i.e. zeros): a stateful adapter, run path by path.
 
-:func:`characterise_fedavg` runs them against both FedAvg modes of seed 002 and says what Flower's
-FedAvg conforms to.
+Every adapter returns the clients' fitted models as ``y`` (the local end points).
+:func:`characterise_fedavg` runs the FedAvg adapters against both FedAvg modes of seed 002 and
+:func:`characterise_fedopt` the adaptive ones against Reddi et al.'s Algorithm 2, and say what
+Flower's strategies conform to.
 """
 
 from __future__ import annotations
@@ -26,8 +35,9 @@ import numpy as np
 
 from .protocol import AdapterError
 
-__all__ = ["FlowerStrategyAdapter", "fedavg", "fedavg_equal", "fedprox", "fedprox_equal", "flower_round",
-           "characterise_fedavg", "require_flwr"]
+__all__ = ["FlowerStrategyAdapter", "FlowerFedOptAdapter", "DeployedFedOptAdapter", "fedavg", "fedavg_equal", "fedprox", "fedprox_equal",
+           "fedadam", "fedyogi", "fedadagrad", "fedadam_deployed", "fedyogi_deployed", "fedadagrad_deployed",
+           "flower_round", "characterise_fedavg", "characterise_fedopt", "require_flwr"]
 
 
 def require_flwr():
@@ -151,25 +161,98 @@ class FlowerStrategyAdapter:
 
     def round(self, inp):
         strategy = self._strategy(inp)
-
-        def fit(i, arrays, config):
-            x = np.array(arrays[0], dtype=np.float64)
-            mu = float(config.get("proximal_mu", 0.0))
-            y = x.copy()
-            for _ in range(inp.K):
-                g = inp.oracle(i, y)
-                y = y - inp.eta_l * (g + mu * (y - x))
-            n = int(inp.counts[i]) if self.num_examples == "counts" else 1
-            return [y], n
-
+        fit, ends = _sgd_clients(inp, self.num_examples)
         arrays, _ = flower_round(strategy, inp, [np.array(inp.x)], fit)
-        return {"x": arrays[0]}
+        return {"x": arrays[0], "y": np.array([ends[int(i)] for i in inp.sampled])}
+
+
+def _sgd_clients(inp, num_examples: str):
+    """A Flower client's ``fit`` (K local SGD steps with pyfed's oracle; FedProx's proximal term
+    when the config has ``proximal_mu``) and the dict its end points are recorded in."""
+    ends = {}
+
+    def fit(i, arrays, config):
+        x = np.array(arrays[0], dtype=np.float64)
+        mu = float(config.get("proximal_mu", 0.0))
+        y = x.copy()
+        for _ in range(inp.K):
+            y = y - inp.eta_l * (inp.oracle(i, y) + mu * (y - x))
+        ends[i] = y
+        return [y], (int(inp.counts[i]) if num_examples == "counts" else 1)
+
+    return fit, ends
+
+
+class FlowerFedOptAdapter:
+    """Adapter running Flower's ``FedAdam`` / ``FedYogi`` / ``FedAdagrad`` (module docstring).
+
+    Parameters
+    ----------
+    strategy : "FedAdam" | "FedYogi" | "FedAdagrad"
+    deployed : bool
+        Keep one strategy on the adapter (Flower's own state, initialised as Flower does) instead
+        of building it each round from pyfed's state.
+    """
+
+    def __init__(self, strategy: str = "FedAdam", deployed: bool = False):
+        if strategy not in ("FedAdam", "FedYogi", "FedAdagrad"):
+            raise ValueError(f"strategy must be FedAdam, FedYogi or FedAdagrad, got {strategy!r}")
+        self.strategy_name = strategy
+        self.algorithm = strategy.lower()
+        self.deployed = deployed
+        self.strategy = None
+
+    def _strategy(self, inp):
+        require_flwr()
+        from flwr.common import ndarrays_to_parameters
+        from flwr.server import strategy as st
+
+        kw = dict(fraction_fit=inp.S / inp.N, min_fit_clients=inp.S, min_available_clients=inp.N,
+                  fraction_evaluate=0.0, min_evaluate_clients=0,
+                  initial_parameters=ndarrays_to_parameters([np.array(inp.x)]), eta=inp.eta_g, eta_l=inp.eta_l,
+                  tau=inp.tau)
+        if self.strategy_name != "FedAdagrad":        # Flower's FedAdagrad fixes beta_1 = beta_2 = 0
+            kw.update(beta_1=inp.beta_1, beta_2=inp.beta_2)
+        return getattr(st, self.strategy_name)(**kw)
+
+    def round(self, inp):
+        if self.deployed:
+            if self.strategy is None:
+                self.strategy = self._strategy(inp)
+            strategy = self.strategy
+        else:
+            strategy = self._strategy(inp)
+            strategy.m_t, strategy.v_t = [np.array(inp.m)], [np.array(inp.v)]
+        fit, ends = _sgd_clients(inp, "equal")
+        arrays, _ = flower_round(strategy, inp, [np.array(inp.x)], fit)
+        return {"x": arrays[0], "m": strategy.m_t[0], "v": strategy.v_t[0],
+                "y": np.array([ends[int(i)] for i in inp.sampled])}
 
 
 fedavg = FlowerStrategyAdapter("FedAvg", "counts")
 fedavg_equal = FlowerStrategyAdapter("FedAvg", "equal")
 fedprox = FlowerStrategyAdapter("FedProx", "counts")
 fedprox_equal = FlowerStrategyAdapter("FedProx", "equal")
+fedadam = FlowerFedOptAdapter("FedAdam")
+fedyogi = FlowerFedOptAdapter("FedYogi")
+fedadagrad = FlowerFedOptAdapter("FedAdagrad")
+
+
+class DeployedFedOptAdapter(FlowerFedOptAdapter):
+    """Flower's FedOpt strategy as deployed: one strategy kept on the adapter, its moments starting
+    where Flower starts them (``m_t = v_t = None``, read as zeros in the first aggregation), which
+    :meth:`init` reports as the initial state."""
+
+    def __init__(self, strategy: str = "FedAdam"):
+        super().__init__(strategy, deployed=True)
+
+    def init(self, x0):
+        return {"x": np.array(x0), "m": np.zeros_like(x0), "v": np.zeros_like(x0)}
+
+
+fedadam_deployed = DeployedFedOptAdapter("FedAdam")
+fedyogi_deployed = DeployedFedOptAdapter("FedYogi")
+fedadagrad_deployed = DeployedFedOptAdapter("FedAdagrad")
 
 
 def characterise_fedavg(seed: int = 0) -> dict:
@@ -196,3 +279,14 @@ def characterise_fedavg(seed: int = 0) -> dict:
         lines.append(text)
     out["summary"] = lines
     return out
+
+
+def characterise_fedopt(seed: int = 0) -> dict:
+    """What Flower's FedAdam, FedYogi and FedAdagrad conform to, against Reddi et al.'s Algorithm 2:
+    ``{name: ConformanceReport}`` for the strategies built from pyfed's state and, under
+    ``name + " deployed"``, as deployed (Flower's own initial state), plus ``"summary"`` in words."""
+    from .engine import characterise
+
+    runs = [(label, adapter, dict(algorithm=name)) for name in ("fedadam", "fedyogi", "fedadagrad")
+            for label, adapter in ((name, globals()[name]), (f"{name} deployed", globals()[f"{name}_deployed"]))]
+    return characterise("Flower", runs, seed)

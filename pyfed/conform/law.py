@@ -17,7 +17,10 @@ at x) has the d columns 1 + (i J + j) d + (0..d-1), J = K + 1; there are none wh
 The equations are seed 002's (FedAvg both modes, SCAFFOLD options I and II, Local SGD; Algorithm
 1 of Karimireddy et al.), FedProx's local step is :func:`pyfed.algorithms.fedprox`'s, and the
 Lean procedures of ``lean/Pyfed/Algorithms/*.lean`` define the same maps (:data:`EQUATIONS`
-names them for the diagnosis).
+names them for the diagnosis). The adaptive server optimisers (FedAdam, FedYogi, FedAdagrad:
+Reddi et al., Adaptive Federated Optimization, ICLR 2021, Algorithm 2) share FedAvg's local
+steps; :func:`replay_round` gives their pseudo-gradient Delta = S^-1 sum_{i in S_r} (y_{i,K} - x)
+and :mod:`pyfed.conform.adaptive` the server step from it.
 """
 
 from __future__ import annotations
@@ -27,8 +30,14 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Spec", "ExpectedRound", "replay_round", "replay_local_sgd_step", "value", "mean", "covariance",
-           "exact_vector", "EQUATIONS", "equation"]
+__all__ = ["Spec", "ExpectedRound", "replay_round", "replay_local_sgd_step", "client_path", "value", "mean",
+           "covariance", "exact_vector", "EQUATIONS", "equation", "ADAPTIVE", "FEDERATED"]
+
+#: The adaptive server optimisers of Reddi et al., Algorithm 2 (command-line spelling).
+ADAPTIVE = ("fedadam", "fedyogi", "fedadagrad")
+#: The algorithms with a federated round (every one but Local SGD).
+FEDERATED = ("scaffold", "fedavg", "fedprox") + ADAPTIVE
+_REDDI = "Reddi et al., Adaptive Federated Optimization, ICLR 2021, Algorithm 2"
 
 _ALG1 = "Karimireddy et al., SCAFFOLD, ICML 2020, Algorithm 1"
 _SCAF_LEAN = "lean/Pyfed/Algorithms/Scaffold.lean"
@@ -92,6 +101,44 @@ EQUATIONS = {
     ("fedprox", "model weighted"): (
         "x_r = x_{r-1} + eta_g sum_{i in S_r} (n_i/n) (y_{i,K} - x_{r-1}) (FedAvg's count-weighted aggregation)",
         "seed 002 (FedAvg, count-weighted deployment mode), with FedProx's local steps"),
+    ("scaffold", "end point"): (
+        "y_{i,K}, the end point of the K corrected local steps y_{i,k} = y_{i,k-1} - eta_l (g_i(y_{i,k-1}) - c_i + c)",
+        f"seed 002 (SCAFFOLD local update); {_ALG1} (client update); Lean SCAFFOLD.localPath ({_SCAF_LEAN})"),
+    ("fedavg", "end point"): (
+        "y_{i,K}, the end point of the K local steps y_{i,k} = y_{i,k-1} - eta_l g_i(y_{i,k-1}), y_{i,0} = x_{r-1}",
+        f"seed 002 (FedAvg local steps); McMahan et al. 2017, Algorithm 1 (ClientUpdate); Lean SCAFFOLD.localPath "
+        f"({_FEDAVG_LEAN})"),
+    ("fedprox", "end point"): (
+        "y_{i,K}, the end point of the K proximal local steps y_{i,k} = y_{i,k-1} - eta_l (g_i(y_{i,k-1}) + mu (y_{i,k-1} "
+        "- x_{r-1}))",
+        "pyfed.algorithms.fedprox; Li et al., MLSys 2020, Algorithm 2"),
+    ("adaptive", "calls"): (
+        "each selected client calls g_i K times along its local path",
+        f"{_REDDI} (client update: K steps of SGD)"),
+    ("adaptive", "local"): (
+        "y_{i,k} = y_{i,k-1} - eta_l g_i(y_{i,k-1}), y_{i,0} = x_t",
+        f"{_REDDI} (client update)"),
+    ("adaptive", "end point"): (
+        "y_{i,K}, the end point of the K local SGD steps from x_t",
+        f"{_REDDI} (client update; Delta_i = y_{{i,K}} - x_t)"),
+    ("fedadam", "m"): (
+        "m_t = beta_1 m_{t-1} + (1 - beta_1) Delta_t, Delta_t = S^-1 sum_{i in S_t} (y_{i,K} - x_t), m_{-1} = 0",
+        f"{_REDDI} (server update, all three optimisers)"),
+    ("fedadam", "v"): (
+        "FedAdam: v_t = beta_2 v_{t-1} + (1 - beta_2) Delta_t^2 (coordinatewise), v_{-1} >= tau^2",
+        f"{_REDDI} (FEDADAM)"),
+    ("fedyogi", "v"): (
+        "FedYogi: v_t = v_{t-1} - (1 - beta_2) Delta_t^2 sign(v_{t-1} - Delta_t^2) (coordinatewise), v_{-1} >= tau^2",
+        f"{_REDDI} (FEDYOGI)"),
+    ("fedadagrad", "v"): (
+        "FedAdagrad: v_t = v_{t-1} + Delta_t^2 (coordinatewise), v_{-1} >= tau^2",
+        f"{_REDDI} (FEDADAGRAD)"),
+    ("adaptive", "model"): (
+        "x_{t+1} = x_t + eta m_t / (sqrt(v_t) + tau) (coordinatewise), eta the server learning rate",
+        f"{_REDDI} (server update)"),
+    ("adaptive", "init"): (
+        "m_{-1} = 0 and v_{-1} >= tau^2 (pyfed gives v_{-1} = tau^2), x_0 the given start point",
+        f"{_REDDI} (initialisation)"),
     ("local-sgd", "worker"): (
         "z_{t+1}^k = x_t^k - eta_t b^-1 sum_q grad f_{i_{t,q}^k}(x_t^k); x_{t+1}^k = z_{t+1}^k, or the "
         "workers' average of z_{t+1} when t+1 is a synchronisation time",
@@ -101,8 +148,15 @@ EQUATIONS = {
 
 
 def equation(algorithm: str, quantity: str) -> tuple[str, str]:
-    """(equation, source) of :data:`EQUATIONS` for ``algorithm`` and ``quantity``."""
-    return EQUATIONS[(algorithm, quantity)]
+    """(equation, source) of :data:`EQUATIONS` for ``algorithm`` and ``quantity``; the adaptive
+    optimisers share the entries keyed "adaptive" (local steps, model) and FedAdam's for m."""
+    if (algorithm, quantity) in EQUATIONS:
+        return EQUATIONS[(algorithm, quantity)]
+    if algorithm in ADAPTIVE:
+        if quantity == "m":
+            return EQUATIONS[("fedadam", "m")]
+        return EQUATIONS[("adaptive", quantity)]
+    raise KeyError((algorithm, quantity))
 
 
 @dataclass(frozen=True)
@@ -121,6 +175,9 @@ class Spec:
         Record counts n_i.
     scale : Fraction
         Noise scale s (each noise coordinate is +-s; sigma^2 = d s^2).
+    beta_1, beta_2, tau : Fraction | None
+        The adaptive server optimisers' decay rates and adaptivity (Reddi et al., Algorithm 2);
+        None for the other algorithms. Their server learning rate eta is ``eta_g``.
     """
 
     algorithm: str
@@ -136,6 +193,14 @@ class Spec:
     mu: Fraction | None
     counts: tuple
     scale: Fraction
+    beta_1: Fraction | None = None
+    beta_2: Fraction | None = None
+    tau: Fraction | None = None
+
+    @property
+    def adaptive(self) -> bool:
+        """FedAdam, FedYogi or FedAdagrad (a server optimiser with state m, v)."""
+        return self.algorithm in ADAPTIVE
 
     @property
     def calls(self) -> int:
@@ -196,8 +261,8 @@ class ExpectedRound:
 
     Attributes
     ----------
-    x : (d, 1+m)
-        x_r.
+    x : (d, 1+m) | None
+        x_r (None for the adaptive optimisers: their step is not affine, see ``delta``).
     c : (d, 1+m) | None
         SCAFFOLD server control c^r.
     c_clients : (N, d, 1+m) | None
@@ -205,20 +270,34 @@ class ExpectedRound:
     points : dict client -> list of (d, 1+m)
         The points of the client's expected oracle calls, in order (y_{i,0..K-1}; option I then x).
     y_end : dict client -> (d, 1+m)
-        y_{i,K} of every client (selected or not: the alternatives of the diagnosis use all).
+        y_{i,K} of every computed client.
     c_plus : dict client -> (d, 1+m)
-        SCAFFOLD c_i+ of every client.
+        SCAFFOLD c_i+ of every computed client.
+    delta : (d, 1+m) | None
+        The adaptive optimisers' pseudo-gradient Delta = S^-1 sum_{i in S_r} (y_{i,K} - x).
     """
 
-    x: np.ndarray
+    x: np.ndarray | None
     c: np.ndarray | None = None
     c_clients: np.ndarray | None = None
     points: dict = field(default_factory=dict)
     y_end: dict = field(default_factory=dict)
     c_plus: dict = field(default_factory=dict)
+    delta: np.ndarray | None = None
 
 
-def replay_round(A, b, spec: Spec, x, c, C, sampled, *, every_client: bool = True) -> ExpectedRound:
+def _noise_column(g, spec: Spec, i: int, j: int):
+    """g (d, 1+m) plus client i's j-th call's noise s * eps (its d columns)."""
+    if not spec.m:
+        return g
+    g = g.copy()
+    col = spec.column(i, j)
+    for q in range(spec.d):
+        g[q, col + q] += spec.scale
+    return g
+
+
+def replay_round(A, b, spec: Spec, x, c, C, sampled, *, every_client: bool = False) -> ExpectedRound:
     """The exact round of ``spec.algorithm`` from the start state (exact Fractions).
 
     Parameters
@@ -233,7 +312,7 @@ def replay_round(A, b, spec: Spec, x, c, C, sampled, *, every_client: bool = Tru
     sampled : sequence of int
         S_r.
     every_client : bool
-        Also compute the paths of unselected clients (used by the diagnosis' alternatives only).
+        Also compute the paths of unselected clients (the diagnosis' alternatives use them).
 
     Returns
     -------
@@ -244,8 +323,8 @@ def replay_round(A, b, spec: Spec, x, c, C, sampled, *, every_client: bool = Tru
     X = _const(x, m)
     scaf = spec.algorithm == "scaffold"
     out = ExpectedRound(x=None)
-    clients = range(spec.N) if every_client else sampled
-    for i in clients:
+    zero = _const(np.zeros(d, dtype=object) + Fraction(0), m)
+    for i in (range(spec.N) if every_client else sampled):
         Ai = A[i]
         bi = _const(b[i], m)
         corr = _const(c - C[i], m) if scaf else None
@@ -253,13 +332,7 @@ def replay_round(A, b, spec: Spec, x, c, C, sampled, *, every_client: bool = Tru
         pts = []
         for k in range(K):
             pts.append(y)
-            g = Ai.dot(y) - bi
-            if m:
-                col = spec.column(i, k)
-                g = g.copy()
-                for q in range(d):
-                    g[q, col + q] += spec.scale
-            step = g
+            step = _noise_column(Ai.dot(y) - bi, spec, i, k)
             if scaf:
                 step = step + corr
             elif spec.algorithm == "fedprox":
@@ -269,31 +342,47 @@ def replay_round(A, b, spec: Spec, x, c, C, sampled, *, every_client: bool = Tru
         if scaf:
             if spec.option == "I":
                 pts.append(X)
-                g = Ai.dot(X) - bi
-                if m:
-                    col = spec.column(i, K)
-                    g = g.copy()
-                    for q in range(d):
-                        g[q, col + q] += spec.scale
-                out.c_plus[i] = g
+                out.c_plus[i] = _noise_column(Ai.dot(X) - bi, spec, i, K)
             else:
                 out.c_plus[i] = _const(C[i] - c, m) + (X - y) / (K * eta_l)
         out.points[i] = pts
     S = len(sampled)
-    delta = sum((out.y_end[i] - X for i in sampled), _const(np.zeros(d, dtype=object) + Fraction(0), m))
+    delta = sum((out.y_end[i] - X for i in sampled), zero)
+    if spec.adaptive:
+        out.delta = delta / S
+        return out
     if scaf or spec.mode == "uniform":
         out.x = X + (eta_g / S) * delta
     else:
         n = sum(spec.counts)
-        wsum = sum((Fraction(spec.counts[i], n) * (out.y_end[i] - X) for i in sampled), _const(np.zeros(d, dtype=object) + Fraction(0), m))
-        out.x = X + eta_g * wsum
+        out.x = X + eta_g * sum((Fraction(spec.counts[i], n) * (out.y_end[i] - X) for i in sampled), zero)
     if scaf:
-        dc = sum((out.c_plus[i] - _const(C[i], m) for i in sampled), _const(np.zeros(d, dtype=object) + Fraction(0), m)) / S
+        dc = sum((out.c_plus[i] - _const(C[i], m) for i in sampled), zero) / S
         out.c = _const(c, m) + Fraction(S, spec.N) * dc
         cc = _const(C, m)
         for i in sampled:
             cc[i] = out.c_plus[i]
         out.c_clients = cc
+    return out
+
+
+def client_path(A_i, b_i, spec: Spec, x, corr, noise, steps: int, *, eta=None) -> list:
+    """One client's exact local path y_0 = x, ..., y_steps (Fractions (d,) each) with given noise.
+
+    ``corr`` (d,) is SCAFFOLD's c - c_i (None otherwise); ``noise[k]`` (d,) the exact noise of the
+    k-th step's oracle call (Fractions; len >= steps); ``eta`` the step size (default eta_l).
+    FedProx adds mu (y - x). Used to match oracle calls to the algorithm's and by the diagnosis."""
+    eta = spec.eta_l if eta is None else eta
+    y = np.array(x, dtype=object)
+    out = [y]
+    for k in range(steps):
+        step = A_i.dot(y) - b_i + noise[k]
+        if corr is not None:
+            step = step + corr
+        elif spec.algorithm == "fedprox":
+            step = step + spec.mu * (y - x)
+        y = y - eta * step
+        out.append(y)
     return out
 
 

@@ -1,48 +1,64 @@
 """The adapter protocol: one round of third-party code, plain numpy in and out.
 
-An *adapter* exposes one round of a user's FedAvg / FedProx / SCAFFOLD implementation (one time
-step of a Local SGD implementation) to ``pyfed conform``. pyfed owns everything random and
-everything the algorithm's definition takes as given: the server state at the start of the
-round, the client controls, the sampled set, the client record counts and a gradient oracle
-(exact gradients of rational quadratic clients plus pyfed's seeded noise). The adapter runs its
-own code on them and returns the new state. Because the adapter is a function of its input,
-pyfed can branch: it runs the round once per client subset, with every subset's exact
-probability, and compares each result with the exact law.
+An *adapter* exposes one round of a user's FedAvg / FedProx / SCAFFOLD / FedAdam / FedYogi /
+FedAdagrad implementation (one time step of a Local SGD implementation) to ``pyfed conform``.
+pyfed owns everything random and everything the algorithm's definition takes as given: the server
+state at the start of the round, the client controls, the sampled set, the client record counts
+and a gradient oracle (exact gradients of rational quadratic clients plus pyfed's seeded noise).
+The adapter runs its own code on them and returns the new state.
+
+**The purity rule.** pyfed branches: it runs a round once per client subset, from the state the
+implementation returned, and replays rounds in breadth-first order. So an adapter should be a
+function of its input: everything the next round needs goes into the returned dict. pyfed checks
+it: it compares the adapter's attributes (``vars(adapter)``, arrays by value, random generators by
+state) before and after every call and runs the first input of every rung twice. An adapter
+whose attributes change keeps state between calls: pyfed names the attribute, reports the
+adapter as stateful and runs every sampling path on a fresh copy of the adapter as it was before
+the first call (``copy.deepcopy``), rounds in order, so stateful code that is correct still
+conforms. Output that changes on a repeated input with no attribute changed (a global, a closure,
+an unseeded random generator) is a deviation.
 
 An adapter is any of
 
 * a callable ``round(inp) -> dict``;
-* an object with a method ``round(inp) -> dict`` and, for SCAFFOLD, optionally
-  ``init(x0, c0) -> dict`` (the initial state the implementation builds from the start point
-  ``x0`` (d,) and the initial client controls ``c0`` (N, d); without it pyfed builds the seed's
-  ``x = x0, c = N^-1 sum_i c0_i, c_clients = c0``), and optionally the attributes
-  ``algorithm`` ("scaffold" | "fedavg" | "fedprox" | "local-sgd"), ``option`` ("I" | "II") and
-  ``mode`` ("uniform" | "weighted") saying what it implements (command-line flags override them);
+* an object with a method ``round(inp) -> dict`` and optionally ``init(x0, c0) -> dict``
+  (SCAFFOLD: the initial state the implementation builds from the start point ``x0`` (d,) and
+  the initial client controls ``c0`` (N, d); without it pyfed builds the seed's ``x = x0,
+  c = N^-1 sum_i c0_i, c_clients = c0``) or ``init(x0) -> dict`` (the adaptive optimisers: the
+  initial ``x``, ``m``, ``v``; without it pyfed uses m = 0, v = tau^2), and optionally the
+  attributes ``algorithm`` (one of :data:`ALGORITHMS`), ``option`` ("I" | "II"), ``mode``
+  ("uniform" | "weighted"), ``eta_g`` (a number: the global step size the implementation
+  applies, e.g. 1 for FedAvg without a server step) and ``precision`` ("float64" | "float32" |
+  "float16" | "bfloat16") saying what it implements (command-line flags override them);
 * a class with such methods, instantiated without arguments.
 
 The returned dict holds float arrays: ``x`` (d,) for FedAvg and FedProx (a bare array is
-accepted too); ``x`` (d,), ``c`` (d,) and ``c_clients`` (N, d) for SCAFFOLD; ``x`` (workers, d)
-for Local SGD. Shapes and finiteness are checked: an adapter that raises, returns the wrong keys
-or shapes, or NaN/inf, is *broken* (:class:`AdapterError`, exit 2), which is not a deviation
-from the algorithm.
+accepted too); ``x`` (d,), ``c`` (d,) and ``c_clients`` (N, d) for SCAFFOLD; ``x``, ``m``, ``v``
+(d,) each for the adaptive optimisers; ``x`` (workers, d) for Local SGD. Optionally ``y`` (S, d):
+the sampled clients' local end points y_{i,K} in the order of ``inp.sampled`` (the last local
+iterate is never an oracle point, so without ``y`` a mistake in the last local step can only be
+seen through the model). Shapes and finiteness are checked: an adapter that raises, returns the
+wrong keys or shapes, or NaN/inf, is *broken* (:class:`AdapterError`, exit 2), which is not a
+deviation from the algorithm. The dtype of the returned arrays tells pyfed the working precision
+(float32, float16, bfloat16; :mod:`pyfed.conform.precision`).
 
 The oracle. ``inp.oracle(i, y)`` returns client i's stochastic gradient at y (d,): the exact
 gradient A_i y - b_i of the quadratic client plus pyfed's noise, rounded once to float64. The
 noise of the j-th call (j = 0, 1, ...) that client i makes in round r is fixed by (seed, rung,
 r, i, j), independently of the order in which the adapter visits the clients, so pyfed can
-replay the round exactly with the very draws the implementation received. The algorithm's
-calls are matched in order: the K local steps, then, for SCAFFOLD option I, the fresh sample at
-the round-start model. An implementation that calls in another order is compared in law instead
-(:mod:`pyfed.conform.engine`). Calls of clients outside the sampled set are allowed (the seed-000
-``Run`` model computes virtual paths for every client) and ignored.
+replay the round exactly with the very draws the implementation received: it matches the
+algorithm's calls (the K local steps in order; option I's fresh sample at x anywhere) to the
+client's calls by their points and reports extra calls (a diagnostic gradient, an evaluation)
+as such. Calls of clients outside the sampled set are allowed (the seed-000 ``Run`` model
+computes virtual paths for every client) and ignored.
 
 Source: seed 002 (FedAvg, SCAFFOLD, Local SGD procedures), seed 000 (the ``Run`` oracle law);
-Karimireddy et al., SCAFFOLD, ICML 2020, Algorithm 1.
+Karimireddy et al., SCAFFOLD, ICML 2020, Algorithm 1; Reddi et al., Adaptive Federated
+Optimization, ICLR 2021, Algorithm 2.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -50,11 +66,11 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["RoundInput", "LocalSGDStep", "AdapterError", "Adapter", "NoiseSource", "RecordingOracle",
-           "call_round", "call_init", "adapter_attribute", "load_adapter", "ALGORITHMS"]
+__all__ = ["RoundInput", "LocalSGDStep", "AdapterError", "Adapter", "NoiseSource", "RecordingOracle", "Outputs",
+           "call_round", "call_init", "adapter_attribute", "load_adapter", "readonly", "ALGORITHMS"]
 
 #: The algorithms ``pyfed conform`` knows (command-line spelling).
-ALGORITHMS = ("scaffold", "fedavg", "fedprox", "local-sgd")
+ALGORITHMS = ("scaffold", "fedavg", "fedprox", "fedadam", "fedyogi", "fedadagrad", "local-sgd")
 
 
 class AdapterError(InputError):
@@ -73,7 +89,7 @@ class RoundInput:
     Attributes
     ----------
     algorithm : str
-        "scaffold", "fedavg" or "fedprox".
+        "scaffold", "fedavg", "fedprox", "fedadam", "fedyogi" or "fedadagrad".
     option : str | None
         SCAFFOLD control update "I" or "II" (Algorithm 1); None otherwise.
     mode : str | None
@@ -84,7 +100,8 @@ class RoundInput:
     N, S, K, d : int
         Clients, clients per round, local steps, dimension.
     eta_l, eta_g : float
-        Local and global step sizes.
+        Local and global step sizes (for the adaptive optimisers eta_g is the server learning
+        rate eta of Algorithm 2).
     mu : float | None
         FedProx proximal weight (local steps on f_i(y) + mu/2 ||y - x||^2); None otherwise.
     counts : ndarray of int64 (N,)
@@ -99,6 +116,10 @@ class RoundInput:
         The sampled set S_r (0-based client indices, ascending).
     oracle : callable (i, y) -> ndarray (d,)
         Client i's stochastic gradient at y (see the module docstring).
+    m, v : ndarray (d,) | None
+        The adaptive optimisers' moments m_{t-1}, v_{t-1} (None otherwise).
+    beta_1, beta_2, tau : float | None
+        The adaptive optimisers' decay rates and adaptivity (None otherwise).
     """
 
     algorithm: str
@@ -118,6 +139,11 @@ class RoundInput:
     c_clients: np.ndarray | None
     sampled: np.ndarray
     oracle: object = field(repr=False)
+    m: np.ndarray | None = None
+    v: np.ndarray | None = None
+    beta_1: float | None = None
+    beta_2: float | None = None
+    tau: float | None = None
 
 
 @dataclass(frozen=True)
@@ -165,13 +191,16 @@ class Adapter:
     algorithm: str | None = None
     option: str | None = None
     mode: str | None = None
+    eta_g: float | None = None
+    precision: str | None = None
 
     def round(self, inp):  # pragma: no cover - the protocol's signature
         """One round: ``inp`` a :class:`RoundInput` (or :class:`LocalSGDStep`) -> dict of arrays."""
         raise NotImplementedError
 
     def init(self, x0: np.ndarray, c0: np.ndarray) -> dict:
-        """SCAFFOLD's initial state from x0 (d,) and c0 (N, d): the seed's c^0 = N^-1 sum_i c0_i."""
+        """SCAFFOLD's initial state from x0 (d,) and c0 (N, d): the seed's c^0 = N^-1 sum_i c0_i
+        (a subclass that does not override it is treated as having no ``init``)."""
         return {"x": np.array(x0, dtype=float), "c": np.mean(c0, axis=0), "c_clients": np.array(c0, dtype=float)}
 
 
@@ -277,6 +306,8 @@ def _describe_exc(exc: BaseException) -> str:
 
 
 def _array(where: str, key: str, value, shape) -> np.ndarray:
+    if hasattr(value, "detach") and hasattr(value, "float"):  # a torch tensor (bfloat16 has no numpy dtype)
+        value = value.detach().float().cpu().numpy()
     try:
         a = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -289,8 +320,18 @@ def _array(where: str, key: str, value, shape) -> np.ndarray:
     return a
 
 
-def _outputs(where: str, out, shapes: dict) -> dict:
-    """Validate an adapter's returned state against ``shapes`` {key: shape}."""
+class Outputs(dict):
+    """An adapter's validated outputs (float64 arrays by key) and ``precision``: the working
+    precision its arrays' dtypes show (:func:`pyfed.conform.precision.detect_precision`), or None."""
+
+    precision: str | None = None
+
+
+def _outputs(where: str, out, shapes: dict, optional: dict | None = None) -> Outputs:
+    """Validate an adapter's returned state against ``shapes`` {key: shape} (and the ``optional``
+    keys when present)."""
+    from .precision import detect_precision
+
     if isinstance(out, np.ndarray) and list(shapes) == ["x"]:
         out = {"x": out}
     if not hasattr(out, "keys") or not hasattr(out, "__getitem__"):
@@ -300,10 +341,15 @@ def _outputs(where: str, out, shapes: dict) -> dict:
     if missing:
         raise AdapterError(f"{where}: the returned dict has no " + ", ".join(f"`{k}`" for k in missing)
                            + " (expected " + ", ".join(f"`{k}` {s}" for k, s in shapes.items()) + ")")
-    return {k: _array(where, k, out[k], s) for k, s in shapes.items()}
+    res = Outputs({k: _array(where, k, out[k], s) for k, s in shapes.items()})
+    for k, s in (optional or {}).items():
+        if k in out and out[k] is not None:
+            res[k] = _array(where, k, out[k], s)
+    res.precision = detect_precision([out[k] for k in res])
+    return res
 
 
-def call_round(adapter, inp, shapes: dict) -> dict:
+def call_round(adapter, inp, shapes: dict, optional: dict | None = None) -> Outputs:
     """Run the adapter's round on ``inp`` and validate its output against ``shapes``.
 
     Raises :class:`AdapterError` (one line: where, what) when the adapter raises, returns
@@ -317,19 +363,25 @@ def call_round(adapter, inp, shapes: dict) -> dict:
         raise
     except Exception as exc:  # noqa: BLE001 -- the user's code: any exception is a broken adapter
         raise AdapterError(f"{where} raised {_describe_exc(exc)}") from None
-    return _outputs(where, out, shapes)
+    return _outputs(where, out, shapes, optional)
 
 
-def call_init(adapter, x0: np.ndarray, c0: np.ndarray, shapes: dict) -> tuple[dict, bool]:
-    """(initial state, whether the adapter built it) for SCAFFOLD: ``adapter.init(x0, c0)`` if it
-    has one, else the seed's initial state (c^0 = N^-1 sum_i c0_i, rounded to float)."""
+def call_init(adapter, x0: np.ndarray, c0, shapes: dict, default: dict | None = None) -> tuple[dict, bool]:
+    """(initial state, whether the adapter built it): ``adapter.init(x0, c0)`` (SCAFFOLD) or
+    ``adapter.init(x0)`` (``c0`` None: the adaptive optimisers) if it has one, else ``default``
+    (SCAFFOLD: the seed's initial state, c^0 = N^-1 sum_i c0_i, rounded to float)."""
     init = getattr(adapter, "init", None)
+    if getattr(init, "__func__", None) is Adapter.init:      # the base class's documentation default
+        init = None
     if init is None or not callable(init):
+        if default is not None:
+            return dict(default), False
         c = np.array([float(sum((Fraction(float(v)) for v in col), Fraction(0)) / len(col)) for col in np.asarray(c0).T])
         return {"x": np.array(x0, dtype=float), "c": c.reshape(shapes["c"]), "c_clients": np.array(c0, dtype=float)}, False
+    args = (np.array(x0, dtype=float),) if c0 is None else (np.array(x0, dtype=float), np.array(c0, dtype=float))
     try:
         with np.errstate(all="ignore"):
-            out = init(np.array(x0, dtype=float), np.array(c0, dtype=float))
+            out = init(*args)
     except Exception as exc:  # noqa: BLE001
         raise AdapterError(f"init raised {_describe_exc(exc)}") from None
     return _outputs("init", out, shapes), True
@@ -340,12 +392,6 @@ def readonly(a) -> np.ndarray:
     out = np.array(a, dtype=np.float64)
     out.setflags(write=False)
     return out
-
-
-def ulp_error(observed: float, expected: Fraction, scale: float) -> float:
-    """|observed - expected| in units of ulp(scale) (exact difference, then rounded)."""
-    diff = abs(Fraction(float(observed)) - expected)
-    return float(diff) / math.ulp(scale) if scale > 0 else (0.0 if diff == 0 else math.inf)
 
 
 # ----------------------------------------------------------------------------- loading

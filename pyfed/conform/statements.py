@@ -67,9 +67,17 @@ class Applicability:
 
 def applicable_statements(report) -> list[Applicability]:
     """The statements that apply to a conforming implementation (module docstring); an empty list
-    when ``report`` does not conform (no statement is about a procedure the code does not run)."""
-    if not report.conforms:
+    when ``report`` does not conform (no statement is about a procedure the code does not run),
+    except that an implementation whose only deviation is its global step (it conforms at a fixed
+    eta_g, :attr:`ConformanceReport.conforms_at_eta_g`) gets the statements that hold at that
+    eta_g (all of pyfed's FedAvg and SCAFFOLD statements allow eta_g = 1)."""
+    at = report.conforms_at_eta_g
+    if not report.conforms and at is None:
         return []
+    eta_g = report.eta_g if report.conforms else at
+    if eta_g is not None and eta_g < 1:
+        return [Applicability("(none)", "-", False, f"the implementation applies eta_g = {eta_g}; pyfed's SCAFFOLD "
+                                                     "statements need eta_g >= 1 and its FedAvg statements eta_g = 1")]
     alg = report.algorithm
     if alg == "scaffold":
         if report.option == "II":
@@ -88,9 +96,14 @@ def applicable_statements(report) -> list[Applicability]:
                 Applicability("SCAFFOLD.NonconvexFiniteRoundConvergence", _SCAF, False,
                               "the same: the Run model is option II")]
     if alg == "fedavg":
+        if eta_g is not None and eta_g != 1:
+            return [Applicability("FedAvg.ConvexFedAvgConvergence", _FEDAVG, False,
+                                  f"the Field Guide model has no global step (eta_g = 1); the implementation applies "
+                                  f"eta_g = {eta_g}")]
         if report.mode == "uniform":
             why = ("the Field Guide model is full-participation FedAvg (every client from the average of the "
-                   "previous round's terminal iterates): it applies to runs with S = N and eta_g = 1")
+                   "previous round's terminal iterates): it applies to runs with S = N and eta_g = 1"
+                   + (" (the implementation's own global step)" if eta_g == 1 else ""))
             return [Applicability(f"FedAvg.{n}", _FEDAVG, True, why)
                     for n in ("PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence",
                               "TunedConvexFedAvgConvergence")]
@@ -100,6 +113,9 @@ def applicable_statements(report) -> list[Applicability]:
     if alg == "local-sgd":
         return [Applicability("SCAFFOLD.LocalSGDOneStep", "lean/Pyfed/Algorithms/LocalSGD.lean", True,
                               "Stich's Lemma 3.1 is about one step of Local SGD as seed 002 defines it")]
+    if alg in ("fedadam", "fedyogi", "fedadagrad"):
+        return [Applicability("(none)", "-", False, "pyfed states no theorem about the adaptive server optimisers "
+                                                    "(Reddi et al.'s Theorems 1 and 2 are not formalised here)")]
     return [Applicability("(none)", "-", False, "pyfed states no theorem about FedProx")]
 
 

@@ -1,5 +1,6 @@
 """Adapters used by tests/test_conform.py and tests/test_commands_conform.py: broken ones (exit 2),
-ones whose oracle calls are not in the seed's order (compared in law) and a Local SGD bug."""
+ones whose oracle calls are not in the seed's order, extra or averaged calls, local mistakes
+after the last oracle call, hidden state, and a Local SGD bug."""
 
 import os
 import sys
@@ -7,7 +8,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "conformance"))
-from reference import LocalSGD, Scaffold  # noqa: E402
+from reference import FedAvg, LocalSGD, Scaffold  # noqa: E402
 
 
 class Raises(Scaffold):
@@ -98,3 +99,64 @@ def plain_function(inp):
         for _ in range(inp.K):
             y[i] = y[i] - inp.eta_l * inp.oracle(i, y[i])
     return inp.x + inp.eta_g * sum(y[i] - inp.x for i in inp.sampled) / inp.S
+
+
+class AveragesTwoSamples(FedAvg):
+    """Each local step averages two fresh samples at the same point."""
+
+    def local_step(self, inp, i, y):
+        return y - inp.eta_l * (inp.oracle(i, y) + inp.oracle(i, y)) / 2
+
+
+class DiagnosticGradient(FedAvg):
+    """A correct FedAvg that also logs a gradient norm at x before training (an unused call)."""
+
+    def local_steps(self, inp, i):
+        self_norm = float(np.linalg.norm(inp.oracle(i, inp.x)))  # noqa: F841 -- a diagnostic, unused
+        return super().local_steps(inp, i)
+
+
+class OneStepTooMany(FedAvg):
+    def local_steps(self, inp, i):
+        y = inp.x.copy()
+        for _ in range(inp.K + 1):
+            y = self.local_step(inp, i, y)
+        return y
+
+
+class DroppedLastUpdate(FedAvg):
+    """The last local step's gradient is computed, its update not applied."""
+
+    def local_steps(self, inp, i):
+        y = inp.x.copy()
+        for k in range(inp.K):
+            g = inp.oracle(i, y)
+            if k < inp.K - 1:
+                y = y - inp.eta_l * g
+        return y
+
+
+_CALLS = []
+
+
+def hidden_state(inp):
+    """FedAvg whose server step grows with a module-level call counter: no attribute changes."""
+    _CALLS.append(1)
+    y = {i: inp.x.copy() for i in inp.sampled}
+    for i in inp.sampled:
+        for _ in range(inp.K):
+            y[i] = y[i] - inp.eta_l * inp.oracle(i, y[i])
+    return inp.x + inp.eta_g * (1 + len(_CALLS) % 2) * sum(y[i] - inp.x for i in inp.sampled) / inp.S
+
+
+class Uncopyable(FedAvg):
+    """Keeps a counter on itself and holds a lock (copy.deepcopy fails)."""
+
+    def __init__(self):
+        import threading
+        self.lock = threading.Lock()
+        self.rounds = 0
+
+    def round(self, inp):
+        self.rounds += 1
+        return super().round(inp)
