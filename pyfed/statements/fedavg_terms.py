@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..lean.terms import LeanSyntaxError
 from . import fedavg_model as fm
-from .declarations import resolve_name
+from .declarations import resolve_name, unknown_identifier
 from .fedavg_ir import (RANK, RUN_FIELDS, SORTS, Entry, FedAvgDef, Term, binder_kind, describe_kind, entry_kind,
                         is_norm_sq, read_def)
 from .fedavg_random import RunTerms
@@ -285,6 +285,9 @@ class FedAvgElaborator(RunTerms):
             return self.model_app(node, hit[1], [])
         if hit is not None and hit[0] == "def":
             return self.inline(node, hit[1], [])
+        unknown = unknown_identifier(node, name, self.path, scope=getattr(self, "scope", ()) or ())
+        if unknown is not None:
+            raise unknown
         self.err(node, f"name `{name}`", "not a parameter of the statement, a model definition or a def of this "
                  "file", "the statement's own binders and " + fm.SUPPORTED_TERMS)
 
@@ -355,6 +358,9 @@ class FedAvgElaborator(RunTerms):
             return self.inline(node, hit[1], args)
         if name in ("gradient", "inner", "Finset.card", "Real.exp", "Real.log", "Nat.choose"):
             self.err(node, f"`{name}`", "not part of the FedAvg statement subset")
+        unknown = unknown_identifier(head, name, self.path, applied=True, scope=getattr(self, "scope", ()) or ())
+        if unknown is not None:
+            raise unknown
         self.err(head, f"name `{name}`", "not a parameter of the statement, a model definition or a def of this "
                  "file", "the statement's own binders and " + fm.SUPPORTED_TERMS)
 
