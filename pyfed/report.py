@@ -99,6 +99,8 @@ def _document(head: dict, verdicts: list, statements: list, timing: bool, engine
         j = json.loads(json.dumps(v.to_json(), default=_json_text))
         if source is not None:
             j["source"] = source
+        if getattr(v, "reason", ""):        # why an inconclusive row is inconclusive (JUnit's skipped reason)
+            j["reason"] = str(v.reason)
         j, found = _split_timing(j)
         if found:
             clocks[str(i)] = found

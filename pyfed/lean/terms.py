@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import InputError
-from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, HugeNumber, check_numeral, check_power
+from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, MAX_TERM_DEPTH, HugeNumber, check_numeral, check_power
 
 __all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "LeanTypeError", "LeanError", "canonical_name", "is_name",
            "lean_refusal", "IDENT", "tokenize", "parse_term", "parse_binders",
@@ -286,6 +286,10 @@ class Node:
     col: int = 0
     text: str = ""
     ty: str | None = None      # kind assigned by the statement reader's elaboration (nat, real, …)
+    depth: int = 1             # levels of the tree below and including this node (as parsed)
+
+    def __post_init__(self):
+        self.depth = 1 + max((a.depth for a in self.args if isinstance(a, Node)), default=0)
 
     @property
     def pos(self) -> tuple[int, int]:
@@ -372,6 +376,7 @@ class Parser:
         self.path = path
         self.stop = set(stop)
         self.src = src          # the tokenized text: node texts are its slices
+        self.nesting = 0        # terms being parsed inside one another (bounded by MAX_TERM_DEPTH)
 
     # ---- token access
     def peek(self, k: int = 0) -> Token | None:
@@ -408,7 +413,15 @@ class Parser:
 
     def node(self, kind, start, value=None, args=None) -> Node:
         t = self.toks[start] if start < len(self.toks) else self.toks[-1]
-        return Node(kind, value, list(args or []), t.line, t.col, self._text(start))
+        n = Node(kind, value, list(args or []), t.line, t.col, self._text(start))
+        if n.depth > MAX_TERM_DEPTH:
+            self._too_deep(t, n.depth)
+        return n
+
+    def _too_deep(self, tok, depth) -> None:
+        self.error(f"term nested {depth} levels deep", f"above the limit of {MAX_TERM_DEPTH} levels "
+                   "(pyfed.resources.MAX_TERM_DEPTH; a sum of n terms is n levels, n nested parentheses n levels)",
+                   tok, supported=f"terms at most {MAX_TERM_DEPTH} levels deep: split the term with a def or a let")
 
     # ---- entry points
     def parse_all(self) -> Node:
@@ -435,6 +448,15 @@ class Parser:
 
     # ---- Pratt loop
     def term(self, rbp: int = 0) -> Node:
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_TERM_DEPTH:     # refused before the recursion goes deeper
+                self._too_deep(self.peek() or self.toks[-1], self.nesting)
+            return self._term(rbp)
+        finally:
+            self.nesting -= 1
+
+    def _term(self, rbp: int) -> Node:
         start = self.i
         left = self.prefix()
         while True:
