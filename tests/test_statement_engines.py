@@ -361,10 +361,10 @@ def test_cli_seed_example_exits_0_with_the_default_table(seed_file_check):
 
 @pytest.mark.slow
 def test_readme_walkthrough_numbers_are_the_search_result(searches):
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    readme = (HERE.parent / "docs" / "howto" / "scaffold-run.md").read_text(encoding="utf-8")
     _st, res = searches["ConvexWithoutNoiseTerm"]
     assert res.verdict.details["index"] == 0
-    assert res.verdict.details["lhs_exact"] in readme and "## Check your own statement" in readme
+    assert res.verdict.details["lhs_exact"] in readme and "convex_no_noise.lean" in readme
 
 
 @pytest.mark.slow
