@@ -2,7 +2,7 @@
 
 A thin dispatcher: each subcommand's front end lives in :mod:`pyfed.commands` and exposes
 ``register(subparsers)``; this module builds the parser and maps outcomes to exit statuses
-(README, "Exit statuses"):
+(docs/reference/exit-statuses.md):
 
 =====  ==============================================================================
 code   meaning
@@ -298,7 +298,7 @@ def _main(argv: list[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
     except MemoryError:   # an estimate (pyfed.resources) was too low, or the machine's memory shrank meanwhile
-        print("pyfed: error: memory: the run ran out of memory; lower the sizes (see README, \"Big inputs\") or "
+        print("pyfed: error: memory: the run ran out of memory; lower the sizes (see the documentation, \"Bad input and big inputs\") or "
               "free memory", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-#: Exit statuses of the ``pyfed`` command (README, "Exit statuses").
+#: Exit statuses of the ``pyfed`` command (docs/reference/exit-statuses.md).
 EXIT_OK = 0            #: ran; no verdict is violated
 EXIT_VIOLATED = 1      #: some verdict is violated (and nothing else)
 EXIT_INPUT = 2         #: bad input or usage error (one line ``pyfed: error: <argument>: <why>``)

@@ -6,7 +6,8 @@ Top-level keys:
 * ``schema``, ``pyfed`` (version), ``seed``, ``quick``, ``replicates``, ``budget``, ``files``
   (the Lean files whose statements were checked);
 * ``verdicts``: every verdict of the run in order, each with ``statement``, ``source``
-  (``file:line``), ``status``, exact or certified sides, ``evidence`` and ``details``;
+  (``file:line``), ``status``, exact or certified sides, ``evidence``, ``details`` and, for an
+  inconclusive row, ``reason``;
 * ``statements``: one entry per statement, ours and the user's alike: ``lean_name``,
   ``statement``, ``source``, ``status`` (``violated`` if one of its verdicts is, ``holds`` if all
   hold, else ``inconclusive``), ``verdicts`` (indices into the top-level list) and, for a Lean

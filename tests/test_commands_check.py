@@ -129,8 +129,9 @@ def test_with_several_files_each_stage_names_its_file(tmp_path):
     proc = subprocess.run(cmd + ["check", str(tmp_path / "x.lean"), str(tmp_path / "y.lean"), "--quick"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert [re.sub(r" done \(\d+\.\d s\)$", "", x) for x in proc.stderr.splitlines()] == [
-        "pyfed check: x.lean: A: adversarial search", "pyfed check: y.lean: A: adversarial search"]
+    assert [re.sub(r" done \(\d+\.\d s\)$|, ETA \d+ s$", "", x) for x in proc.stderr.splitlines()] == [
+        "pyfed check: x.lean: A: adversarial search", "pyfed check: 1 of 2 statements done",
+        "pyfed check: y.lean: A: adversarial search", "pyfed check: 2 of 2 statements done"]
 
 
 @pytest.mark.slow

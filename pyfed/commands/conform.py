@@ -42,8 +42,8 @@ contradicts and the known mistake that reproduces it.
 
 Exit status: 0 conforms on every rung; 1 a deviation; 2 the adapter is broken (one line).""",
                               epilog="example:\n  pyfed conform examples/conformance/reference.py:Scaffold --option II")
-    p.add_argument("adapter", metavar="ADAPTER", help="module:object or path.py:object (see README, 'Is my "
-                                                     "implementation the algorithm the theorem is about?')")
+    p.add_argument("adapter", metavar="ADAPTER", help="module:object or path.py:object (see the documentation's conformance guide, "
+                                                     "docs/howto/conformance.md)")
     p.add_argument("--algorithm", choices=["scaffold", "fedavg", "fedprox", "local-sgd"], default=None,
                    help="the algorithm the implementation claims to be (default: the adapter's `algorithm`, "
                         "else scaffold)")

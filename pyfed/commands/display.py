@@ -234,8 +234,8 @@ class Stages:
         self._progress.update(self._task, description=escape(f"{self.title}{n}{units}: {text}"))
 
     def units(self, total: int, noun: str = "statements") -> None:
-        """Announce ``total`` units of work (see the class docstring)."""
-        self._units = [int(total), noun, 0, time.perf_counter(), False]
+        """Announce ``total`` units of work (see the class docstring); one unit alone is not counted."""
+        self._units = [int(total), noun, 0, time.perf_counter(), False] if total > 1 else None
 
     def units_text(self) -> str:
         """``"k of n statements, ETA 40 s"`` (``"n of n statements"`` when all are done)."""

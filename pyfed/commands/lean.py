@@ -15,8 +15,8 @@ test library, or check it.
 
 A check never writes: only the plain ``pyfed lean`` renders files. Exit status 4 (not 1) for a
 stale file or a drift: these are failed consistency checks of pyfed's own artefacts, not
-violated verdicts about a theorem (exit 1 is reserved for those); see the README's exit-status
-table.
+violated verdicts about a theorem (exit 1 is reserved for those); see the exit-status
+table (docs/reference/exit-statuses.md).
 
 ``DIR`` is the Lean source directory (default: ``lean/`` next to the nearest ``lakefile.lean``
 at or above the current directory; see :func:`pyfed.lean.render.default_lean_dir`). ``--drift``

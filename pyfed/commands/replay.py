@@ -85,11 +85,13 @@ def _recorded_path(rec, record_file=None) -> str | None:
     f = rec.get("file")
     if isinstance(f, dict) and isinstance(f.get("path"), str):
         path = f["path"]
+        tries = []
         if record_file is not None and not os.path.isabs(path):
-            beside = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(record_file)), path))
-            if os.path.isfile(beside) or not os.path.isfile(path):
-                return beside
-        return path
+            tries.append(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(record_file)), path)))
+        if isinstance(f.get("as_read"), str):
+            tries.append(f["as_read"])
+        tries.append(path)          # records written before: relative to the working directory
+        return next((p for p in tries if os.path.isfile(p)), tries[0])
     src = rec.get("source")
     if isinstance(src, str) and ":" in src:
         return src.rsplit(":", 1)[0]

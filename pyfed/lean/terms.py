@@ -90,10 +90,10 @@ class LeanTypeError(LeanSyntaxError):
 
     def located(self, path: str, line_offset: int = 0, col_offset: int = 0) -> "LeanTypeError":
         col = self.col + (col_offset if self.line == 1 else 0)
-        return LeanTypeError(self.construct, self.detail, line=self.line + line_offset, col=col, path=path)
+        return type(self)(self.construct, self.detail, line=self.line + line_offset, col=col, path=path)
 
 
-class LeanError(LeanSyntaxError):
+class LeanError(LeanTypeError):
     """What Lean 4 itself refuses, in Lean's words (``tabs are not allowed; please configure your
     editor to expand them``, ``unknown identifier 'w'``, ``'X' has already been declared``): not a
     construct outside pyfed's subset, so no list of what is supported. ``str(err)`` is
@@ -103,10 +103,6 @@ class LeanError(LeanSyntaxError):
         super().__init__(construct, detail, line=line, col=col, path=path)
         self.message = self.reason = f"{path}:{line}:{col}: {construct}" + (f"; {detail}" if detail else "")
         self.args = (self.message,)
-
-    def located(self, path: str, line_offset: int = 0, col_offset: int = 0) -> "LeanError":
-        col = self.col + (col_offset if self.line == 1 else 0)
-        return type(self)(self.construct, self.detail, line=self.line + line_offset, col=col, path=path)
 
 
 # --------------------------------------------------------------------------- comments
