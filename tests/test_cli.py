@@ -178,6 +178,7 @@ def test_check_and_conform_help_have_descriptions(command, words):
         assert w in description, (command, w)
 
 
+@pytest.mark.slow
 def test_a_numerical_library_failure_is_exit_5_not_1(monkeypatch, capsys):
     import numpy as np
 

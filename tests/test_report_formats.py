@@ -94,6 +94,7 @@ def test_junit_validates_against_the_schema():
     schema.validate(junit_xml(doc))
 
 
+@pytest.mark.slow
 def test_html_is_self_contained_with_tables_plots_witness_and_certificate():
     page = html_report(DOC, base_dir=None)
     assert page.startswith("<!DOCTYPE html>") and page.count("<table") >= 5
