@@ -443,3 +443,24 @@ def test_reports_to_standard_output_and_one_path_twice(tmp_path, capsys):
     x = str(tmp_path / "x")
     assert main(["check", young, "--quick", "--out", x, "--json", x]) == 2
     assert "--json:" in capsys.readouterr().err and not Path(x).exists()     # refused before the run
+
+
+def test_a_report_that_cannot_be_written_after_the_run_is_saved_not_lost(tmp_path, capsys, monkeypatch):
+    import json
+    import os
+
+    from pyfed.cli import main
+
+    target = tmp_path / "r.json"
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", full_disk)
+    code = main(["check", str(EXAMPLES / "young_small_constant.lean"), "--quick", "--json", str(target)])
+    cap = capsys.readouterr()
+    assert code == 2 and "YoungHalfConstant" in cap.out                  # the tables are still printed
+    line = next(x for x in cap.err.splitlines() if x.startswith("pyfed: error: --json:"))
+    saved = line.rsplit("the report was saved to ", 1)[1]
+    assert json.loads(open(saved, encoding="utf-8").read())["summary"]["statements"]["violated"] == 1
+    assert not target.exists()
+    os.remove(saved)
