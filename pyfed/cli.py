@@ -160,12 +160,15 @@ def run_deep(fn, *args):
     import threading
 
     box: dict = {}
+    done = threading.Event()        # not Thread.join: a Ctrl-C inside join can mark a running thread stopped
 
     def target():
         try:
             box["value"] = fn(*args)
         except BaseException as exc:  # noqa: BLE001 -- handed to the caller
             box["error"] = exc
+        finally:
+            done.set()
 
     old_limit = sys.getrecursionlimit()
     try:
@@ -183,9 +186,9 @@ def run_deep(fn, *args):
             return fn(*args)
         threading.stack_size(old_size)
         interrupted = False
-        while worker.is_alive():
+        while not done.is_set():
             try:
-                worker.join(0.2)
+                done.wait(0.2)
             except KeyboardInterrupt:
                 if interrupted:         # a second Ctrl-C: stop waiting for a native call to return
                     print("pyfed: interrupted", file=sys.stderr)

@@ -239,3 +239,20 @@ def test_a_closed_reader_does_not_turn_the_status_into_an_error(monkeypatch, cap
     stream.write("after\n")                           # the descriptor now points at /dev/null
     stream.flush()
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ctrl_c_reaches_the_command_thread_and_exits_130():
+    """The command runs in its own thread (deep stack); Ctrl-C, delivered to the main thread, is
+    passed on to it: one line, exit 130, within seconds."""
+    import signal
+    import time
+
+    young = Path(__file__).resolve().parents[1] / "examples" / "statements" / "nonconvex_small_constant.lean"
+    proc = subprocess.Popen(_console_script() + ["check", str(young)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    err = proc.stderr.read().decode()
+    assert err.rstrip().endswith("pyfed: interrupted") and "Traceback" not in err, err
