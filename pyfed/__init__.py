@@ -10,7 +10,8 @@ The public surface (everything else is implementation and may move):
   with the :class:`Evidence` they rest on);
 * simulating runs: :func:`fedavg`, :func:`fedprox`, :func:`local_sgd`, :func:`scaffold`,
   :func:`scaffold_run` (vectorised over replicates);
-* testing third-party code: :func:`conform` (:class:`ConformanceReport`).
+* testing third-party code: :func:`check_conformance` (:func:`pyfed.conform.conform`, returning a
+  :class:`ConformanceReport`; ``pyfed.conform`` is the conformance package).
 
 Bad input raises :class:`InputError` (``argument: why``). Example::
 
@@ -31,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:      # what type checkers and IDEs see; at run time the names load on first use
     from .algorithms import fedavg, fedprox, local_sgd, scaffold, scaffold_run
     from .check import StatementReport, check_file, check_statement
-    from .conform import ConformanceReport, conform
+    from .conform import ConformanceReport
+    from .conform import conform as check_conformance
     from .errors import InputError
     from .models.registry import read_file, read_text
     from .statements.declarations import ReaderError
@@ -60,7 +62,7 @@ _PUBLIC = {
     "local_sgd": ("pyfed.algorithms", "local_sgd"),
     "scaffold": ("pyfed.algorithms", "scaffold"),
     "scaffold_run": ("pyfed.algorithms", "scaffold_run"),
-    "conform": ("pyfed.conform", "conform"),
+    "check_conformance": ("pyfed.conform", "conform"),
     "ConformanceReport": ("pyfed.conform", "ConformanceReport"),
 }
 

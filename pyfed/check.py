@@ -67,15 +67,15 @@ class StatementReport:
     statement : pyfed.statements.Statement; verdicts : list[Verdict] (default-suite instances
     that fit, the adversarial search, the PEP row when there is one); pep_note : why there is
     no PEP row (or ""); profile : the constant profile (dict, see
-    :func:`pyfed.engines.statement.constant_profile`) or None; search : the search's
+    :func:`pyfed.models.scaffold.profile.constant_profile`) or None; search : the search's
     SearchResult; exports : written counterexample files; engines : which engines apply
-    (:func:`pyfed.engines.statement.applicable_engines`); vacuous : why the hypotheses can never
+    (:func:`pyfed.engines.statement.engines.applicable_engines`); vacuous : why the hypotheses can never
     hold (:func:`pyfed.statements.vacuity.vacuity`) or None; no_instance : True when no instance of
     any engine satisfied the hypotheses and none failed to evaluate (the statement may be vacuous;
     not proven); tried : how
     many instances were tried (built-in rows, search candidates, the PEP row's instance);
     skipped : ``[(instance name, why)]`` of the built-in instances that cannot bind the statement
-    (:func:`pyfed.engines.statement.fits`), said in the report rather than dropped silently.
+    (:func:`pyfed.models.scaffold.hypotheses.fits`), said in the report rather than dropped silently.
     """
 
     statement: Statement

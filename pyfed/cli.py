@@ -2,7 +2,7 @@
 
 A thin dispatcher: each subcommand's front end lives in :mod:`pyfed.commands` and exposes
 ``register(subparsers)``; this module builds the parser and maps outcomes to exit statuses
-(README, "Exit statuses"):
+(docs/reference/exit-statuses.md):
 
 =====  ==============================================================================
 code   meaning
@@ -16,8 +16,17 @@ code   meaning
        ``PYFED_DEBUG=1`` also prints the traceback
 4      a consistency check of pyfed's own artefacts failed (``pyfed lean --check``: stale
        generated Lean files; ``--drift``: Lean definitions disagree with ``pyfed.theory``)
+5      a numerical library failed (numpy/scipy ``LinAlgError``, a cvxpy ``SolverError``, a
+       floating-point trap): one line ``pyfed: error: numerics: …``; no verdict was reached
 130    interrupted (Ctrl-C)
 =====  ==============================================================================
+
+A closed standard output (``pyfed check | head -2``) is not an error: the rest of the report is
+dropped and the status is the one the verdicts imply. The command runs in a thread with a stack of
+:data:`STACK_BYTES` and a recursion limit of :data:`RECURSION_LIMIT`, so Lean terms up to
+:data:`pyfed.resources.MAX_TERM_DEPTH` levels deep are read and evaluated (deeper ones are refused
+at read time, exit 2). A process killed by a signal (an abort inside a native library, the
+kernel's out-of-memory killer) has no status of its own: the shell reports 128 + the signal.
 """
 
 from __future__ import annotations
@@ -30,9 +39,15 @@ import sys
 
 from ._version import __version__
 from .commands import SUBCOMMANDS
-from .errors import EXIT_INPUT, EXIT_INTERNAL, InputError
+from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NUMERICS, InputError
 
-__all__ = ["build_parser", "main", "UsageError"]
+__all__ = ["build_parser", "main", "UsageError", "run_deep", "STACK_BYTES", "RECURSION_LIMIT"]
+
+#: Stack of the thread a command runs in (virtual memory: only the pages used are committed).
+STACK_BYTES = 512 * 2**20
+#: Python's recursion limit while a command runs (terms :data:`pyfed.resources.MAX_TERM_DEPTH`
+#: levels deep need a few Python frames per level in the reader and the evaluators).
+RECURSION_LIMIT = 200_000
 
 
 class UsageError(InputError):
@@ -118,19 +133,162 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _apply_config(parser, command) -> None:
+    """Set the chosen command's option defaults from the configuration file (:mod:`pyfed.config`):
+    options on the command line still win. ``pyfed --help`` reads no file."""
+    if not command:
+        return
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices.get(command)
+    if sub is None or "-h" in _ARGV or "--help" in _ARGV:
+        return
+    from .config import defaults_for
+    values, _ = defaults_for(command, sub)
+    if values:
+        sub.set_defaults(**values)
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def run_deep(fn, *args):
+    """``fn(*args)`` in a thread with a stack of :data:`STACK_BYTES` and the recursion limit
+    raised to :data:`RECURSION_LIMIT` (restored afterwards), so deep Lean terms are read and
+    evaluated without ``RecursionError``; its value is returned and its exception re-raised here.
+    Ctrl-C in the calling thread is passed on to it as :class:`KeyboardInterrupt`. Where no such
+    thread can be started (an address-space limit), ``fn`` runs in the calling thread."""
+    import threading
+
+    box: dict = {}
+    done = threading.Event()        # not Thread.join: a Ctrl-C inside join can mark a running thread stopped
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the caller
+            box["error"] = exc
+        finally:
+            done.set()
+
+    old_limit = sys.getrecursionlimit()
+    try:
+        old_size = threading.stack_size(STACK_BYTES)
+    except (ValueError, RuntimeError):
+        return fn(*args)
+    worker = threading.Thread(target=target, name="pyfed-command", daemon=True)
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        try:
+            worker.start()
+        except RuntimeError:        # no memory for the stack: the calling thread's will do
+            sys.setrecursionlimit(old_limit)
+            threading.stack_size(old_size)
+            return fn(*args)
+        threading.stack_size(old_size)
+        interrupted = False
+        while not done.is_set():
+            try:
+                done.wait(0.2)
+            except KeyboardInterrupt:
+                if interrupted:         # a second Ctrl-C: stop waiting for a native call to return
+                    print("pyfed: interrupted", file=sys.stderr)
+                    return EXIT_INTERRUPTED
+                interrupted = True
+                import ctypes
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident),
+                                                           ctypes.py_object(KeyboardInterrupt))
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class _QuietPipe:
+    """Standard output that a closed reader does not break: the first ``BrokenPipeError``
+    (``pyfed check | head -2``) points the file descriptor at ``/dev/null`` and every later write
+    is dropped, so the command finishes and returns the status its verdicts imply (and Python's
+    final flush does not fail)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.closed_reader = False
+
+    def _drop(self):
+        self.closed_reader = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text):
+        if self.closed_reader:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop()
+            return len(text)
+
+    def flush(self):
+        if self.closed_reader:
+            return None
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            self._drop()
+            return None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+#: Exceptions of numerical libraries that stop a run without a verdict (exit 5), by the module
+#: their class is defined in and its name; matched without importing the libraries.
+_NUMERICS = {("numpy.linalg", "LinAlgError"), ("numpy.linalg.linalg", "LinAlgError"),
+             ("numpy.linalg._linalg", "LinAlgError"), ("cvxpy.error", "SolverError"),
+             ("scipy.sparse.linalg._eigen.arpack.arpack", "ArpackError"),
+             ("scipy.sparse.linalg._eigen.arpack.arpack", "ArpackNoConvergence"),
+             ("builtins", "FloatingPointError")}
+
+
+def _numerical_failure(exc) -> str | None:
+    """``module.Name`` of the numerical library's exception class ``exc`` is (or derives from),
+    else None."""
+    for cls in type(exc).__mro__:
+        if (cls.__module__, cls.__name__) in _NUMERICS:
+            mod = cls.__module__.split(".")[0]
+            return "FloatingPointError" if mod == "builtins" else f"{mod}.{cls.__name__}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pyfed`` console script; returns the exit status (see the module
-    docstring): never a raw traceback, and exit 1 only for a violated verdict."""
+    docstring): never a raw traceback, and exit 1 only for a violated verdict. The command runs
+    in a thread with a deep stack (:func:`run_deep`)."""
+    stdout = sys.stdout
+    guard = _QuietPipe(stdout) if hasattr(stdout, "fileno") and not isinstance(stdout, _QuietPipe) else None
+    try:
+        from .commands.display import safe_output
+        safe_output()       # a console that cannot write UTF-8 gets ASCII spellings, not an error after the work
+        if guard is not None:
+            guard._stream = sys.stdout
+            sys.stdout = guard
+        return run_deep(_main, argv)
+    finally:
+        if guard is not None and sys.stdout is guard:
+            sys.stdout = guard._stream
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """:func:`main` in the command's thread: parse, dispatch, map every outcome to its status."""
     global _ARGV
     _ARGV = list(sys.argv[1:] if argv is None else argv)
-    from .commands.display import safe_output
-    safe_output()       # a console that cannot write UTF-8 gets ASCII spellings, not an error after the work
     try:
         parser = build_parser(_ARGV)
+        _apply_config(parser, _chosen_command(_ARGV))
         args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except InputError as exc:
@@ -143,13 +301,23 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
     except MemoryError:   # an estimate (pyfed.resources) was too low, or the machine's memory shrank meanwhile
-        print("pyfed: error: memory: the run ran out of memory; lower the sizes (see README, \"Big inputs\") or "
+        print("pyfed: error: memory: the run ran out of memory; lower the sizes (see the documentation, \"Bad input and big inputs\") or "
               "free memory", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("pyfed: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except RecursionError:      # a term deeper than the stack holds: refused, not a bug report
+        print("pyfed: error: term depth: a Lean term is nested too deeply for this run's stack (the command line "
+              "reads terms up to pyfed.resources.MAX_TERM_DEPTH levels deep); split it with a def or a let",
+              file=sys.stderr)
+        return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 -- the last line of defence: one line, distinct code
+        library = _numerical_failure(exc)
+        if library is not None:
+            print(f"pyfed: error: numerics: {library}: {_one_line(exc)} (a numerical library failed; no verdict was "
+                  "reached: see the exit statuses in the documentation)", file=sys.stderr)
+            return EXIT_NUMERICS
         if os.environ.get("PYFED_DEBUG", "").strip() not in ("", "0"):
             import traceback
 

@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-#: Exit statuses of the ``pyfed`` command (README, "Exit statuses").
+#: Exit statuses of the ``pyfed`` command (docs/reference/exit-statuses.md).
 EXIT_OK = 0            #: ran; no verdict is violated
 EXIT_VIOLATED = 1      #: some verdict is violated (and nothing else)
 EXIT_INPUT = 2         #: bad input or usage error (one line ``pyfed: error: <argument>: <why>``)
 EXIT_INTERNAL = 3      #: internal error (a bug in pyfed: please report; PYFED_DEBUG=1 shows the traceback)
 EXIT_CHECK_FAILED = 4  #: a consistency check of pyfed's own artefacts failed (``pyfed lean --check`` / ``--drift``)
+EXIT_NUMERICS = 5      #: a numerical library failed (numpy/scipy LinAlgError, a cvxpy SolverError, a floating-point trap): no verdict
+EXIT_INTERRUPTED = 130  #: interrupted (Ctrl-C)
 
 
 class PyfedError(Exception):

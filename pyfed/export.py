@@ -287,6 +287,12 @@ def write_statement_counterexample(record: dict, out: str, *, statement, verdict
     stem = sanitize(f"{record['statement']}-s{record['seed']}-c{record.get('index', 0)}").replace("_", "-")
     jpath = os.path.join(out, stem + ".json")
     lpath = os.path.join(out, stem + ".lean")
+    f = record.get("file")
+    if isinstance(f, dict) and isinstance(f.get("path"), str):
+        # the statement file relative to the record, so the pair can be moved together, and as it was read
+        # (a record copied alone still finds it); replay tries them in that order
+        record = dict(record, file=dict(f, path=os.path.relpath(os.path.abspath(f["path"]), os.path.abspath(out)),
+                                        as_read=f["path"]))
     with open(jpath, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(_dumps(record))
     lean = statement.model.counterexample_lean(statement, verdict, record)

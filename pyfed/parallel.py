@@ -31,7 +31,7 @@ reached, before any work starts.
 Users: ``pyfed search --workers N`` (candidates evaluated through the map, :mod:`pyfed.search`),
 ``pyfed tightness`` and ``pyfed worst-case`` (sweep points through the map), ``pyfed check
 PATH.lean --workers N`` (the constant profile's candidates,
-:func:`pyfed.engines.statement.constant_profile`).
+:func:`pyfed.models.scaffold.profile.constant_profile`).
 """
 
 from __future__ import annotations

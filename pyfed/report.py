@@ -6,7 +6,8 @@ Top-level keys:
 * ``schema``, ``pyfed`` (version), ``seed``, ``quick``, ``replicates``, ``budget``, ``files``
   (the Lean files whose statements were checked);
 * ``verdicts``: every verdict of the run in order, each with ``statement``, ``source``
-  (``file:line``), ``status``, exact or certified sides, ``evidence`` and ``details``;
+  (``file:line``), ``status``, exact or certified sides, ``evidence``, ``details`` and, for an
+  inconclusive row, ``reason``;
 * ``statements``: one entry per statement, ours and the user's alike: ``lean_name``,
   ``statement``, ``source``, ``status`` (``violated`` if one of its verdicts is, ``holds`` if all
   hold, else ``inconclusive``), ``verdicts`` (indices into the top-level list) and, for a Lean
@@ -99,6 +100,8 @@ def _document(head: dict, verdicts: list, statements: list, timing: bool, engine
         j = json.loads(json.dumps(v.to_json(), default=_json_text))
         if source is not None:
             j["source"] = source
+        if getattr(v, "reason", ""):        # why an inconclusive row is inconclusive (JUnit's skipped reason)
+            j["reason"] = str(v.reason)
         j, found = _split_timing(j)
         if found:
             clocks[str(i)] = found

@@ -74,7 +74,7 @@ from .errors import InputError
 __all__ = ["Limits", "Cost", "Run", "add_limit_arguments", "limits_from_args", "default_limits",
            "available_memory", "parse_memory", "parse_seconds", "format_bytes", "format_seconds",
            "refuse_if_over", "blame", "simulation", "default_suite", "statement_searches", "statement_search",
-           "statement_file", "exact_sweep", "pep_sweep", "experiment", "MAX_NUMERAL_DIGITS", "MAX_EXPONENT",
+           "statement_file", "exact_sweep", "pep_sweep", "experiment", "MAX_NUMERAL_DIGITS", "MAX_EXPONENT", "MAX_TERM_DEPTH",
            "check_numeral", "check_power", "HugeNumber"]
 
 # ------------------------------------------------------------------------------------------
@@ -150,6 +150,9 @@ MAX_NUMERAL_DIGITS = 1000
 #: The largest numeral exponent of a power ``x ^ n`` in a Lean statement (``x`` not a numeral):
 #: with the rational values pyfed substitutes, ``x ^ n`` has about n times their digits.
 MAX_EXPONENT = 1000
+#: The deepest Lean term (levels of its syntax tree: a sum of n terms, n nested parentheses), refused
+#: beyond at read time; the CLI's thread (pyfed.cli.STACK_BYTES, RECURSION_LIMIT) holds this depth.
+MAX_TERM_DEPTH = 2000
 
 
 # ------------------------------------------------------------------------------------------

@@ -197,10 +197,11 @@ def recheck(path: str):
     return st.model.recheck(st, rec)
 
 
-def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -> list:
+def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None, select=None) -> list:
     """``[(display name, Verdict)]``: the adversarial search of every statement of pyfed's Lean
     files (the default report's statement table); a conjunction is violated when a conjunct is.
-    ``budget``: random draws per statement (default :func:`default_statement_budget`)."""
+    ``budget``: random draws per statement (default :func:`default_statement_budget`);
+    ``select``: a predicate on the catalogue's entries (``pyfed check -k``), default all."""
     from pyfed.checkers.registry import catalogue, statements_of
 
     from .verdicts import Inconclusive
@@ -208,6 +209,8 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None) -
     b = default_statement_budget(quick) if budget is None else int(budget)
     out = []
     for entry in catalogue():
+        if select is not None and not select(entry):
+            continue
         if progress is not None:
             progress(entry.display)
         t0 = time.perf_counter()

@@ -31,6 +31,8 @@ def test_public_names_resolve_to_the_documented_objects():
     for name in pyfed._PUBLIC:
         obj = getattr(pyfed, name)
         assert (obj.__doc__ or "").strip(), f"pyfed.{name} has no docstring"
+    import pyfed.conform.engine  # noqa: F401  (the conformance package imported: no name of the API is shadowed)
+    assert pyfed.check_conformance is pyfed.conform.conform and callable(pyfed.check_conformance)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         pyfed.nope  # noqa: B018
 

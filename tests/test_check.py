@@ -158,5 +158,6 @@ def test_quick_replicates_are_as_the_readme_says(quick_check_cli):
              if isinstance(v.get("lhs"), dict) and "replicates" in v["lhs"]
              and "replicates_per_start" not in (v.get("details") or {})}
     assert whole == {64}
-    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "explanation" / "model.md")
+                      .read_text(encoding="utf-8").split())
     assert "64 replicates" in readme and "their rows read `R=32, 3 round starts (joint)` with `--quick`" in readme

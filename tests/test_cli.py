@@ -162,3 +162,97 @@ def test_an_option_word_after_an_option_is_still_a_missing_value(capsys, tmp_pat
     ("-1/", False), ("-/2", False), ("1/2", False)])
 def test_negative_number_pattern(word, number):
     assert bool(cli.NEGATIVE_NUMBER.match(word)) is number
+
+
+# ---------------------------------------------------------------- descriptions, exit statuses
+
+@pytest.mark.parametrize("command, words", [("check", ["holds", "violated", "inconclusive", "[tool.pyfed]"]),
+                                            ("conform", ["adapter", "exact law", "Exit status"])])
+def test_check_and_conform_help_have_descriptions(command, words):
+    parser = cli.build_parser([command])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    text = sub.choices[command].format_help()
+    usage_end = text.index("\n\n")
+    description = text[usage_end:text.index("options:")]
+    for w in words:
+        assert w in description, (command, w)
+
+
+@pytest.mark.slow
+def test_a_numerical_library_failure_is_exit_5_not_1(monkeypatch, capsys):
+    import numpy as np
+
+    import pyfed.commands.check as check_cmd
+
+    def singular(*a, **kw):
+        raise np.linalg.LinAlgError("Singular matrix")
+    monkeypatch.setattr(check_cmd, "run_file", singular)
+    code, out, err = run_main(["check", "x.lean"], capsys)
+    assert code == 5
+    assert err.strip() == ("pyfed: error: numerics: numpy.LinAlgError: Singular matrix (a numerical library failed; "
+                           "no verdict was reached: see the exit statuses in the documentation)")
+
+    def solver(*a, **kw):
+        import cvxpy
+        raise cvxpy.error.SolverError("Solver 'CLARABEL' failed")
+    monkeypatch.setattr(check_cmd, "run_file", solver)
+    code, out, err = run_main(["check", "x.lean"], capsys)
+    assert code == 5 and "cvxpy.SolverError" in err
+
+
+def test_the_command_runs_with_a_deep_stack_and_restores_the_limit():
+    import sys
+
+    before = sys.getrecursionlimit()
+
+    def depth(n):
+        return 0 if n == 0 else 1 + depth(n - 1)
+    assert cli.run_deep(depth, 20_000) == 20_000         # beyond Python's default limit of 1000
+    assert sys.getrecursionlimit() == before
+    with pytest.raises(ZeroDivisionError):
+        cli.run_deep(lambda: 1 / 0)
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_exits_quietly_with_the_verdicts_status():
+    """`pyfed check FILE | head -2`: the reader goes away, the status stays 1 (violated), no traceback."""
+    young = Path(__file__).resolve().parents[1] / "examples" / "statements" / "young_small_constant.lean"
+    proc = subprocess.Popen(_console_script() + ["check", str(young), "--quick"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=dict(os.environ, COLUMNS="60", PYTHONUNBUFFERED="1"))
+    proc.stdout.readline()
+    proc.stdout.close()                              # as `head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+def test_a_closed_reader_does_not_turn_the_status_into_an_error(monkeypatch, capsys):
+    import io
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)                                # the reader is gone before the report is printed
+    stream = io.TextIOWrapper(os.fdopen(write_end, "wb", buffering=0), encoding="utf-8", write_through=True)
+    monkeypatch.setattr(sys, "stdout", stream)
+    young = Path(__file__).resolve().parents[1] / "examples" / "statements" / "young_small_constant.lean"
+    assert cli.main(["check", str(young), "--quick", "--no-profile"]) == 1      # the verdicts' status
+    assert sys.stdout is stream
+    stream.write("after\n")                           # the descriptor now points at /dev/null
+    stream.flush()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ctrl_c_reaches_the_command_thread_and_exits_130():
+    """The command runs in its own thread (deep stack); Ctrl-C, delivered to the main thread, is
+    passed on to it: one line, exit 130, within seconds."""
+    import signal
+    import time
+
+    young = Path(__file__).resolve().parents[1] / "examples" / "statements" / "nonconvex_small_constant.lean"
+    proc = subprocess.Popen(_console_script() + ["check", str(young)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    err = proc.stderr.read().decode()
+    assert err.rstrip().endswith("pyfed: interrupted") and "Traceback" not in err, err

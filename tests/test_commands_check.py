@@ -129,8 +129,9 @@ def test_with_several_files_each_stage_names_its_file(tmp_path):
     proc = subprocess.run(cmd + ["check", str(tmp_path / "x.lean"), str(tmp_path / "y.lean"), "--quick"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert [re.sub(r" done \(\d+\.\d s\)$", "", x) for x in proc.stderr.splitlines()] == [
-        "pyfed check: x.lean: A: adversarial search", "pyfed check: y.lean: A: adversarial search"]
+    assert [re.sub(r" done \(\d+\.\d s\)$|, ETA \d+ s$", "", x) for x in proc.stderr.splitlines()] == [
+        "pyfed check: x.lean: A: adversarial search", "pyfed check: 1 of 2 statements done",
+        "pyfed check: y.lean: A: adversarial search", "pyfed check: 2 of 2 statements done"]
 
 
 @pytest.mark.slow
@@ -394,3 +395,72 @@ def test_a_file_summary_counts_statements_as_the_json_summary_does(tmp_path):
     assert statements == {"violated": 1, "holds": 0, "inconclusive": 1, "total": 2}
     line = next(x for x in out.splitlines() if x.startswith("2 statement(s) from"))
     assert re.search(r": 1 violated, 0 holding on every row, 1 inconclusive; rows: ", line), line
+
+
+# ---------------------------------------------------------------- -k PATTERN, report outputs
+
+def test_theorem_filter_reads_like_pytest_k():
+    from pyfed.commands.check import theorem_filter
+    from pyfed.errors import InputError
+
+    sel = theorem_filter("young and not (relaxed or Half)")
+    assert sel("YoungInner") and not sel("YoungHalf") and not sel("YoungRelaxed") and not sel("Convex")
+    assert theorem_filter("Convex or Young")("SCAFFOLD.YoungInner")
+    assert theorem_filter("scaffold")("X", "SCAFFOLD.X")             # the qualified name counts too
+    for bad in ("", "and", "(Young", "Young)", "not"):
+        with pytest.raises(InputError) as info:
+            theorem_filter(bad)
+        assert info.value.argument == "-k"
+
+
+def test_k_selects_the_theorems_of_a_file(tmp_path, capsys):
+    from pyfed.cli import main
+
+    young = (EXAMPLES / "young_small_constant.lean").read_text(encoding="utf-8")
+    extra = young.replace("theorem YoungHalfConstant", "theorem YoungFull").replace("a / 2 * ‖u‖", "a * ‖u‖")
+    f = tmp_path / "two.lean"
+    f.write_text(young.replace("end SCAFFOLD.Examples", extra.split("namespace SCAFFOLD.Examples", 1)[1]
+                               .split("end SCAFFOLD.Examples")[0] + "end SCAFFOLD.Examples"), encoding="utf-8")
+    assert main(["check", str(f), "--quick", "--no-profile", "-k", "full"]) == 0     # the false one is left out
+    out = capsys.readouterr().out
+    assert "YoungFull" in out and "YoungHalfConstant" not in out and "1 statement(s)" in out
+    assert main(["check", str(f), "--quick", "-k", "nothing"]) == 2
+    err = capsys.readouterr().err
+    assert "-k: no theorem matches 'nothing'" in err and "YoungFull" in err
+
+
+def test_reports_to_standard_output_and_one_path_twice(tmp_path, capsys):
+    import json
+
+    from pyfed.cli import main
+
+    young = str(EXAMPLES / "young_small_constant.lean")
+    assert main(["check", young, "--quick", "--json", "-"]) == 1
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["summary"]["statements"]["violated"] == 1      # stdout is the JSON alone
+    assert "YoungHalfConstant" in cap.err                                     # the tables went to stderr
+    assert not (Path.cwd() / "-").exists()
+    x = str(tmp_path / "x")
+    assert main(["check", young, "--quick", "--out", x, "--json", x]) == 2
+    assert "--json:" in capsys.readouterr().err and not Path(x).exists()     # refused before the run
+
+
+def test_a_report_that_cannot_be_written_after_the_run_is_saved_not_lost(tmp_path, capsys, monkeypatch):
+    import json
+    import os
+
+    from pyfed.cli import main
+
+    target = tmp_path / "r.json"
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", full_disk)
+    code = main(["check", str(EXAMPLES / "young_small_constant.lean"), "--quick", "--json", str(target)])
+    cap = capsys.readouterr()
+    assert code == 2 and "YoungHalfConstant" in cap.out                  # the tables are still printed
+    line = next(x for x in cap.err.splitlines() if x.startswith("pyfed: error: --json:"))
+    saved = line.rsplit("the report was saved to ", 1)[1]
+    assert json.loads(open(saved, encoding="utf-8").read())["summary"]["statements"]["violated"] == 1
+    assert not target.exists()
+    os.remove(saved)

@@ -176,3 +176,23 @@ def test_ascii_console_tables_stay_aligned():
     rows = [line for line in text.splitlines() if line.startswith("|")]
     assert len({len(r) for r in rows}) == 1, text       # every row as wide as the others
     assert "0.5113 +/- 0.00016" in text and "FAIL: h <= 1/(81 beta)" in text
+
+
+def test_stages_count_units_with_an_estimate_in_log_mode():
+    import io
+
+    from pyfed.commands.display import Stages
+
+    buf = io.StringIO()
+    with Stages("pyfed check", stream=buf, terminal=False) as st:
+        st.units(3, "statements")
+        for name in ("A", "B", "C"):
+            st.start(f"{name}: search", unit=True)
+    lines = buf.getvalue().splitlines()
+    assert [l.split(" (")[0] for l in lines if "search done" in l] == \
+        ["pyfed check: A: search done", "pyfed check: B: search done", "pyfed check: C: search done"]
+    counts = [l for l in lines if "statements done" in l]
+    assert counts[0].startswith("pyfed check: 1 of 3 statements done, ETA ") and counts[0].endswith(" s")
+    assert counts[-1] == "pyfed check: 3 of 3 statements done"
+    # each unit's stage line comes before its count
+    assert lines.index(counts[0]) == lines.index(next(l for l in lines if l.startswith("pyfed check: A"))) + 1

@@ -90,3 +90,36 @@ def test_long_or_irrational_sides_are_shown_with_their_certified_decimal_first()
     big = Fraction(10 ** 60 + 1, 3 * 10 ** 63)
     assert _full(big) == f"0.000333333333333 (exactly {big.numerator}/{big.denominator})"
     assert _full(sympy.Rational(3, 4) - sympy.log(4)) == "-0.636294361120 (exactly 3/4 - log(4))"
+
+
+# ---------------------------------------------------------------- paths and options
+
+def _young_record(tmp_path, capsys):
+    from pathlib import Path
+    src = Path(__file__).resolve().parents[1] / "examples" / "statements" / "young_small_constant.lean"
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "young.lean").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["check", str(work / "young.lean"), "--quick", "--no-profile", "--out", str(work / "ce")]) == 1
+    capsys.readouterr()
+    return work, work / "ce" / "YoungHalfConstant-s0-c0.json"
+
+
+def test_the_record_names_its_statement_file_relative_to_itself(tmp_path, capsys, monkeypatch):
+    work, record = _young_record(tmp_path, capsys)
+    assert json.loads(record.read_text())["file"]["path"] == "../young.lean"
+    moved = tmp_path / "elsewhere"
+    work.rename(moved)                                # record and statement moved together
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--replay", str(moved / "ce" / record.name), "--json", str(tmp_path / "r.json")]) == 1
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["schema"] == "pyfed-replay/1" and doc["verdict"]["status"] == "violated"
+    assert (doc["verdict"]["lhs"], doc["verdict"]["rhs"], doc["sides_equal_recorded"]) == ("2", "3/2", True)
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--quick"], ["--theorem", "X"], ["--out", "d"],
+                                    ["--budget", "2"], ["-k", "Young"], ["--html", "r.html"]])
+def test_every_option_a_replay_does_not_take_is_refused(tmp_path, capsys, option):
+    record = tmp_path / "any.json"            # refused before the record is read (they used to be ignored)
+    code, out, err = run_main(["check", "--replay", str(record)] + option, capsys)
+    assert code == 2 and err.startswith(f"pyfed: error: {option[0]}: does not apply with --replay")

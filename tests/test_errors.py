@@ -9,12 +9,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_exit_status_constants_are_distinct_and_documented():
-    codes = [EXIT_OK, EXIT_VIOLATED, EXIT_INPUT, EXIT_INTERNAL, EXIT_CHECK_FAILED]
-    assert codes == [0, 1, 2, 3, 4]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## Exit statuses", 1)[1].split("\n## ", 1)[0]
-    for code in codes:
-        assert f"| {code} |" in table, code
+    from pyfed.errors import EXIT_INTERRUPTED, EXIT_NUMERICS
+    codes = [EXIT_OK, EXIT_VIOLATED, EXIT_INPUT, EXIT_INTERNAL, EXIT_CHECK_FAILED, EXIT_NUMERICS, EXIT_INTERRUPTED]
+    assert codes == [0, 1, 2, 3, 4, 5, 130]
+    for page in (ROOT / "docs" / "reference" / "exit-statuses.md", ROOT / "README.md"):
+        text = page.read_text(encoding="utf-8")
+        table = text.split("xit statuses", 1)[1]
+        for code in codes:
+            assert f"| {code} |" in table, (page, code)
 
 
 def test_check_json_probe_leaves_an_existing_file_alone(tmp_path, monkeypatch, capsys):

@@ -278,7 +278,7 @@ def test_gradient_growth_is_in_forall_form():
 
 @pytest.mark.parametrize("rel", ["lean/Pyfed/Scaffold/Model.lean", "lean/Pyfed/Scaffold/Theorems.lean",
                                  "pyfed/theory/bounds.py", "pyfed/theory/hypotheses.py",
-                                 "README.md"])
+                                 "docs/explanation/model.md", "docs/reference/lean-project.md"])
 def test_nonconvex_constants_cite_lemma_19_beside_equations_26_27(rel):
     text = (ROOT / rel).read_text(encoding="utf-8")
     spots = [m.start() for m in re.finditer(r"\(26\)", text)]

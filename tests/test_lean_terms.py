@@ -1,4 +1,4 @@
-"""pyfed.lean.terms: huge exact numbers are refused when a statement is read, naming the term, its
+"""pyfed.lean.terms: huge exact numbers and terms nested beyond MAX_TERM_DEPTH are refused when a statement is read, naming the term, its
 position and its size (pyfed.resources.MAX_NUMERAL_DIGITS, MAX_EXPONENT)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pyfed.lean import terms
 from pyfed.lean.terms import LeanSyntaxError, parse_term
 from pyfed.resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS
 
@@ -78,3 +79,51 @@ def test_fun_with_a_bare_typed_binder_reads_as_the_parenthesised_one(text, names
 def test_fun_with_a_colon_and_no_name_is_still_an_error():
     with pytest.raises(LeanSyntaxError):
         parse_term("fun : ℝ => 1")
+
+
+# ---------------------------------------------------------------- deep terms
+
+def _deep_file(tmp_path, rhs, name="deep.lean"):
+    f = tmp_path / name
+    f.write_text(f"import Pyfed\nopen SCAFFOLD\n\ntheorem Deep (a : ℝ) (ha : 0 < a) :\n    a ≤ {rhs} := by sorry\n",
+                 encoding="utf-8")
+    return f
+
+
+def _nested(n):
+    e = "a"
+    for _ in range(n):
+        e = f"({e} + 1)"
+    return e
+
+
+def test_terms_deeper_than_the_limit_are_refused_at_read_time():
+    from pyfed.resources import MAX_TERM_DEPTH
+
+    with pytest.raises(terms.LeanSyntaxError, match=f"nested {MAX_TERM_DEPTH + 1} levels deep"):
+        terms.parse_term(" + ".join(["a"] * (MAX_TERM_DEPTH + 5)))
+    assert terms.parse_term(" + ".join(["a"] * 600)).depth == 600
+
+
+@pytest.mark.slow
+def test_deep_terms_are_refused_by_the_cli_before_the_work(tmp_path, capsys):
+    from pyfed.cli import main
+    from pyfed.resources import MAX_TERM_DEPTH
+
+    n = MAX_TERM_DEPTH + 5
+    for rhs in (" + ".join(f"{i} * a" for i in range(1, n + 1)), _nested(n)):
+        f = _deep_file(tmp_path, rhs)
+        assert main(["check", str(f), "--quick"]) == 2
+        err = capsys.readouterr().err
+        assert f"above the limit of {MAX_TERM_DEPTH} levels" in err and "RecursionError" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rhs", [" + ".join(f"{i} * a" for i in range(1, 501)), _nested(300)],
+                         ids=["sum of 500 terms", "300 nested parentheses"])
+def test_deep_sums_and_nesting_are_checked(tmp_path, rhs, capsys):
+    """These ended in RecursionError (exit 3); they are decided now (the statement is true)."""
+    from pyfed.cli import main
+    assert main(["check", str(_deep_file(tmp_path, rhs)), "--quick", "--no-profile"]) == 0
+    out = capsys.readouterr().out
+    assert "1 statement(s)" in out and "0 violated" in out

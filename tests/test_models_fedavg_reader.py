@@ -86,7 +86,7 @@ def test_names_resolve_as_lean_resolves_them():
     msg = _error(_file(CONVEX.format(concl="(∫ ω, avgLoss R ω ∂μ) ≤ FedAvg.convergenceRHS P τ T η")
                        .replace("Problem d M", "FedAvg.Problem d M").replace("Run P", "FedAvg.Run P"),
                        opens="open MeasureTheory"))
-    assert "t.lean:" in msg and "unknown identifier `avgLoss`" in msg and "open FedAvg" in msg
+    assert "t.lean:" in msg and "unknown identifier 'avgLoss'" in msg and "open FedAvg" in msg
 
 
 def test_the_users_defs_are_inlined():

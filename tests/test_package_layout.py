@@ -133,6 +133,8 @@ NOT_A_MODULE = {
     "test_package_layout.py": "the shape of the package (this file)",
     "test_packaging.py": "the installed distribution",
     "test_readme.py": "README's commands and tables",
+    "test_docs.py": "the documentation site under docs/",
+    "test_browser.py": "the HTML report and the documentation site in headless Chromium",
     "test_lean_lake.py": "lake build / lake test of the Lean sources under lean/",
     "test_lean_seed.py": "seed 000's statement restated in the Lean sources under lean/",
     "test_lean_published.py": "the Lean sources under lean/ against the published formalization",

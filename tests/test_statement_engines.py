@@ -5,6 +5,7 @@ Carlo of linear left sides; the counterexample export parses back."""
 from __future__ import annotations
 
 import json
+import os
 from fractions import Fraction
 from pathlib import Path
 
@@ -350,11 +351,14 @@ def test_cli_on_a_violated_user_theorem_exports_a_lean_file_that_parses_back(tmp
     assert back["b"] == [list(r) for r in inst.problem.b_exact] and back["x0"] == list(inst.x0)
     assert back["c0"] == [list(r) for r in inst.c0]
     assert back["lhs"] == Fraction(rec["lhs"]["exact"]) > back["rhs"] == Fraction(rec["rhs"]["exact"])
-    # same seed: byte-identical files
+    # same seed: byte-identical files, but for the statement's path, written relative to each record
     out2 = tmp_path / "cx2"
     main(["check", path, "--quick", "--no-profile", "--budget", "1", "--seed", "0", "--out", str(out2)])
     capsys.readouterr()
-    assert [p.read_bytes() for p in sorted(out2.iterdir())] == [p.read_bytes() for p in sorted(out.iterdir())]
+    assert [p.read_bytes() for p in sorted(out2.glob("*.lean"))] == [p.read_bytes() for p in sorted(out.glob("*.lean"))]
+    (r1,), (r2,) = [[json.loads(p.read_text()) for p in sorted(d.glob("*.json"))] for d in (out, out2)]
+    paths = {os.path.normpath(os.path.join(d, r["file"].pop("path"))) for d, r in ((out, r1), (out2, r2))}
+    assert paths == {os.path.normpath(path)} and r1 == r2
 
 
 @pytest.mark.slow
@@ -367,10 +371,10 @@ def test_cli_seed_example_exits_0_with_the_default_table(seed_file_check):
 
 @pytest.mark.slow
 def test_readme_walkthrough_numbers_are_the_search_result(searches):
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    readme = (HERE.parent / "docs" / "howto" / "scaffold-run.md").read_text(encoding="utf-8")
     _st, res = searches["ConvexWithoutNoiseTerm"]
     assert res.verdict.details["index"] == 0
-    assert res.verdict.details["lhs_exact"] in readme and "## Check your own statement" in readme
+    assert res.verdict.details["lhs_exact"] in readme and "convex_no_noise.lean" in readme
 
 
 @pytest.mark.slow

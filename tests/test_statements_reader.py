@@ -152,8 +152,7 @@ UNSUPPORTED = [
     ("(h : ∀ n : ℕ, n < K → 0 < ηl) → " + RUN + " weightedGap A xstar μ ≤ 1", "", "hypothesis `∀ n, …`", "∀ n :"),
     ("∀ A : Run P ν S K T ηl ηg c0, weightedGap A xstar μ ≤ 1", "", "initialisation", "c0, weightedGap"),
     (f"{RUN} weightedGap A xstar μ ≤ if 0 < ηl then 1 else 2", "", "`if … then … else …`", "if 0 < ηl"),
-    (f"{RUN} weightedGap A xstar μ ≤ foo", "", "name `foo`", "foo"),
-    (f"{RUN} weightedGap A xstar μ ≤ 1", "example : (1 : ℝ) ≤ 2 := by norm_num", "`example`", "example :"),
+    (f"{RUN} weightedGap A xstar μ ≤ Real.cos ηl", "", "name `Real.cos`", "Real.cos"),
     (f"{RUN} weightedGap A xstar μ ≤ initialPotential P S (effectiveStep K ηl ηg) c0", "", "applied to 4 arguments",
      "initialPotential P S"),
 ]

@@ -252,7 +252,7 @@ def test_replay_file_errors_exit_2(exported, tmp_path, capsys):
         assert all(w in err for w in words), err
     # the statement file moved away, and a changed statement file (hash), accepted with --force
     rec = json.loads(js.read_text())
-    rec["file"]["path"] = str(tmp_path / "gone.lean")
+    rec["file"]["path"] = rec["file"]["as_read"] = str(tmp_path / "gone.lean")
     moved = tmp_path / "moved.json"
     moved.write_text(json.dumps(rec))
     assert main(["check", "--replay", str(moved)]) == 2

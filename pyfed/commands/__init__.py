@@ -45,19 +45,22 @@ STYLE = {"holds": "bold green", "violated": "bold red", "inconclusive": "bold ye
 PIPE_WIDTH = 140
 
 
-def make_console() -> Console:
-    """A rich console for a command's report on stdout: the terminal's width on a terminal;
+def make_console(stream=None) -> Console:
+    """A rich console for a command's report on stdout (or ``stream``: standard error when a
+    report goes to standard output): the terminal's width on a terminal;
     otherwise (a pipe, a file, a CI log) ``COLUMNS`` when it is set to a positive integer, else
     :data:`PIPE_WIDTH` columns, so tables are not folded into narrow stacks. Free text printed
     through :func:`print_line` is then not hard-wrapped (the log viewer wraps it)."""
-    if sys.stdout.isatty():
+    out = sys.stdout if stream is None else stream
+    extra = {} if stream is None else {"file": stream}
+    if out.isatty():
         from rich.console import Console
 
-        return Console()
+        return Console(**extra)
     cols = os.environ.get("COLUMNS", "").strip()
     if cols.isdigit() and int(cols) > 0:
-        return _log_console_class()(width=int(cols))
-    return _log_console_class()(width=PIPE_WIDTH)
+        return _log_console_class()(width=int(cols), **extra)
+    return _log_console_class()(width=PIPE_WIDTH, **extra)
 
 
 @functools.cache

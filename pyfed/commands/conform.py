@@ -36,8 +36,10 @@ and 2 and every subset in every later round, S = 1..N-1 of N = 4, K = 1..3 local
 that differ between rungs, a global step rung, a 3-dimensional rung and a noise rung whose draws
 are matched call by call. The adapter exposes one round of the code (module:object or
 path.py:object, see docs/howto/conformance.md). Floats are compared within the stated rounding
-bound of the working precision (--precision, or the dtype of the returned arrays). Exit 0: it
-conforms; 1: a deviation, reported with its likely cause; 2: a broken adapter or bad input."""
+bound of the working precision (--precision, or the dtype of the returned arrays).
+
+Exit status: 0 it conforms on every rung; 1 a deviation, reported with its likely cause; 2 a
+broken adapter or bad input (one line)."""
 
 _STYLE = {"conforms": "bold green", "conforms in law": "bold green", "deviates": "bold red"}
 
@@ -47,7 +49,8 @@ def register(subparsers) -> None:
     from ..conform import ALGORITHMS, PRECISIONS
 
     p = subparsers.add_parser("conform", help=COMMAND_HELP["conform"], description=DESCRIPTION,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+                              formatter_class=argparse.RawDescriptionHelpFormatter,
+                              epilog="example:\n  pyfed conform examples/conformance/reference.py:Scaffold --option II")
     p.add_argument("adapter", metavar="ADAPTER", help="module:object or path.py:object (see docs/howto/conformance.md)")
     p.add_argument("--algorithm", choices=list(ALGORITHMS), default=None,
                    help="the algorithm the implementation claims to be (default: the adapter's `algorithm`, "

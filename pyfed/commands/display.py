@@ -165,6 +165,12 @@ class Stages:
     * :meth:`complete` (label) after each stage, with :meth:`note` (text) for what runs meanwhile
       (shown on a terminal only).
 
+    Work counted in units (statements) says how far it is: :meth:`units` (n, noun) announces n
+    units, :meth:`unit_done` (or ``start(label, unit=True)``, which finishes the previous unit)
+    counts one; the display then reads ``k of n statements, ETA 40 s`` (the estimate: the mean
+    time of the units done so far times the units left), on a terminal in the live line, elsewhere
+    as one line ``<title>: k of n statements done, ETA …`` per unit.
+
     Parameters
     ----------
     title : str
@@ -192,6 +198,7 @@ class Stages:
         self._t0 = time.perf_counter()
         self._progress = None
         self._task = None
+        self._units = None         # [total, noun, done, start time, a unit open]
 
     def __enter__(self):
         self._t0 = time.perf_counter()
@@ -213,6 +220,8 @@ class Stages:
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None and self._label is not None:
             self.complete(self._label)
+        if exc_type is None and self._units is not None and self._units[4]:
+            self.unit_done()
         if self._progress is not None:
             self._progress.__exit__(exc_type, exc, tb)
         return False
@@ -221,7 +230,35 @@ class Stages:
         from rich.markup import escape
 
         n = f" [{self.done + 1}/{self.total}]" if self.total else f" [{self.done + 1}]"
-        self._progress.update(self._task, description=escape(f"{self.title}{n}: {text}"))
+        units = f" ({self.units_text()})" if self._units is not None else ""
+        self._progress.update(self._task, description=escape(f"{self.title}{n}{units}: {text}"))
+
+    def units(self, total: int, noun: str = "statements") -> None:
+        """Announce ``total`` units of work (see the class docstring); one unit alone is not counted."""
+        self._units = [int(total), noun, 0, time.perf_counter(), False] if total > 1 else None
+
+    def units_text(self) -> str:
+        """``"k of n statements, ETA 40 s"`` (``"n of n statements"`` when all are done)."""
+        total, noun, done, t0, _ = self._units
+        text = f"{done} of {total} {noun}"
+        if 0 < done < total:
+            left = (time.perf_counter() - t0) / done * (total - done)
+            text += f", ETA {_duration(left)}"
+        return text
+
+    def unit_done(self) -> None:
+        """One unit finished: the count and the estimate move on."""
+        if self._units is None:
+            return
+        if self._label is not None:       # the unit's last stage ends with it
+            self.complete(self._label)
+        self._units[2] += 1
+        self._units[4] = False
+        if self._progress is None:
+            print(f"{self.title}: {self.units_text().replace(self._units[1], self._units[1] + ' done', 1)}",
+                  file=self.stream, flush=True)
+        elif self._label is not None:
+            self._describe(self._label)
 
     def complete(self, label: str) -> None:
         """The stage ``label`` has just finished (its time: since the previous one finished)."""
@@ -234,10 +271,15 @@ class Stages:
             print(f"{self.title}: {label} done ({now - self._t0:.1f} s)", file=self.stream, flush=True)
         self._t0 = now
 
-    def start(self, label: str) -> None:
-        """Finish the current stage (if any) and start the stage ``label``."""
+    def start(self, label: str, unit: bool = False) -> None:
+        """Finish the current stage (if any) and start the stage ``label``; ``unit``: it begins a
+        new unit of :meth:`units` (the previous one, if open, is then done)."""
         if self._label is not None:
             self.complete(self._label)
+        if unit and self._units is not None:
+            if self._units[4]:
+                self.unit_done()
+            self._units[4] = True
         self._label = str(label)
         self._t0 = time.perf_counter()
         self.note(self._label)
@@ -256,6 +298,16 @@ class Stages:
 
         task = self._progress.add_task(escape(label), total=total)
         return (lambda k=1: self._progress.advance(task, k)), (lambda: self._progress.remove_task(task))
+
+
+def _duration(seconds: float) -> str:
+    """``"40 s"``, ``"3 min 20 s"``, ``"1 h 5 min"``."""
+    s = int(round(max(seconds, 0)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
 
 
 # ------------------------------------------------------------------------------------------

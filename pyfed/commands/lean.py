@@ -15,8 +15,8 @@ test library, or check it.
 
 A check never writes: only the plain ``pyfed lean`` renders files. Exit status 4 (not 1) for a
 stale file or a drift: these are failed consistency checks of pyfed's own artefacts, not
-violated verdicts about a theorem (exit 1 is reserved for those); see the README's exit-status
-table.
+violated verdicts about a theorem (exit 1 is reserved for those); see the exit-status
+table (docs/reference/exit-statuses.md).
 
 ``DIR`` is the Lean source directory (default: ``lean/`` next to the nearest ``lakefile.lean``
 at or above the current directory; see :func:`pyfed.lean.render.default_lean_dir`). ``--drift``
@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     """Add the ``lean`` subcommand to an argparse ``subparsers`` object (sets ``func=run``)."""
     p = subparsers.add_parser(
         "lean", help=COMMAND_HELP["lean"],
-        description="Render lean/PyfedTest/Generated/*.lean from pyfed's exact values. --check and --drift "
+        description="Render the Lean files of lean/PyfedTest/Generated from pyfed's exact values. --check and --drift "
                     "only check (they write nothing; exit status 4 when stale / drifted).")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="Lean source directory holding Pyfed/ and PyfedTest/ (default: lean/ next to "
@@ -49,9 +49,9 @@ def register(subparsers) -> None:
     p.add_argument("--check", action="store_true",
                    help="do not write; exit 4 if committed files differ from a fresh rendering")
     p.add_argument("--certificates", action="store_true",
-                   help="also solve and write the exact PEP certificates (Certificate_*.json) before rendering")
+                   help="also solve and write the exact PEP certificates (Certificate_<lemma>.json) before rendering")
     p.add_argument("--verify-certificates", metavar="DIR", default=None,
-                   help="do not write; re-verify every Certificate_*.json of DIR (or of DIR/PyfedTest/Generated, "
+                   help="do not write; re-verify every Certificate_<lemma>.json of DIR (or of DIR/PyfedTest/Generated, "
                         "e.g. written by --certificates --out DIR) exactly, in rational arithmetic (exit 4 if one "
                         "fails)")
     p.add_argument("--drift", action="store_true",

@@ -172,7 +172,7 @@ def _short(exact: str | None) -> str:
 
 
 def render_profile(console, profile) -> None:
-    """Print a constant profile (see :func:`pyfed.engines.statement.constant_profile`):
+    """Print a constant profile (see :func:`pyfed.models.scaffold.profile.constant_profile`):
     one line up front when the statement is already violated at its own constants, then one
     short row per constant. Thresholds print exactly when short, else as the engine's certified
     decimal rounded toward the safe side (``needed_decimal``); the JSON report has them exact."""

@@ -3,12 +3,13 @@
 Reads a counterexample record (schema ``pyfed.counterexample/1``, written by ``pyfed check
 PATH.lean --out DIR`` or ``pyfed search NAME --out DIR``; see
 :func:`pyfed.export.counterexample_record`), re-reads the statement from the
-recorded source file (or from ``PATH.lean`` when given; with the record's ``--mutate`` edit and
+recorded source file (``file.path``, relative to the record's directory; records written before
+that are read relative to the working directory) or from ``PATH.lean`` when given (with the record's ``--mutate`` edit and
 ``--relax``-ed hypotheses applied to the Lean text, for a search record of one of pyfed's own
 statements), checks that the file is the one the record was made from (its SHA-256; ``--force``
 accepts a changed file), and re-decides the recorded instance exactly: the exact-moment engine
-for a SCAFFOLD run (:func:`pyfed.engines.statement.decide_exact`), the statement's own terms for
-a run-free statement, by shape (:func:`pyfed.engines.statement.engines.recheck_statement`).
+for a SCAFFOLD run (:func:`pyfed.models.scaffold.exact.decide_exact`), the statement's own terms for
+a run-free statement, by shape (:func:`pyfed.models.protocol.Model.recheck`).
 Prints the verdict with both sides and the margin in full (every digit), and whether they equal
 the recorded ones.
 
@@ -22,6 +23,7 @@ differs (without ``--force``).
 from __future__ import annotations
 
 import json
+import os
 from fractions import Fraction
 from pathlib import Path
 
@@ -79,10 +81,17 @@ def _search_record_hint(rec) -> str:
             f"`{cmd} --out DIR` again (its files are byte-identical for the same seed and budget)")
 
 
-def _recorded_path(rec) -> str | None:
+def _recorded_path(rec, record_file=None) -> str | None:
     f = rec.get("file")
     if isinstance(f, dict) and isinstance(f.get("path"), str):
-        return f["path"]
+        path = f["path"]
+        tries = []
+        if record_file is not None and not os.path.isabs(path):
+            tries.append(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(record_file)), path)))
+        if isinstance(f.get("as_read"), str):
+            tries.append(f["as_read"])
+        tries.append(path)          # records written before: relative to the working directory
+        return next((p for p in tries if os.path.isfile(p)), tries[0])
     src = rec.get("source")
     if isinstance(src, str) and ":" in src:
         return src.rsplit(":", 1)[0]
@@ -100,7 +109,7 @@ def replay(file, lean_path=None, *, force: bool = False):
 
     rec = load_record(file)
     notes = []
-    path = lean_path or _recorded_path(rec)
+    path = lean_path or _recorded_path(rec, file)
     if not lean_path and path and not Path(path).is_file() and rec.get("lean_declaration"):
         # a record of one of pyfed's own statements: its file in pyfed's Lean sources
         from ..checkers.registry import catalogue
@@ -223,7 +232,8 @@ def run(args) -> int:
             raise InputError("PATH.lean", f"--replay takes at most one statement file, got {len(lean_path)}")
         lean_path = lean_path[0] if lean_path else None
     rec, st, inst, v, notes = replay(file, lean_path, force=bool(getattr(args, "force", False)))
-    console = make_console()
+    import sys
+    console = make_console(sys.stderr if getattr(args, "json", None) == "-" else None)
     for n in notes:
         console.print(f"[yellow]{escape(str(n))}[/yellow]")
     console.print(f"replay of {escape(str(file))}: {escape(st.qualified_name)} ({escape(str(st.source))}), candidate {rec.get('index')} "
@@ -251,9 +261,37 @@ def run(args) -> int:
     reason = getattr(v, "reason", "")
     if reason:
         console.print(f"  [yellow]{escape(str(reason))}[/yellow]")
-    if rec.get("mutate") or rec.get("relax"):
+    edited = bool(rec.get("mutate") or rec.get("relax"))
+    if edited:
         # a deliberately edited statement (pyfed search --mutate / --relax): its violation is the
         # point of the search, not a verdict on the Lean statement
         console.print("  (the record is of an edited statement: exit 0, as `pyfed search` with --mutate or --relax)")
-        return 0
-    return 1 if status == "violated" else 0
+    code = 0 if edited else (1 if status == "violated" else 0)
+    if getattr(args, "json", None):
+        from ..outputs import write_output
+        write_output("--json", args.json, replay_json(file, rec, st, v, notes, code) + "\n")
+        if args.json != "-":
+            console.print(f"replay result written to {escape(str(args.json))}")
+    return code
+
+
+def replay_json(file, rec, st, v, notes, code) -> str:
+    """The result of a replay as JSON (schema ``pyfed-replay/1``): the record replayed, the
+    statement and its source, the verdict (:meth:`pyfed.verdicts.Verdict.to_json`, every exact
+    side in full), whether both sides equal the recorded ones, the notes and the exit status."""
+    from ..exact import rational_str
+
+    def text(x):
+        return None if x is None else rational_str(x) if isinstance(x, Fraction) else str(x)
+
+    old = (_recorded(rec, "lhs"), _recorded(rec, "rhs"))
+    lhs, rhs = getattr(v, "lhs", None), getattr(v, "rhs", None)
+    same = None if None in old or lhs is None else old == (lhs, rhs)
+    verdict = {"status": v.status, "lhs": text(lhs), "rhs": text(rhs),
+               "margin": text(rhs - lhs) if lhs is not None and rhs is not None else None,
+               "reason": str(getattr(v, "reason", "") or "") or None}
+    doc = {"schema": "pyfed-replay/1", "record": str(file), "statement": st.qualified_name, "source": st.source,
+           "candidate": rec.get("index"), "seed": rec.get("seed"), "verdict": verdict,
+           "sides_equal_recorded": same, "edited_statement": bool(rec.get("mutate") or rec.get("relax")),
+           "notes": [str(n) for n in notes], "exit_status": code}
+    return json.dumps(doc, indent=2, sort_keys=True, default=str)

@@ -113,7 +113,7 @@ def register(subparsers) -> None:
                                              "'problem' uses the problem's mu; a mu above the problem's "
                                              "strong convexity fails the convexity hypothesis)")
     p.add_argument("--max-multiple", dest="max_multiple", type=int, default=512,
-                   help="largest m = h*81*beta swept; must be a power of two >= 1 (default 512)")
+                   help="largest m = 81 beta h swept; must be a power of two >= 1 (default 512)")
     add_parallel_arguments(p, "the grid points")
     from ..resources import add_limit_arguments
     add_limit_arguments(p)

@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import InputError
-from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, HugeNumber, check_numeral, check_power
+from ..resources import MAX_EXPONENT, MAX_NUMERAL_DIGITS, MAX_TERM_DEPTH, HugeNumber, check_numeral, check_power
 
-__all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "LeanTypeError", "tokenize", "parse_term", "parse_binders",
+__all__ = ["Token", "Node", "Binder", "LeanSyntaxError", "LeanTypeError", "LeanError", "canonical_name", "is_name",
+           "lean_refusal", "IDENT", "tokenize", "parse_term", "parse_binders",
            "strip_comments", "Parser", "position_of", "TYPES", "cut_at_assign"]
 
 #: Names of the number types the grammar knows (casts ``(x : ℝ)``).
@@ -89,7 +90,19 @@ class LeanTypeError(LeanSyntaxError):
 
     def located(self, path: str, line_offset: int = 0, col_offset: int = 0) -> "LeanTypeError":
         col = self.col + (col_offset if self.line == 1 else 0)
-        return LeanTypeError(self.construct, self.detail, line=self.line + line_offset, col=col, path=path)
+        return type(self)(self.construct, self.detail, line=self.line + line_offset, col=col, path=path)
+
+
+class LeanError(LeanTypeError):
+    """What Lean 4 itself refuses, in Lean's words (``tabs are not allowed; please configure your
+    editor to expand them``, ``unknown identifier 'w'``, ``'X' has already been declared``): not a
+    construct outside pyfed's subset, so no list of what is supported. ``str(err)`` is
+    ``path:line:col: <message>``."""
+
+    def __init__(self, construct: str, detail: str = "", *, line: int = 0, col: int = 0, path: str = "<text>"):
+        super().__init__(construct, detail, line=line, col=col, path=path)
+        self.message = self.reason = f"{path}:{line}:{col}: {construct}" + (f"; {detail}" if detail else "")
+        self.args = (self.message,)
 
 
 # --------------------------------------------------------------------------- comments
@@ -143,12 +156,69 @@ class Token:
     end: int = 0
 
 
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)
-  | (?P<ident>[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*(?:\.[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*)*(?:\.\d+)?)
-  | (?P<op>⁻¹|≤ᵐ|=ᵐ|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
-""", re.VERBOSE | re.UNICODE)
+#: Lean 4's identifier characters (``Lean.isLetterLike``, ``isSubScriptAlnum``, ``isIdFirst``,
+#: ``isIdRest`` of Lean's ``Init/Meta/Defs.lean``): ASCII letters, ``_``, Greek except λ Π Σ, Coptic,
+#: polytonic Greek, the letterlike block (ℝ ℕ …), mathematical script letters, Latin-1 and Latin
+#: Extended-A letters; then also ASCII digits, ``'`` ``!`` ``?`` and subscripts. Lean's digits are
+#: ASCII only (a fullwidth ``１`` is not a digit).
+_LETTERLIKE = ("\u03b1-\u03ba\u03bc-\u03c9\u0391-\u039f\u03a1\u03a2\u03a4-\u03a9\u03ca-\u03fb"
+               "\u1f00-\u1ffe\u2100-\u214f\U0001d49c-\U0001d59f\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f")
+_SUBSCRIPT = "\u2080-\u209c\u1d62-\u1d6a\u2c7c"
+ID_FIRST = f"A-Za-z_{_LETTERLIKE}"
+ID_REST = f"A-Za-z0-9_'!?{_LETTERLIKE}{_SUBSCRIPT}"
+#: One component of a name: a plain identifier, or any text between guillemets (``«my lemma»``).
+_COMPONENT = f"(?:[{ID_FIRST}][{ID_REST}]*|«[^»\\n]*»)"
+#: A (dotted) Lean name, optionally followed by a numeric projection (``h.1``).
+IDENT = f"{_COMPONENT}(?:\\.{_COMPONENT})*"
+
+_TOKEN = re.compile(rf"""
+    (?P<ws>[ \n]+|\r\n)
+  | (?P<num>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)
+  | (?P<ident>{IDENT}(?:\.[0-9]+)?)
+  | (?P<op>⁻¹|≤ᵐ|=ᵐ|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{{}}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
+""", re.VERBOSE)
+
+
+def canonical_name(written: str) -> str:
+    """A name as Lean prints it: each ``«x»`` component whose text is a plain identifier loses its
+    guillemets (``«x»`` and ``x`` are the same name), the others keep them (``«my lemma»``)."""
+    def one(comp: str) -> str:
+        if comp.startswith("«") and comp.endswith("»") and re.fullmatch(f"[{ID_FIRST}][{ID_REST}]*", comp[1:-1]):
+            return comp[1:-1]
+        return comp
+    return ".".join(one(c) for c in re.findall(f"{_COMPONENT}|[0-9]+", written))
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a Lean name (dotted identifiers, guillemet components allowed)."""
+    return re.fullmatch(IDENT, text) is not None
+
+
+def lean_refusal(text: str, pos: int):
+    """``(construct, detail)`` when the character at ``text[pos]`` is one Lean 4 itself refuses in
+    source text outside comments -- a tab, an isolated carriage return, an invisible character
+    (Unicode format or control characters such as the zero-width space, and spaces other than
+    U+0020), a non-ASCII digit (fullwidth ``１``) -- else None. The wording is Lean's where Lean has
+    one (``tabs are not allowed; please configure your editor to expand them``)."""
+    import unicodedata
+    ch = text[pos]
+    if ch == "\t":
+        return "tabs are not allowed", "please configure your editor to expand them"
+    if ch == "\r" and not text.startswith("\r\n", pos):
+        return "isolated carriage returns are not allowed", ""
+    if ch in "\n\r ":
+        return None
+    cat = unicodedata.category(ch)
+    name = unicodedata.name(ch, "")
+    code = f"U+{ord(ch):04X}" + (f" {name}" if name else "")
+    if cat in ("Cf", "Cc", "Zs", "Zl", "Zp", "Co", "Cn") :
+        return (f"unexpected invisible character {code}",
+                "Lean refuses it outside comments, in a name too (it is no identifier character): delete it")
+    if cat == "Nd" and not ch.isascii():
+        return (f"unexpected character {ch!r} ({code})",
+                f"Lean's numerals are written with the ASCII digits 0-9 (write {unicodedata.digit(ch)})")
+    return None
+
 
 #: ASCII spellings Lean also accepts, mapped to the Unicode token.
 _ASCII = {"<=": "≤", ">=": "≥", "!=": "≠", "->": "→"}
@@ -170,10 +240,15 @@ def tokenize(text: str, *, line: int = 1, col: int = 1, path: str = "<text>") ->
         m = _TOKEN.match(text, pos)
         if not m:
             c = pos - line_start + 1
+            refused = lean_refusal(text, pos)
+            if refused is not None:      # Lean itself refuses it: Lean's words, not "unsupported"
+                raise LeanError(*refused, line=cur_line, col=c, path=path)
             raise LeanSyntaxError(f"character {text[pos]!r}", line=cur_line, col=c, path=path,
                                   supported="Lean terms of the arithmetic subset (see pyfed.lean.terms)")
         if m.lastgroup != "ws":
             tok = m.group()
+            if m.lastgroup == "ident" and "«" in tok:
+                tok = canonical_name(tok)
             out.append(Token(m.lastgroup, _ASCII.get(tok, tok), cur_line, pos - line_start + 1, m.start(), m.end()))
         else:
             nl = m.group().count("\n")
@@ -207,6 +282,10 @@ class Node:
     col: int = 0
     text: str = ""
     ty: str | None = None      # kind assigned by the statement reader's elaboration (nat, real, …)
+    depth: int = 1             # levels of the tree below and including this node (as parsed)
+
+    def __post_init__(self):
+        self.depth = 1 + max((a.depth for a in self.args if isinstance(a, Node)), default=0)
 
     @property
     def pos(self) -> tuple[int, int]:
@@ -293,6 +372,7 @@ class Parser:
         self.path = path
         self.stop = set(stop)
         self.src = src          # the tokenized text: node texts are its slices
+        self.nesting = 0        # terms being parsed inside one another (bounded by MAX_TERM_DEPTH)
 
     # ---- token access
     def peek(self, k: int = 0) -> Token | None:
@@ -329,7 +409,15 @@ class Parser:
 
     def node(self, kind, start, value=None, args=None) -> Node:
         t = self.toks[start] if start < len(self.toks) else self.toks[-1]
-        return Node(kind, value, list(args or []), t.line, t.col, self._text(start))
+        n = Node(kind, value, list(args or []), t.line, t.col, self._text(start))
+        if n.depth > MAX_TERM_DEPTH:
+            self._too_deep(t, n.depth)
+        return n
+
+    def _too_deep(self, tok, depth) -> None:
+        self.error(f"term nested {depth} levels deep", f"above the limit of {MAX_TERM_DEPTH} levels "
+                   "(pyfed.resources.MAX_TERM_DEPTH; a sum of n terms is n levels, n nested parentheses n levels)",
+                   tok, supported=f"terms at most {MAX_TERM_DEPTH} levels deep: split the term with a def or a let")
 
     # ---- entry points
     def parse_all(self) -> Node:
@@ -356,6 +444,15 @@ class Parser:
 
     # ---- Pratt loop
     def term(self, rbp: int = 0) -> Node:
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_TERM_DEPTH:     # refused before the recursion goes deeper
+                self._too_deep(self.peek() or self.toks[-1], self.nesting)
+            return self._term(rbp)
+        finally:
+            self.nesting -= 1
+
+    def _term(self, rbp: int) -> Node:
         start = self.i
         left = self.prefix()
         while True:

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..lean import terms
-from ..lean.terms import LeanSyntaxError, Node, Parser
+from ..lean.terms import LeanError, LeanSyntaxError, Node, Parser
 from . import model
 
-__all__ = ["push_lets", "ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "scan_declarations", "header_tokens",
+__all__ = ["push_lets", "ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "unknown_identifier",
+           "scan_declarations", "header_tokens",
            "make_parser", "used_variables", "theorem_header", "run_namespace"]
 
 
@@ -43,7 +44,7 @@ _COMMAND_RE = re.compile(
 _DECL_RE = re.compile(
     r"\A(?:@\[[^\]]*\]\s*)?(?P<mods>(?:(?:noncomputable|private|protected|nonrec)\s+)*)"
     r"(?P<kind>def|abbrev|theorem|lemma|example|structure|class|inductive|instance|axiom|opaque)\b\s*"
-    r"(?P<name>[^\s({\[⦃:]*)")
+    r"(?P<name>(?:«[^»\n]*»|[^\s({\[⦃:«])*)")
 
 
 class _WithSrc(list):
@@ -92,13 +93,32 @@ class Context:
     opens: tuple = ()
 
 
-class LeanNameError(LeanSyntaxError):
-    """A name Lean would reject: ``path:line:col: unknown identifier `x` (…)`` or ``ambiguous …``."""
+class LeanNameError(LeanError):
+    """A name Lean would reject: ``path:line:col: unknown identifier 'x' (…)`` or ``ambiguous …``."""
 
-    def __init__(self, message: str, *, line: int, col: int, path: str, construct: str):
-        super().__init__(construct, "", line=line, col=col, path=path)
-        self.message = self.reason = f"{path}:{line}:{col}: {message}"
-        self.args = (self.message,)
+    def __init__(self, message: str, *, line: int, col: int, path: str, construct: str = ""):
+        super().__init__(message, "", line=line, col=col, path=path)
+        self.text, self.construct = message, construct or message
+
+    def located(self, path: str, line_offset: int = 0, col_offset: int = 0) -> "LeanNameError":
+        col = self.col + (col_offset if self.line == 1 else 0)
+        return LeanNameError(self.text, line=self.line + line_offset, col=col, path=path, construct=self.construct)
+
+
+def unknown_identifier(node, name: str, path: str, *, applied: bool = False, scope=()) -> LeanError | None:
+    """Lean's ``unknown identifier 'w'`` at ``node`` for a name bound nowhere (not a binder, not a
+    model definition, not a def of the file) that cannot be one of Mathlib's either: a plain name
+    (no namespace) used as a value, or applied but at most two characters long (a typo, a binder
+    left out). None for a name that may be Mathlib's (``Real.cos x``, ``deriv f x``): the caller
+    then says the construct is outside pyfed's vocabulary and lists it. ``scope``: the names in
+    scope, for a "did you mean" when one is close."""
+    base = name.removeprefix("_root_.")
+    if "." in base or (applied and len(base) > 2):
+        return None
+    import difflib
+    near = difflib.get_close_matches(base, [str(n) for n in scope], n=1, cutoff=0.6)
+    return LeanError(f"unknown identifier '{name}'", f"did you mean `{near[0]}`?" if near else "",
+                     line=node.line, col=node.col, path=path)
 
 
 def _model_hint(name: str, vocab=model) -> str:
@@ -155,8 +175,8 @@ def resolve_name(written: str, ctx: Context, decls: "Declarations", node=None, p
     if hits:
         return _mark(node, next(iter(hits.values())), vocab)
     if w in vocab.MODEL_NAMES:
-        raise LeanNameError(f"unknown identifier `{written}` ({_model_hint(w, vocab)})", line=line, col=col,
-                            path=path, construct=f"unknown identifier `{written}`")
+        raise LeanNameError(f"unknown identifier '{written}' ({_model_hint(w, vocab)})", line=line, col=col,
+                            path=path, construct=f"unknown identifier '{written}'")
     _mark(node, ("other", written), vocab)
     return None
 
@@ -187,6 +207,24 @@ def _misspelt_command(text: str):
             raise ReaderError([LeanSyntaxError(f"command `{w}`", f"unknown command (did you mean `{near[0]}`?)",
                                                line=line, col=col,
                                                supported="import, namespace, section, open, variable, def, theorem")])
+
+
+def _refuse_characters(clean: str, path: str) -> None:
+    """Raise :class:`ReaderError` listing, one per line, every character outside comments that
+    Lean itself refuses (:func:`pyfed.lean.terms.lean_refusal`: a tab, an isolated carriage return,
+    an invisible character such as a zero-width space, a non-ASCII digit), each at its
+    ``file:line:col`` in Lean's words; before anything else is read, as Lean stops there."""
+    errors, lines = [], set()
+    for m in re.finditer(r"[^\x20-\x7e\n]", clean):
+        refused = terms.lean_refusal(clean, m.start())
+        if refused is None:
+            continue
+        line, col = terms.position_of(clean, m.start())
+        if line not in lines:
+            lines.add(line)
+            errors.append(LeanError(*refused, line=line, col=col, path=path))
+    if errors:
+        raise ReaderError(errors, path)
 
 
 def _split_commands(text: str) -> list[_Command]:
@@ -244,7 +282,11 @@ def scan_declarations(text: str, path: str = "<text>") -> Declarations:
     Raises :class:`ReaderError` for a text that cannot be split into commands; unsupported
     commands are collected in ``errors`` (reported when theorems are read)."""
     clean = terms.strip_comments(text)
+    _refuse_characters(clean, path)
     decls = Declarations(path)
+    declared: dict = {}         # full name -> (line, col) of its declaration (Lean: one declaration per name)
+    bare_names: dict = {}       # theorem name as pyfed names statements -> full name
+    clashes: list = []          # names declared twice: always an error (never a statement silently lost)
     frames: list = [["root", "", []]]   # [kind, name, opened namespaces]
     variables: list = []        # [(binder, section depth)]
     raw: list = []              # [(declared name, full name, cmd, variables, context)]
@@ -319,10 +361,40 @@ def scan_declarations(text: str, path: str = "<text>") -> Declarations:
             decls.errors.append(LeanSyntaxError(f"command `{first}`", "", line=cmd.line, col=cmd.col, path=path,
                                                 supported="import, namespace, section, open, variable, def, theorem"))
             continue
-        kind, name = m.group("kind"), m.group("name")
+        kind, name = m.group("kind"), terms.canonical_name(m.group("name")) if m.group("name") else ""
         namespace = current_ns()
         ctx = Context(namespace, tuple(o for _, _, opens in frames for o in opens) + tuple(once))
-        if kind in ("theorem", "lemma"):
+        lead = len(cmd.text) - len(cmd.text.lstrip())
+        name_line, name_col = terms.position_of(clean, cmd.offset + lead + m.start("name"))
+        if kind == "example":
+            # an anonymous theorem: named by its line, stable while the lines above it do not move
+            name = f"example@{cmd.line}"
+        elif kind in ("theorem", "lemma", "def", "abbrev"):
+            if not m.group("name") or not terms.is_name(m.group("name")):
+                decls.errors.append(LeanError(f"expected identifier after `{kind}`" if not m.group("name") else
+                                              f"`{m.group('name')}` is not a Lean identifier", "",
+                                              line=name_line, col=name_col, path=path))
+                continue
+            full = name[len("_root_."):] if name.startswith("_root_.") else \
+                (f"{namespace}.{name}" if namespace else name)
+            if full in declared:
+                at = declared[full]
+                clashes.append(LeanError(f"'{full}' has already been declared",
+                                              f"first declared at {path}:{at[0]}:{at[1]}",
+                                              line=name_line, col=name_col, path=path))
+                continue
+            declared[full] = (name_line, name_col)
+        if kind in ("theorem", "lemma", "example"):
+            short = name.split(".")[-1]
+            if short in bare_names:
+                # Lean accepts two theorems of one name in different namespaces; pyfed names a statement
+                # by its last component, so it would silently check only one of them: refused instead
+                clashes.append(LeanError(f"two theorems named `{short}` ({bare_names[short]} and "
+                                              f"{namespace + '.' if namespace else ''}{name})",
+                                              "pyfed names statements by their last component: rename one",
+                                              line=name_line, col=name_col, path=path))
+                continue
+            bare_names[short] = f"{namespace + '.' if namespace else ''}{name}"
             decls.theorems[name] = (namespace, cmd, [b for b, _ in variables])
             decls.contexts[name] = ctx
             decls.order.append(name)
@@ -330,15 +402,14 @@ def scan_declarations(text: str, path: str = "<text>") -> Declarations:
             full = name[len("_root_."):] if name.startswith("_root_.") else \
                 (f"{namespace}.{name}" if namespace else name)
             raw.append((name, full, cmd, [b for b, _ in variables], ctx))
-        elif kind == "example":
-            decls.errors.append(LeanSyntaxError("`example`", "give the statement a name with `theorem`",
-                                                line=cmd.line, col=cmd.col, path=path, supported="theorem NAME : …"))
         elif kind in ("structure", "inductive") and _is_model_decl(namespace, name):
             pass        # the model's own structure (a copy of a model file): already known
         else:
             decls.errors.append(LeanSyntaxError(f"`{kind}` declaration", "the reader knows the model's own "
                                                 "structures only", line=cmd.line, col=cmd.col, path=path,
                                                 supported="def (arithmetic) and theorem"))
+    if clashes:
+        raise ReaderError(clashes, path)
     decls.raw_defs = raw
     return decls
 
@@ -417,8 +488,26 @@ def theorem_header(name, cmd, clean, path) -> tuple:
         raise LeanSyntaxError(f"theorem `{name}` without a proof", "Lean refuses a theorem without `:=` and a "
                               "proof after its statement", line=line, col=col, path=path,
                               supported="theorem NAME … : statement := by sorry")
+    _check_proof(body, cmd, clean, path)
     header_text = " ".join(toks.src.split()) if getattr(toks, "src", None) else " ".join(t.text for t in toks)
     return binders, ty, header_text
+
+
+def _check_proof(body: str, cmd, clean: str, path: str) -> None:
+    """Refuse, as Lean does, a proof that is empty: ``:=`` with nothing after it (Lean expects a
+    term) or ``:= by`` with no tactic (Lean: ``expected '{' or tactic``), at the next token (the
+    next command's first word) or the end of the file."""
+    m = re.fullmatch(r"\s*(by)?\s*", body)
+    if m is None:
+        return
+    end = cmd.offset + len(cmd.text)
+    nxt = re.match(r"\S+", clean[end:])
+    expected = "'{' or tactic" if m.group(1) else "term"
+    line, col = terms.position_of(clean, end)
+    found = f"unexpected token '{nxt.group()}'" if nxt else "unexpected end of input"
+    raise LeanError(f"{found}; expected {expected}",
+                    "the proof is empty (write `:= by sorry` for a statement whose proof is to come)",
+                    line=line, col=col, path=path)
 
 
 #: The model namespaces whose ``Run`` structure a statement can quantify over.

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from ..lean import terms
 from ..lean.terms import LeanSyntaxError, Node
 from . import model
-from .declarations import Context, Declarations, header_tokens, make_parser, resolve_name, scan_declarations, used_variables
+from .declarations import (Context, Declarations, header_tokens, make_parser, resolve_name, scan_declarations,
+                           unknown_identifier, used_variables)
 from .statement import Location, Parameter, UserDef
 
 __all__ = ["read_declarations", "Elaborator", "ScopeName", "canon", "canon_in", "type_kind", "binder_scope", "ARITH",
@@ -291,6 +292,9 @@ class Elaborator:
             node.ty = kind if kind != "poly" else ty
 
     def unknown(self, node):
+        unknown = unknown_identifier(node, str(node.value), self.path, scope=getattr(self, "scope", ()) or ())
+        if unknown is not None:
+            raise unknown
         self.err(node, f"name `{node.value}`", "not a parameter of the statement, a model definition or a def of "
                  "this file", "the statement's own binders and " + model.SUPPORTED_TERMS)
 

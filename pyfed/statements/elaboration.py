@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import copy
 
-from ..lean.terms import LeanSyntaxError, LeanTypeError, Node
+from ..lean.terms import LeanError, LeanSyntaxError, LeanTypeError, Node
 from . import types as T
-from .declarations import Context
+from .declarations import Context, unknown_identifier
 from .types import Ty
 from .vocabulary import MODEL_NAMESPACES, ModelDecl, model_declarations
 
@@ -246,7 +246,7 @@ class Elaboration:
                 return T.PROP if style != "instance" else Ty("instance")
             d = self.resolve(h, node)
             if isinstance(d, _Unopened):
-                self.err(node, f"unknown identifier `{h}`", d.hint())
+                raise LeanError(f"unknown identifier '{h}'", d.hint(), line=node.line, col=node.col, path=self.path)
             if isinstance(d, ModelDecl):
                 return self.decl_type(d, args, node)
         if self.is_prop(node):
@@ -712,7 +712,7 @@ class Elaboration:
             return self.apply(target, t, args) if args else t
         d = self.resolve(base, node)
         if isinstance(d, _Unopened):
-            self.err(node, f"unknown identifier `{name}`", d.hint())
+            raise LeanError(f"unknown identifier '{name}'", d.hint(), line=node.line, col=node.col, path=self.path)
         if d is None:
             if "." in base:
                 ns, _, ctor = base.rpartition(".")
@@ -720,7 +720,11 @@ class Elaboration:
                 if isinstance(ind, ModelDecl) and ind.kind == "inductive" and f"{ind.name}.{ctor}" in ind.constructors:
                     target.ref = ("ctor", f"{ind.name}.{ctor}")
                     return Ty("enum", (ind.name,))
-            self.err(node, f"name `{name}`", "not a bound name, a model definition or a def of this file", SUPPORTED)
+            unknown = unknown_identifier(node, name, self.path, applied=app is not None, scope=self.scope)
+            if unknown is not None:      # a typo, a binder left out: Lean's own error, at its position
+                raise unknown
+            self.err(node, f"name `{name}`", "not a bound name, a model definition or a def of this file "
+                     "(if it is Mathlib's, it is outside the vocabulary pyfed reads)", SUPPORTED)
         self.used_decls[d.name] = d
         if self.file_decls.get(d.name) is d:
             self.check_file_def(d)

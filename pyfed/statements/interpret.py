@@ -9,7 +9,7 @@ values of these kinds:
   :func:`pyfed.statements.evaluate.unify`);
 * ``Space d``: :class:`Vec` (a tuple of reals); ``Fin n``: ``int``; ``Finset``: ``frozenset``;
 * functions: :class:`Fun` (a Python function with an optional domain size, a gradient and the
-  class properties it is certified to have, see :class:`pyfed.statements.families`);
+  class properties it is certified to have, see :class:`pyfed.checkers.families`);
 * a sample space and its measure: :class:`FiniteSpace` (outcomes ``0..n-1`` with rational
   probabilities); a point ω is an ``int``; a filtration: :class:`Filtration` (partitions);
 * the model's structures (``ScaffoldState``, ``Problem``): :class:`Record`; inductives: their

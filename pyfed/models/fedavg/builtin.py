@@ -76,7 +76,7 @@ def run_builtin(st, inst, *, replicates: int = 256, seed: int = 0, confidence: f
 
 def applicable_fedavg_engines(st) -> dict:
     """``{kind: (applies, reason)}`` of a FedAvg statement (the shape of
-    :func:`pyfed.engines.statement.applicable_engines`)."""
+    :func:`pyfed.engines.statement.engines.applicable_engines`)."""
     sp = st.spec
     cond = sp.kind == "conditional"
     return {"exact": (True, "rational quadratic clients sharing one Hessian: " + (

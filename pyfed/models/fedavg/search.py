@@ -515,5 +515,5 @@ def _ball_end(ball, end: str) -> tuple:
         return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** (-e))
     if ball.is_exact():
         return frac(ball), False
-    with precision(256):        # the bounds of pyfed.engines.statement.side_json (the JSON record's)
+    with precision(256):        # the bounds of pyfed.export.side_json (the JSON record's)
         return frac(ball.lower() if end == "lower" else ball.upper()), True

@@ -24,7 +24,7 @@ tree of :class:`Term` nodes that the FedAvg engines evaluate
 from __future__ import annotations
 
 from ...lean.terms import LeanSyntaxError
-from ...statements.declarations import resolve_name
+from ...statements.declarations import resolve_name, unknown_identifier
 from . import vocabulary as fm
 from .ir import (
     RANK,
@@ -296,6 +296,9 @@ class FedAvgElaborator(RunTerms):
             return self.model_app(node, hit[1], [])
         if hit is not None and hit[0] == "def":
             return self.inline(node, hit[1], [])
+        unknown = unknown_identifier(node, name, self.path, scope=getattr(self, "scope", ()) or ())
+        if unknown is not None:
+            raise unknown
         self.err(node, f"name `{name}`", "not a parameter of the statement, a model definition or a def of this "
                  "file", "the statement's own binders and " + fm.SUPPORTED_TERMS)
 
@@ -366,6 +369,9 @@ class FedAvgElaborator(RunTerms):
             return self.inline(node, hit[1], args)
         if name in ("gradient", "inner", "Finset.card", "Real.exp", "Real.log", "Nat.choose"):
             self.err(node, f"`{name}`", "not part of the FedAvg statement subset")
+        unknown = unknown_identifier(head, name, self.path, applied=True, scope=getattr(self, "scope", ()) or ())
+        if unknown is not None:
+            raise unknown
         self.err(head, f"name `{name}`", "not a parameter of the statement, a model definition or a def of this "
                  "file", "the statement's own binders and " + fm.SUPPORTED_TERMS)
 

@@ -80,7 +80,7 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
 def fit_instance_step(st, inst: Instance) -> tuple:
     """``(instance, note)``: ``inst`` unchanged with note None when ``st``'s hypotheses hold on it
     or cannot be met by a smaller step; otherwise a copy whose local step ηl is halved exactly
-    until every hypothesis holds (:func:`pyfed.engines.statement.fit_step`: only when the failing
+    until every hypothesis holds (:func:`pyfed.models.scaffold.hypotheses.fit_step`: only when the failing
     hypotheses all involve the step, at most 64 halvings, all hypotheses re-decided each time),
     with the description saying so, and the note ``{"from", "to", "halvings", "h"}`` (exact
     rationals as strings, h = K ηl ηg)."""
