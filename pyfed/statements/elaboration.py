@@ -307,6 +307,11 @@ class Elaboration:
         if k == "neg":
             return self.arith(node, expected)
         if k == "num":
+            if expected is not None and kind_of(expected) == "vec" and node.value == 0:
+                # Lean's `0 : Space d` (the `Zero` instance): the zero point where a point is expected
+                node.ty = "vec"
+                node.lty = walk(expected)
+                return walk(expected)
             if expected is not None and kind_of(expected) in ("nat", "real"):
                 node.ty = kind_of(expected)
                 return walk(expected)
