@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..statements import reader
-from . import fedavg, runfree, scaffold
+from . import fedavg, fedprox, runfree, scaffold
 
 __all__ = ["MODELS", "read_text", "read_file", "model_by_tag", "default_rows", "implementation_rows"]
 
 #: Every model, in claim order.
-MODELS = (fedavg.MODEL, scaffold.MODEL, runfree.MODEL)
+MODELS = (fedavg.MODEL, scaffold.MODEL, fedprox.MODEL, runfree.MODEL)
 
 
 def read_text(text: str, path: str = "<text>", *, theorem: str | None = None, require_import: bool = True,
