@@ -28,7 +28,7 @@ from .elaboration import COMPARE, Elaboration, Meta, kind_of, walk, zonk
 from .statement import HypothesisSpec, Location, Parameter, Statement
 from .vocabulary import read_decl
 
-__all__ = ["LeanStatement", "statements_from", "statement_family"]
+__all__ = ["LeanStatement", "statements_from", "statement_family", "peel"]
 
 
 @dataclass
@@ -43,8 +43,11 @@ class LeanStatement(Statement):
     file_decls: dict = field(default_factory=dict, repr=False)
 
 
-def _peel(node, binders, hyps):
-    """Split a type into [(binders, hypotheses, conclusion, suffix)] (see the module docstring)."""
+def peel(node, binders, hyps, *, split=None):
+    """Split a statement's type into ``[(binders, hypotheses, conclusion, suffix)]``: ``∀`` binders
+    and ``→`` hypotheses are peeled off (``(x : T) → …`` is a binder, not a hypothesis); a
+    conclusion ``A ∧ B`` gives one entry per conjunct (suffixes ``.1``, ``.2``, as Lean's
+    projections name them) unless ``split(node)`` says it is one conclusion."""
     binders, hyps = list(binders), list(hyps)
     while True:
         if node.kind == "forall":
@@ -59,10 +62,10 @@ def _peel(node, binders, hyps):
             node = node.args[1]
         else:
             break
-    if node.kind == "binop" and node.value == "∧":
+    if node.kind == "binop" and node.value == "∧" and (split is None or split(node)):
         out = []
         for k, side in enumerate(node.args[:2], 1):
-            for b, h, c, suf in _peel(side, binders, hyps):
+            for b, h, c, suf in peel(side, binders, hyps, split=split):
                 out.append((b, h, c, f".{k}{suf}"))
         return out
     return [(binders, hyps, node, "")]
@@ -114,7 +117,7 @@ def statements_from(name, namespace, cmd, variables, decls, clean, path, *, stat
     binders, ty, header_text = theorem_header(name, cmd, clean, path)
     file_decls = _file_decls(decls, clean, path)
     out = []
-    for own, hyps_raw, conclusion, suffix in _peel(ty, binders, []):
+    for own, hyps_raw, conclusion, suffix in peel(ty, binders, []):
         own_names = {b.name for b in own}
         used = [b for b in used_variables(variables, binders, ty.text, exclude=own_names) if b.name not in own_names]
         out.append(_build(name + suffix, namespace, cmd, path, ctx, used + own, hyps_raw, conclusion, header_text,

@@ -15,15 +15,15 @@ with the tightest one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from ...errors import InputError
 from ...exact import as_float
-from ...statements.evaluate import EvaluationError, Undecided, arith, compare, decide_sign, to_exact
+from ...statements.evaluate import EvaluationError, Undecided, arith, compare, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
-from .search import SearchResult, decided_count, exact_text, no_counterexample_reason, report_number, short_side
+from .search import Record, SearchResult, decided_count, exact_text, no_counterexample_reason, report_number, short_side
 
 __all__ = ["InstanceRecord", "decide_instance", "search_instances", "search_verdict", "interpreter_for",
            "holds_by_evaluation"]
@@ -33,33 +33,20 @@ UNDECIDED = (EvaluationError, Undecided, ZeroDivisionError, NotFinite, Structura
 
 
 @dataclass
-class InstanceRecord:
-    """One decided candidate: ``status`` ``holds`` / ``violated`` / ``outside`` (a hypothesis fails)
-    / ``undecided``; ``lhs``, ``rhs`` exact when the conclusion is a comparison of numbers;
-    ``instance`` the exact JSON of the values; ``failing`` the failing hypotheses' keys;
-    ``in_hypotheses`` True when every hypothesis was decided true (the candidate is an instance of
-    the statement, whether or not its conclusion could then be decided)."""
+class InstanceRecord(Record):
+    """One decided candidate (:class:`~pyfed.engines.statement.search.Record`): ``status``
+    ``holds`` / ``violated`` / ``outside`` (a hypothesis fails) / ``undecided``; ``lhs``, ``rhs``
+    exact when the conclusion is a comparison of numbers; ``instance`` the exact JSON of the values;
+    ``failing`` the failing hypotheses' keys; beyond it, ``reason`` (why undecided) and
+    ``in_hypotheses`` (every hypothesis was decided true: the candidate is an instance of the
+    statement, whether or not its conclusion could then be decided)."""
 
-    index: int
-    status: str
-    description: str = ""
-    instance: dict | None = None
-    lhs: object = None
-    rhs: object = None
-    failing: list = field(default_factory=list)
     reason: str = ""
     in_hypotheses: bool = False
 
-    @property
-    def ratio(self):
-        if self.lhs is None or self.rhs is None:
-            return None
-        try:
-            if decide_sign(self.rhs) > 0:
-                return float(as_float(to_exact(self.lhs))) / float(as_float(to_exact(self.rhs)))
-        except Exception:     # an irrational or undecided side: no ratio shown
-            return None
-        return None
+    def quotient(self) -> float:
+        """lhs / rhs as the quotient of the exact sides' floats."""
+        return float(as_float(to_exact(self.lhs))) / float(as_float(to_exact(self.rhs)))
 
 
 def interpreter_for(st) -> Interpreter:

@@ -167,10 +167,10 @@ def draw(st, seed: int, index: int, interp: Interpreter, rl: dict | None = None)
         env: dict = {}
         for p in _order(st, dims):
             env[p.name] = _value(p, rl.get(p.name), dims, env.get(size), env, pick, interp)
-        env["__nat_bound__"] = _horizon(env, rl) + 1
+        env["__nat_bound__"] = _horizon(env) + 1
         bad = failing(st, env, interp)
         if best is None or len(bad) < len(best.failing):
-            best = Drawn(env, _describe(st, env, index, rl), bad)
+            best = Drawn(env, _describe(st, env, index), bad)
         if not bad:
             break
     return best
@@ -214,7 +214,7 @@ def boundary(st, env, name, interp, *, doublings: int = 6, halvings: int = 6):
     return None if lo == v else {**env, name: lo}
 
 
-def _horizon(env, rl) -> int:
+def _horizon(env) -> int:
     """Rounds to draw per-round data for: beyond every natural of the instance (an index
     ``r + 1`` included); beyond them the last round's data repeat."""
     nats = [v for v in env.values() if isinstance(v, int) and not isinstance(v, bool)]
@@ -290,11 +290,11 @@ def _function(p, t, size, env, pick, interp):
         d = interp.dim(cod.args[0], env, None)
         return fam.fin_family([_point(d, pick, f"{p.name}{i}") for i in range(n)])
     if dk == "nat" and ck == "real":
-        return fam.sequence([pick(LADDERS["member"]) for _ in range(_horizon(env, {}))])
+        return fam.sequence([pick(LADDERS["member"]) for _ in range(_horizon(env))])
     if dk == "nat" and ck == "finset" and _kind(cod.args[0]) == "fin":
         n = interp.dim(resolved(cod.args[0]).args[0], env, None)
         return fam.samples([sorted(_subset(n, size, _Picker(pick.index + r, pick.attempt, pick.rng)))
-                            for r in range(_horizon(env, {}))])
+                            for r in range(_horizon(env))])
     oracle = _oracle_shape(t)
     if oracle is not None:
         rounds, clients, d_node = oracle
@@ -338,11 +338,11 @@ def _oracles(n, d, per_round, family, env, pick):
                                   [[pick.rational(-1, 1) for _ in range(d)] for _ in range(calls)] if noisy else [])
                 for f in clients]
     if per_round:
-        return fam.process([fam.client_oracles(one_round()) for _ in range(_horizon(env, {}))])
+        return fam.process([fam.client_oracles(one_round()) for _ in range(_horizon(env))])
     return fam.client_oracles(one_round()) if family else one_round()[0]
 
 
-def _describe(st, env, index, rl) -> str:
+def _describe(st, env, index) -> str:
     """The candidate in words: structured or random, its naturals and reals (exact)."""
     head = f"structured case {index}" if index < STRUCTURED else f"random draw {index}"
     parts = []
