@@ -31,7 +31,7 @@ from pyfed.statements.interpret import FiniteSpace, Filtration, Fun, Record, Sig
 
 __all__ = ["q", "rat_from", "quadratic", "huber", "rotation", "sequence", "fin_family", "finset", "finite_space",
            "filtration", "random_variable", "process", "affine_oracle", "client_oracles", "samples", "from_spec",
-           "to_spec", "problem", "rand_rat"]
+           "to_spec", "problem", "rand_rat", "env_to_spec", "env_from_spec"]
 
 
 def q(x) -> str:
@@ -315,6 +315,38 @@ def from_spec(s):
         clients = [from_spec(c) for c in s["clients"]]
         return problem(s["namespace"], clients, {k: from_spec(v) for k, v in s["fields"].items()})
     raise InputError("instance", f"unknown family {fam!r}")
+
+
+def env_to_spec(env) -> dict:
+    """An instance (bound name -> value) as exact JSON, for witnesses: each value's :func:`to_spec`,
+    a finite sample space ``("Ω", n)`` as ``{"sample_space": n}``, ``__nat_bound__`` (how far
+    ``∀ r : ℕ`` is checked: processes are constant beyond) as an integer; the other ``__`` keys are
+    left out. Raises InputError for a value without an exact description."""
+    out = {}
+    for k, v in env.items():
+        if k == "__nat_bound__":
+            out[k] = int(v)
+            continue
+        if k.startswith("__"):
+            continue
+        if isinstance(v, tuple) and v and v[0] == "Ω":
+            out[k] = {"sample_space": v[1]}
+            continue
+        out[k] = to_spec(v)
+    return out
+
+
+def env_from_spec(spec) -> dict:
+    """The instance of :func:`env_to_spec` (inverse, exact)."""
+    env = {}
+    for k, v in spec.items():
+        if k == "__nat_bound__":
+            env[k] = int(v)
+        elif isinstance(v, dict) and "sample_space" in v:
+            env[k] = ("Ω", int(v["sample_space"]))
+        else:
+            env[k] = from_spec(v)
+    return env
 
 
 def subsets(n: int, k: int) -> list:

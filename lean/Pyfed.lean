@@ -10,6 +10,7 @@ import Pyfed.Algorithms.LocalPath
 import Pyfed.Algorithms.FedAvg
 import Pyfed.Algorithms.Scaffold
 import Pyfed.Algorithms.LocalSGD
+import Pyfed.Algorithms.FedProx
 import Pyfed.Exact
 
 /-!
@@ -24,7 +25,9 @@ Python package `pyfed`:
 * namespace `FedAvg`: the Field Guide model of full-participation FedAvg and its four
   statements (`Pyfed.FedAvg`);
 * namespace `FedAvgProcedure`: FedAvg as a deterministic procedure of one realization
-  (`Pyfed.Algorithms.FedAvg`).
+  (`Pyfed.Algorithms.FedAvg`);
+* namespace `FedProxProcedure`: FedProx (Li et al., MLSys 2020, Algorithm 2) as a deterministic
+  procedure of one realization (`Pyfed.Algorithms.FedProx`).
 
 Every statement with a checker has the checker's name (`checkers.registry`).
 -/

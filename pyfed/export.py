@@ -192,10 +192,11 @@ def pep_counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
     return rec
 
 
-def _lemma_defs(inst: dict) -> tuple:
+def _lemma_defs(inst: dict, more=None) -> tuple:
     """``(defs, described)`` of a run-free witness: a ``def`` per natural number, rational and
     vector (as a list of rationals) of the instance; the names of the other values (functions,
-    processes, sample spaces: recorded exactly in the JSON file only)."""
+    processes, sample spaces: recorded exactly in the JSON file only) unless ``more(name, spec)``
+    writes them (a list of defs, or None)."""
     defs, described = [], []
     taken = {"theoremName", "lhs", "rhs"}
     for name in sorted(inst):
@@ -217,6 +218,8 @@ def _lemma_defs(inst: dict) -> tuple:
         elif isinstance(v, dict) and set(v) == {"vec"}:
             defs.append({"name": lean, "type": "List ℚ", "value": lean_list([fraction_from_text(x) for x in v["vec"]]),
                          "doc": f"`{name}`, by coordinates"})
+        elif more is not None and (extra := more(lean, v)):
+            defs.extend(extra)
         else:
             described.append(name)
     return defs, described
@@ -264,13 +267,15 @@ def counterexample_context(record: dict) -> dict:
                 exact=exact, namespace=f"PyfedCounterexample.{ident}", sides=sides)
 
 
-def render_values_counterexample(record: dict) -> str:
+def render_values_counterexample(record: dict, *, more=None) -> str:
     """The Lean file of a counterexample record whose instance is a set of named values (a run-free
     statement's binders, a FedAvg witness read back from JSON): a ``def`` per natural number,
-    rational and vector, the other values named (their exact description is in the JSON file)."""
+    rational and vector, the other values named (their exact description is in the JSON file),
+    except those a model writes itself: ``more(name, spec)`` returns their defs (dicts with
+    ``name``, ``type``, ``value``, ``doc``) or None."""
     common = counterexample_context(record)
     sides = common.pop("sides")
-    defs, described = _lemma_defs(record.get("instance") or {})
+    defs, described = _lemma_defs(record.get("instance") or {}, more)
     tpl = environment().get_template("lemma_counterexample.lean.j2")
     return tpl.render(defs=defs + sides, described=described, family=record.get("family", "statement"), **common)
 

@@ -200,6 +200,22 @@ def test_the_numeral_0_among_points_is_the_zero_point():
     assert v.status == "inconclusive" and v.details["decided"] > 0 and v.details["violated"] == 0
 
 
+def test_the_numeral_0_where_a_point_is_expected_is_lean_s_zero_point():
+    # Lean's `0 : Space d` as an argument: FedAvg's local path is `localPath ηl x 0 (oracle i) K`.
+    # d = 1, S = N = 2, K = 1, ηl = 1/2, ηg = 1, g_0(y) = y - 1, g_1(y) = y + 1, x = 2:
+    # y_0 = 2 - (1/2)(1) = 3/2, y_1 = 2 - (1/2)(3) = 1/2, x+ = 2 + (1/2)((3/2 - 2) + (1/2 - 2)) = 1
+    from pyfed import read_text
+    text = ("import Pyfed\n\nopen SCAFFOLD (Space LocalOracle)\n\ntheorem R {d N : ℕ} (S K : ℕ) (ηl ηg : ℝ) "
+            "(oracle : Fin N → LocalOracle d) (sample : Finset (Fin N)) (x : Space d) (i : Fin N) :\n"
+            "    FedAvgProcedure.fedAvgRound FedAvgProcedure.FedAvgMode.uniform S K ηl ηg oracle sample x = "
+            "SCAFFOLD.localPath ηl x 0 (oracle i) K := by sorry\n")
+    (st,) = read_text(text, "zero.lean")
+    it = Interpreter(st.file_decls)
+    env = {"d": 1, "N": 2, "S": 2, "K": 1, "ηl": Fr(1, 2), "ηg": Fr(1), "x": vec([2]), "sample": frozenset({0, 1}), "i": 0,
+           "oracle": fam.client_oracles([fam.affine_oracle([[1]], [1], []), fam.affine_oracle([[1]], [-1], [])])}
+    assert it.eval(st.lhs, env) == vec([1]) and it.eval(st.rhs, env) == vec([Fr(3, 2)])
+
+
 def _timed_cpu(fn):
     import time
     t0 = time.process_time()

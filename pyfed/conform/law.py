@@ -42,6 +42,7 @@ _REDDI = "Reddi et al., Adaptive Federated Optimization, ICLR 2021, Algorithm 2"
 _ALG1 = "Karimireddy et al., SCAFFOLD, ICML 2020, Algorithm 1"
 _SCAF_LEAN = "lean/Pyfed/Algorithms/Scaffold.lean"
 _FEDAVG_LEAN = "lean/Pyfed/Algorithms/FedAvg.lean"
+_FEDPROX_LEAN = "lean/Pyfed/Algorithms/FedProx.lean"
 
 #: The equation each checked quantity must satisfy, with where it is defined:
 #: ``{(algorithm, quantity): (equation, source)}``; ``algorithm`` "*" applies to every one.
@@ -90,14 +91,16 @@ EQUATIONS = {
         f"FedAvgProcedure.fedAvgRound, weighted ({_FEDAVG_LEAN})"),
     ("fedprox", "calls"): (
         "each selected client calls g_i K times along its local path",
-        "pyfed.algorithms.fedprox (local SGD on the proximal objective); Li et al., MLSys 2020, Algorithm 2"),
+        "pyfed.algorithms.fedprox (local SGD on the proximal objective); Li et al., MLSys 2020, Algorithm 2; Lean "
+        f"FedProxProcedure.proxPath ({_FEDPROX_LEAN})"),
     ("fedprox", "local"): (
         "y_{i,k} = y_{i,k-1} - eta_l (g_i(y_{i,k-1}) + mu (y_{i,k-1} - x_{r-1})), y_{i,0} = x_{r-1}",
         "pyfed.algorithms.fedprox; Li et al., Federated Optimization in Heterogeneous Networks, MLSys 2020, "
-        "Algorithm 2 and the proximal objective h_k (no Lean procedure)"),
+        f"Algorithm 2 and the proximal objective h_k; Lean FedProxProcedure.proxPath ({_FEDPROX_LEAN})"),
     ("fedprox", "model uniform"): (
         "x_r = x_{r-1} + (eta_g/S) sum_{i in S_r} (y_{i,K} - x_{r-1}) (FedAvg's uniform-client aggregation)",
-        "pyfed.algorithms.fedprox; seed 002 (FedAvg, uniform-client mode)"),
+        f"pyfed.algorithms.fedprox; seed 002 (FedAvg, uniform-client mode); Lean FedProxProcedure.fedProxRound "
+        f"({_FEDPROX_LEAN})"),
     ("fedprox", "model weighted"): (
         "x_r = x_{r-1} + eta_g sum_{i in S_r} (n_i/n) (y_{i,K} - x_{r-1}) (FedAvg's count-weighted aggregation)",
         "seed 002 (FedAvg, count-weighted deployment mode), with FedProx's local steps"),

@@ -16,13 +16,13 @@ from ..errors import InputError
 from ..statements import reader
 from ..statements.statement import Statement
 from ..verdicts import Verdict
-from . import fedavg, runfree, scaffold
+from . import fedavg, fedprox, runfree, scaffold
 from .protocol import Model
 
 __all__ = ["MODELS", "read_text", "read_file", "model_by_tag", "default_rows", "implementation_rows"]
 
 #: Every model, in claim order.
-MODELS: tuple[Model, ...] = (fedavg.MODEL, scaffold.MODEL, runfree.MODEL)
+MODELS: tuple[Model, ...] = (fedavg.MODEL, scaffold.MODEL, fedprox.MODEL, runfree.MODEL)
 
 
 def read_text(text: str, path: str = "<text>", *, theorem: str | None = None, require_import: bool = True,

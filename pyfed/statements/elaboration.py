@@ -31,7 +31,7 @@ from ..lean.terms import LeanError, LeanSyntaxError, LeanTypeError, Node
 from . import types as T
 from .declarations import Context, unknown_identifier
 from .types import Ty
-from .vocabulary import MODEL_NAMESPACES, ModelDecl, model_declarations
+from .vocabulary import ModelDecl, model_declarations, model_namespaces
 
 __all__ = ["Elaboration", "Meta", "FAMILIES", "SUPPORTED", "COMPARE", "resolved", "zonk", "walk", "kind_of",
            "elaborate_body"]
@@ -188,7 +188,7 @@ class Elaboration:
         if hits:
             return next(iter(hits.values()))
         bare = w.rsplit(".", 1)[-1]
-        if "." not in w and any(f"{ns}.{bare}" in self.model for ns in MODEL_NAMESPACES):
+        if "." not in w and any(f"{ns}.{bare}" in self.model for ns in model_namespaces()):
             return _Unopened(w)
         return None
 
@@ -307,6 +307,11 @@ class Elaboration:
         if k == "neg":
             return self.arith(node, expected)
         if k == "num":
+            if expected is not None and kind_of(expected) == "vec" and node.value == 0:
+                # Lean's `0 : Space d` (the `Zero` instance): the zero point where a point is expected
+                node.ty = "vec"
+                node.lty = walk(expected)
+                return walk(expected)
             if expected is not None and kind_of(expected) in ("nat", "real"):
                 node.ty = kind_of(expected)
                 return walk(expected)
@@ -731,7 +736,7 @@ class Elaboration:
         if d.kind in ("structure", "inductive"):
             self.err(node, f"`{name}` ({d.kind}) as a term")
         metas = {b.name: self.fresh(b.name) for b in d.binders if b.style in ("implicit", "strict")}
-        sub = Elaboration(self.path, Context(d.name.rsplit(".", 1)[0], tuple(MODEL_NAMESPACES)), {})
+        sub = Elaboration(self.path, Context(d.name.rsplit(".", 1)[0], model_namespaces()), {})
         sub.scope = {}
         for b in d.binders:
             if b.style in ("implicit", "strict"):
@@ -807,7 +812,7 @@ def elaborate_body(d: ModelDecl, file_decls: dict, checked=None):
     context it is declared in, a model definition with the model's namespaces open. Raises
     :class:`~pyfed.lean.terms.LeanSyntaxError` for a body Lean would reject or the subset lacks."""
     ns = d.name.rsplit(".", 1)[0] if "." in d.name else ""
-    ctx = d.context if d.context is not None else Context(ns, tuple(MODEL_NAMESPACES))
+    ctx = d.context if d.context is not None else Context(ns, model_namespaces())
     el = Elaboration(d.path, ctx, {}, file_decls, checked)
     for b in d.binders:
         if b.style == "instance":
@@ -866,7 +871,7 @@ class _Unopened:
         self.written = written
 
     def hint(self) -> str:
-        nss = [ns for ns in MODEL_NAMESPACES if f"{ns}.{self.written}" in model_declarations()]
+        nss = [ns for ns in model_namespaces() if f"{ns}.{self.written}" in model_declarations()]
         ns = nss[0]
         return f"the model's definitions live in namespace {ns}: add `open {ns}` or write {ns}.{self.written}"
 

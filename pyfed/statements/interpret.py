@@ -248,6 +248,8 @@ class Interpreter:
 
     # ---- atoms
     def _k_num(self, node, env):
+        if node.ty == "vec":            # `0 : Space d`
+            return self.zero_like(node, env)
         if node.ty == "nat":
             return int(node.value)
         return Fraction(node.value)

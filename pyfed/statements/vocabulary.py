@@ -27,9 +27,10 @@ from pathlib import Path
 from ..lean import terms
 from ..lean.terms import Binder, LeanSyntaxError, Node
 
-__all__ = ["ModelDecl", "Case", "model_declarations", "MODEL_NAMESPACES", "lookup", "read_decl"]
+__all__ = ["ModelDecl", "Case", "model_declarations", "model_namespaces", "MODEL_NAMESPACES", "lookup", "read_decl"]
 
-#: The namespaces of pyfed's model (and the procedures' namespace).
+#: The namespaces of pyfed's first models, in the order a hint names them when a name lives in
+#: several; :func:`model_namespaces` adds every other namespace the Lean sources declare.
 MODEL_NAMESPACES = ("SCAFFOLD", "FedAvg", "FedAvgProcedure")
 
 
@@ -304,6 +305,24 @@ def model_declarations(lean_dir=None) -> dict:
         from ..lean.paths import source_lean_dir
         lean_dir = source_lean_dir()
     return _declarations(str(Path(lean_dir).resolve()))
+
+
+def model_namespaces(lean_dir=None) -> tuple:
+    """The top-level namespaces of the model's declarations under ``lean_dir/Pyfed`` (default:
+    pyfed's own sources): :data:`MODEL_NAMESPACES` first, then the others sorted (a new
+    procedure's namespace, ``FedProxProcedure``, without an edit here). The model's definitions are
+    elaborated with all of them open, and a bare model name written where none is open gets a hint
+    naming its namespace."""
+    if lean_dir is None:
+        from ..lean.paths import source_lean_dir
+        lean_dir = source_lean_dir()
+    return _namespaces(str(Path(lean_dir).resolve()))
+
+
+@functools.lru_cache(maxsize=4)
+def _namespaces(lean_dir: str) -> tuple:
+    found = {name.split(".", 1)[0] for name in _declarations(lean_dir) if "." in name}
+    return tuple(ns for ns in MODEL_NAMESPACES if ns in found) + tuple(sorted(found - set(MODEL_NAMESPACES)))
 
 
 def lookup(written: str, namespace: str, opens, lean_dir=None) -> ModelDecl | None:

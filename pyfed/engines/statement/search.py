@@ -37,15 +37,20 @@ class Record:
 
     @property
     def ratio(self):
+        """lhs / rhs when both sides are known and rhs > 0 (certified), else None."""
         if self.lhs is None or self.rhs is None:
             return None
         try:
             if decide_sign(self.rhs) > 0:
-                return as_float(to_exact(self.lhs)) / as_float(to_exact(self.rhs)) \
-                    if not isinstance(self.rhs, sympy.Basic) else float(self.lhs / self.rhs)
+                return self.quotient()
         except Exception:
             return None
         return None
+
+    def quotient(self) -> float:
+        """lhs / rhs as a float (the sides' floats; an irrational right side divided exactly first)."""
+        return as_float(to_exact(self.lhs)) / as_float(to_exact(self.rhs)) \
+            if not isinstance(self.rhs, sympy.Basic) else float(self.lhs / self.rhs)
 
 
 @dataclass

@@ -721,34 +721,14 @@ def _zero_rv(t, env, interp, space):
 
 
 def to_spec_env(env) -> dict:
-    """The instance as JSON (exact), for witnesses."""
+    """The instance as JSON (exact), for witnesses (:func:`pyfed.checkers.families.env_to_spec`)."""
     from ...checkers import families as fam
-    out = {}
-    for k, v in env.items():
-        if k == "__nat_bound__":        # how far ∀ r : ℕ is checked (processes are constant beyond)
-            out[k] = int(v)
-            continue
-        if k.startswith("__"):
-            continue
-        if isinstance(v, tuple) and v and v[0] == "Ω":
-            out[k] = {"sample_space": v[1]}
-            continue
-        out[k] = fam.to_spec(v)
-    return out
+    return fam.env_to_spec(env)
 
 
 def from_spec_env(spec) -> dict:
     from ...checkers import families as fam
-    env = {}
-    for k, v in spec.items():
-        if k == "__nat_bound__":
-            env[k] = int(v)
-            continue
-        if isinstance(v, dict) and "sample_space" in v:
-            env[k] = ("Ω", int(v["sample_space"]))
-        else:
-            env[k] = fam.from_spec(v)
-    return env
+    return fam.env_from_spec(spec)
 
 
 _ = Sigma

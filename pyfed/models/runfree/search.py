@@ -14,29 +14,16 @@ function of ``(seed, index)``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 import sympy
 
-from ...engines.statement.search import (
-    SearchResult,
-    decided_count,
-    no_counterexample_reason,
-)
-from ...errors import InputError
-from ...exact import as_float, rational_str, short_exact
-from ...statements.evaluate import (
-    EvaluationError,
-    Undecided,
-    arith,
-    compare,
-    decide_sign,
-    to_exact,
-)
-from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
-from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
+from ...engines.statement.lean_search import InstanceRecord, decide_instance, interpreter_for, search_instances
+from ...engines.statement.search import SearchResult
+from ...exact import rational_str
+from ...statements.evaluate import EvaluationError, Undecided, to_exact
+from ...statements.interpret import NotFinite, Structural
 from .hypotheses import decide_hypothesis, last_member_roots, tighten
 from .instances import (
     STRUCTURED,
@@ -56,65 +43,15 @@ __all__ = ["LemmaRecord", "search_lemma", "decide_lemma_instance", "recheck_lemm
 LEMMA_WITNESS_SCHEMA = "pyfed.lemma-instance/1"
 
 
-@dataclass
-class LemmaRecord:
-    """One decided candidate: ``status`` ``holds`` / ``violated`` / ``outside`` (a hypothesis fails)
-    / ``undecided``; ``lhs``, ``rhs`` exact when the conclusion is a comparison of numbers;
-    ``instance`` the exact JSON of the values; ``failing`` the failing hypotheses' keys;
-    ``in_hypotheses`` True when every hypothesis was decided true (the candidate is an instance of
-    the statement, whether or not its conclusion could then be decided)."""
-
-    index: int
-    status: str
-    description: str = ""
-    instance: dict | None = None
-    lhs: object = None
-    rhs: object = None
-    failing: list = field(default_factory=list)
-    reason: str = ""
-    in_hypotheses: bool = False
-
-    @property
-    def ratio(self):
-        if self.lhs is None or self.rhs is None:
-            return None
-        try:
-            if decide_sign(self.rhs) > 0:
-                return float(as_float(to_exact(self.lhs))) / float(as_float(to_exact(self.rhs)))
-        except Exception:     # an irrational or undecided side: no ratio shown
-            return None
-        return None
+#: One decided candidate (:class:`pyfed.engines.statement.lean_search.InstanceRecord`).
+LemmaRecord = InstanceRecord
 
 
 def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> LemmaRecord:
-    """Decide ``st`` exactly on the instance ``env`` (name -> value)."""
-    interp = interp or Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
-    try:
-        spec = to_spec_env(env)
-    except InputError as exc:
-        return LemmaRecord(index, "undecided", description, reason=str(exc))
-    failing = []
-    for h in st.hypotheses:
-        try:
-            if not decide_hypothesis(h, env, interp):
-                failing.append(h.key)
-        except Structural as exc:
-            return LemmaRecord(index, "undecided", description, spec, reason=f"hypothesis {h.key}: {exc}")
-        except (EvaluationError, Undecided, ZeroDivisionError, NotFinite) as exc:
-            return LemmaRecord(index, "undecided", description, spec, reason=f"hypothesis {h.key}: {exc}")
-    if failing:
-        return LemmaRecord(index, "outside", description, spec, failing=failing)
-    lhs = rhs = None
-    try:
-        if st.relation in ("≤", "<", "=") and st.lhs is not None and st.rhs is not None and \
-                st.conclusion.kind == "binop" and st.conclusion.value in ("≤", "<", "=", "≥", ">"):
-            lhs, rhs = interp.eval(st.lhs, env), interp.eval(st.rhs, env)
-        holds = interp.holds(st.conclusion, env)
-    except (NotFinite, EvaluationError, Undecided, ZeroDivisionError, Structural) as exc:
-        return LemmaRecord(index, "undecided", description, spec, reason=str(exc), in_hypotheses=True)
-    if isinstance(lhs, Vec) or isinstance(lhs, (Fun, frozenset, str)) or isinstance(lhs, bool):
-        lhs = rhs = None
-    return LemmaRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs, in_hypotheses=True)
+    """Decide ``st`` exactly on the instance ``env`` (name -> value), its hypotheses by
+    :func:`.hypotheses.decide_hypothesis` (:func:`pyfed.engines.statement.lean_search.decide_instance`)."""
+    return decide_instance(st, env, interp, encode=to_spec_env, hypothesis=decide_hypothesis, index=index,
+                           description=description)
 
 
 def _candidates(st, pl, seed, index, interp):
@@ -297,23 +234,11 @@ def search_lemma(st, *, seed: int = 0, budget: int = 24, progress=None) -> Searc
     exactly; the verdict is Violated (witness: the first violation in index order, exact JSON) or
     Inconclusive (no counterexample among the decided instances, with the tightest one)."""
     pl = plan(st)
-    interp = Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
-    records = []
-    n = STRUCTURED + int(budget)
-    for index in range(n):
-        for env, how in _candidates(st, pl, seed, index, interp):
-            if env is None:      # nothing to decide: the draw itself could not be evaluated
-                records.append(LemmaRecord(index, "undecided", f"candidate {index}", reason=how))
-                continue
-            rec = decide_lemma_instance(st, env, interp, index=index, description=how)
-            records.append(rec)
-            if rec.status == "violated":
-                break
-        if progress:
-            progress(1)
-        if any(r.status == "violated" for r in records):
-            break
-    return SearchResult(records, _verdict(st, records, seed, budget), seed, budget, tried=len(records))
+    interp = interpreter_for(st)
+    return search_instances(st, lambda index: _candidates(st, pl, seed, index, interp), count=STRUCTURED + int(budget),
+                            decide=lambda env, index, how: decide_lemma_instance(st, env, interp, index=index,
+                                                                                 description=how),
+                            seed=seed, budget=budget, schema=LEMMA_WITNESS_SCHEMA, progress=progress)
 
 
 def _s(v):
@@ -327,51 +252,6 @@ def _num(v):
         import mpmath
         return mpmath.mpf(str(sympy.N(v, 50)))
     return v
-
-
-def _verdict(st, records, seed, budget):
-    decided = [r for r in records if r.status in ("holds", "violated")]
-    viol = [r for r in decided if r.status == "violated"]
-    details = {"engine": f"adversarial search ({st.family}, decided exactly)", "seed": seed, "budget": budget,
-               "candidates": len(records), "decided": len(decided), "holds": len(decided) - len(viol),
-               "violated": len(viol), "outside_hypotheses": sum(r.status == "outside" for r in records),
-               "undecided": sum(r.status == "undecided" for r in records),
-               "in_hypotheses": sum(r.in_hypotheses for r in records),
-               "instance": f"adversarial search ({decided_count(len(decided))})", "family": st.family}
-    und = [r for r in records if r.status == "undecided"]
-    if und:
-        details["undecided_reason"] = und[0].reason
-    if viol:
-        r = viol[0]
-        details.update(index=r.index, description=r.description, search_result=f"counterexample (candidate {r.index})")
-        if r.lhs is not None and r.rhs is not None:
-            details.update(lhs_exact=_s(r.lhs), rhs_exact=_s(r.rhs), margin_exact=_s(arith("-", r.rhs, r.lhs)),
-                           witness_text=violation_wording(st.relation if st.relation in ("≤", "<", "=") else "≤",
-                                                          short_exact(to_exact(r.lhs)), short_exact(to_exact(r.rhs)),
-                                                          compare(r.lhs, r.rhs) == 0))
-        else:
-            details["witness_text"] = f"the conclusion is false at candidate {r.index} ({r.description})"
-        witness = {"schema": LEMMA_WITNESS_SCHEMA, "instance": r.instance, "statement": st.name, "source": st.source,
-                   "index": r.index, "seed": seed}
-        return Violated(st.name, None if r.lhs is None else _num(r.lhs), None if r.rhs is None else _num(r.rhs), True,
-                        details, evidence=Evidence.SEARCH, witness=witness)
-    tight = [r for r in decided if r.ratio is not None]
-    lhs = rhs = None
-    if tight:
-        t = max(tight, key=lambda r: (r.ratio, -r.index))
-        details.update(tightest_index=t.index, tightest=t.description, tightest_instance=t.instance,
-                       lhs_exact=_s(t.lhs), rhs_exact=_s(t.rhs))
-        lhs, rhs = _num(t.lhs), _num(t.rhs)
-    details["search_result"] = f"no counterexample among {len(decided)} decided"
-    reason = no_counterexample_reason(len(decided), details["outside_hypotheses"], details["candidates"])
-    if not decided and und:
-        reason = f"no instance could be decided: {und[0].reason}"
-    elif not records:
-        reason = ("no instance could be drawn: every draw failed the hypotheses on the numbers alone "
-                  "(pyfed's instance ranges may be the limit)")
-    elif not decided:
-        reason = "none of the instances tried satisfies the hypotheses"
-    return Inconclusive(st.name, lhs, rhs, True, details, reason=reason, evidence=Evidence.SEARCH)
 
 
 def recheck_lemma(st, witness: dict):

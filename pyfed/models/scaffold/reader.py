@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...lean import terms
 from ...lean.terms import LeanSyntaxError, Node
 from ...statements import model
 from ...statements.declarations import (
@@ -24,6 +23,7 @@ from ...statements.elaborate import (
     canon_in,
     type_kind,
 )
+from ...statements.lean_statement import peel
 from ...statements.statement import HypothesisSpec, Location, Parameter, Statement
 
 __all__ = ["ScaffoldRunStatement", "statements_from", "is_run_type"]
@@ -44,35 +44,17 @@ def is_run_type(t) -> bool:
     return h.removeprefix("_root_.").removeprefix(model.NAMESPACE + ".") == "Run"
 
 
+def _about_runs(node) -> bool:
+    """Whether both conjuncts of ``node`` are statements about a run (then each is a statement)."""
+    return all(any(n.kind == "forall" and any(b.type is not None and is_run_type(b.type) for b in n.value)
+                   for n in side.walk()) for side in node.args)
+
+
 def _peel(node, own_binders, hyps_raw):
-    """Split a statement's type into [(binders, hypotheses, conclusion, suffix)]: ∀ binders and
-    → hypotheses are peeled off; a conclusion ``(∀ …, …) ∧ (∀ …, …)`` whose conjuncts are both
-    statements about a run gives one entry per conjunct (suffixes ``.1``, ``.2``, as Lean's
-    projections name them)."""
-    own_binders, hyps_raw = list(own_binders), list(hyps_raw)
-    while True:
-        if node.kind == "forall":
-            own_binders.extend(node.value)
-            node = node.args[0]
-        elif node.kind == "binop" and node.value == "→":
-            ante = node.args[0]
-            if ante.kind == "cast" and ante.args[0].kind == "ident":
-                # `(x : T) → …` is a binder, not a hypothesis
-                own_binders.append(terms.Binder(ante.args[0].value, ante.args[1], "explicit", ante.line, ante.col))
-            else:
-                hyps_raw.append((ante, None))
-            node = node.args[1]
-        else:
-            break
-    if node.kind == "binop" and node.value == "∧" and all(
-            any(n.kind == "forall" and any(b.type is not None and is_run_type(b.type)
-                                           for b in n.value) for n in side.walk()) for side in node.args):
-        out = []
-        for k, side in enumerate(node.args, 1):
-            for b, h, c, suf in _peel(side, own_binders, hyps_raw):
-                out.append((b, h, c, f".{k}{suf}"))
-        return out
-    return [(own_binders, hyps_raw, node, "")]
+    """Split a statement's type into [(binders, hypotheses, conclusion, suffix)]
+    (:func:`pyfed.statements.lean_statement.peel`): a conclusion ``(∀ …, …) ∧ (∀ …, …)`` whose
+    conjuncts are both statements about a run gives one entry per conjunct."""
+    return peel(node, own_binders, hyps_raw, split=_about_runs)
 
 
 def statements_from(name, namespace, cmd, variables, decls, clean, path) -> list:
