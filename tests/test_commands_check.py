@@ -333,7 +333,10 @@ def test_vacuous_statement_prints_only_its_note(tmp_path, capsys):
     doc = json.loads(rep.read_text(encoding="utf-8"))
     (entry,) = doc["statements"]
     assert doc["verdicts"] == [] and entry["verdicts"] == [] and entry["vacuous"] is True and entry["profile"] is None
-    assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "inconclusive"
+    # a vacuous statement holds (vacuously), proven by the elimination: counted as holding
+    assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "holds"
+    assert entry["holds"]["kind"] == "vacuous" and entry["holds"]["label"] == "holds (vacuously)"
+    assert doc["summary"]["statements"]["holds_by_kind"] == {"vacuous": 1}
 
 
 @pytest.mark.parametrize("argv, flag", [(["--workers", "0"], "--workers"), (["--out", ""], "--out")])

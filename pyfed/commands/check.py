@@ -289,23 +289,48 @@ def run_file(args, limits=None) -> int:
     if len(results) > 1:
         print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): "
                             f"{_statement_counts(all_reports)}; rows: {summary_counts(verdicts)}")
-    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                        "nothing in Lean.[/dim]")
+    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search, and proves "
+                        "that a statement holds only with an exact proof (a reduction to a published statement with "
+                        "an accepted proof, exact certificates); it checks no proof in Lean.[/dim]")
     return 1 if any(v.status == "violated" for v in verdicts) else 0
 
 
 def _statement_counts(reports) -> str:
     """The statements by :func:`pyfed.report.statement_status` (the JSON report's
-    ``summary.statements``): "1 violated, 1 holding on every row, 2 inconclusive". One violated row
-    makes a statement false; rows that hold (an instance, a PEP certificate at stated parameters)
-    do not make it true. Vacuous statements are not counted here (the summary line counts them
-    apart)."""
-    from ..report import statement_status
+    ``summary.statements``): "1 violated, 2 hold (1 published, proved; 1 vacuously), 2
+    inconclusive". One violated row makes a statement false; only a complete proof makes it hold
+    (rows that hold, an instance or a PEP certificate at stated parameters, do not)."""
+    from ..engines.proof.proof import LABELS
     counts = {s: 0 for s in ("violated", "holds", "inconclusive")}
+    kinds: dict = {}
     for r in reports:
-        if not r.vacuous:       # counted apart ("1 vacuous"); the JSON entry says vacuous too
-            counts[statement_status(r.verdicts)] += 1
-    return f"{counts['violated']} violated, {counts['holds']} holding on every row, {counts['inconclusive']} inconclusive"
+        st = r.status
+        counts[st] += 1
+        if st == "holds":
+            kinds[r.proof.kind] = kinds.get(r.proof.kind, 0) + 1
+    how = "; ".join(f"{n} {LABELS[k].removeprefix('holds ').strip('()')}" for k, n in sorted(kinds.items()))
+    return (f"{counts['violated']} violated, {counts['holds']} hold" + (f" ({how})" if how else "")
+            + f", {counts['inconclusive']} inconclusive")
+
+
+def _render_proof(console, rep) -> None:
+    """The proof engine's lines for one statement: the complete proof (green), else the partial
+    proofs with their scopes and the first attempts that failed, with why."""
+    name = rep.statement.name
+    if rep.proof is not None:
+        print_line(console, "  [green]" + escape(f"{name}: {rep.proof.text()}") + "[/green]")
+        src = rep.proof.source.get("proof")
+        if src:
+            print_line(console, "  " + escape(f"{name}: proof of {rep.proof.source.get('lean_name')}: {src}"))
+        for step in rep.proof.steps:
+            if step.certificate is not None and step.detail:
+                print_line(console, "  [dim]" + escape(f"  {step.claim}: {step.detail}") + "[/dim]")
+        return
+    for part in rep.outcome.partial:
+        print_line(console, "  [yellow]" + escape(f"{name}: {part.text()}") + "[/yellow]")
+    for att in rep.outcome.attempts[:2]:
+        print_line(console, "  [dim]" + escape(f"{name}: not proven by {att.kind} to {att.against}: {att.reason}")
+                   + "[/dim]")
 
 
 def _render_file(console, path, reports, theorem=None) -> None:
@@ -318,8 +343,10 @@ def _render_file(console, path, reports, theorem=None) -> None:
         note = rep.vacuity_note()
         if rep.vacuous:   # nothing was run on it: the note is all there is to say
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
+            _render_proof(console, rep)
             continue
         render_verdicts(console, rep.verdicts, f"pyfed check {path}")
+        _render_proof(console, rep)
         if note:
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
         for v in rep.verdicts:

@@ -14,7 +14,12 @@ FedAvg ``Run``, run-free lemmas, FedProx procedures, …), one package behind th
   (:meth:`Model.applicable`);
 * the default report's rows (:meth:`Model.default_rows`);
 * witnesses as files: the model's fields of a counterexample record
-  (:meth:`Model.witness_fields`) and its Lean file (:meth:`Model.counterexample_lean`).
+  (:meth:`Model.witness_fields`) and its Lean file (:meth:`Model.counterexample_lean`);
+* proofs that a whole statement holds (:mod:`pyfed.engines.proof`): the published statements the
+  model has with accepted proofs (:meth:`Model.published_proofs`), the statement in the proof
+  engine's scalar terms (:meth:`Model.proof_form`: which names are which symbols, which of its
+  quantities are atoms and what the model knows of them), and the model's own kinds of proof
+  (:meth:`Model.closed_proof`, :meth:`Model.identity_proof`, :meth:`Model.certificate_proof`).
 
 The generic engines (:mod:`pyfed.engines.statement.engines`), the pipeline
 (:mod:`pyfed.check`), the exports (:mod:`pyfed.export`) and the command front ends ask a
@@ -192,6 +197,36 @@ class Model:
     def render_counterexample(self, record: dict) -> str:
         """The Lean file of a counterexample record read back from JSON (no statement at hand)."""
         raise NotProvided(f"no Lean counterexample file for a {record.get('family', 'statement')}")
+
+    # ------------------------------------------------------------------ proofs of holds
+    def published_proofs(self) -> dict:
+        """``{qualified Lean name: pyfed.engines.proof.proof.Published}``: the published statements
+        of this model (``lean/PyfedPublished``) whose proofs the published formalization accepted,
+        with where each proof is. A conjunct ``Name.1`` inherits ``Name``'s record."""
+        return {}
+
+    def proof_form(self, st):
+        """``st`` as a :class:`pyfed.engines.proof.scalar.ScalarForm` (its parameters as symbols
+        named by role, the model's quantities as atoms with the facts the model guarantees).
+        :class:`NotProvided` (with the reason) when the statement has no such reading."""
+        raise NotProvided(f"no scalar reading of a {st.family} yet")
+
+    def closed_proof(self, st):
+        """A :class:`pyfed.engines.proof.proof.Proof` of kind ``closed`` when ``st`` has nothing
+        left to quantify over and its sides are decided exactly, an ``Attempt``, or None."""
+        raise NotProvided(f"no closed-statement decision for a {st.family}")
+
+    def identity_proof(self, st):
+        """A ``Proof`` of kind ``identity`` (equalities and inequalities of the model's algebra
+        decided symbolically on the unrolled definitions; ``complete`` False with the sizes
+        covered when only sizes up to a bound are), an ``Attempt``, or None."""
+        raise NotProvided(f"no symbolic decision for a {st.family}")
+
+    def certificate_proof(self, st):
+        """A ``Proof`` of kind ``certificate`` (PEP certificates extended to the parameter ranges
+        of the hypotheses; ``complete`` False with the scope covered otherwise), an ``Attempt``,
+        or None."""
+        raise NotProvided(f"no certificate over parameter ranges for a {st.family}")
 
     def reverified_pep_record(self, st, verdict, *, seed: int, budget: int) -> dict | None:
         """The counterexample record of a PEP row whose worst case was re-verified exactly on a

@@ -20,9 +20,10 @@ from ...lean.render import render_counterexample
 from ...lean.templating import sanitize
 from ...statements.reader import read_text
 from ...suites.fedavg import fedavg_suite
-from ..protocol import BuiltinRows, Model
+from ..protocol import BuiltinRows, Model, NotProvided
 from .builtin import applicable_fedavg_engines, default_fedavg_rows, run_builtin
 from .families import family_formula
+from .proof import PUBLISHED, NotReadable, proof_form
 from .reader import FedAvgRunStatement, statements_from
 from .search import lean_record, recheck_witness, search
 
@@ -108,6 +109,16 @@ class FedAvgRunModel(Model):
         lean["id"] = f"{record['statement']}_s{record['seed']}_c{record.get('index', 0)}"
         lean["namespace"] = f"PyfedCounterexample.{sanitize(lean['id'])}"
         return render_counterexample(lean)
+
+    # ------------------------------------------------------------------ proofs of holds
+    def published_proofs(self) -> dict:
+        return {rec.lean_name: rec for rec in PUBLISHED.values()}
+
+    def proof_form(self, st):
+        try:
+            return proof_form(st)
+        except NotReadable as exc:
+            raise NotProvided(str(exc)) from None
 
     def render_counterexample(self, record):
         return render_values_counterexample(record)

@@ -13,8 +13,9 @@ This model claims every theorem no other model claims, so it comes last in the r
 from __future__ import annotations
 
 from ...export import render_values_counterexample
-from ..protocol import Model, NoPEPRow
+from ..protocol import Model, NoPEPRow, NotProvided
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
+from .proof import PUBLISHED, NotReadable, closed_proof, proof_form
 from .reader import RunFreeStatement, statements_from
 from .search import recheck_lemma, search_lemma
 
@@ -75,6 +76,19 @@ class RunFreeModel(Model):
 
     def render_counterexample(self, record):
         return render_values_counterexample(record)
+
+    # ------------------------------------------------------------------ proofs of holds
+    def published_proofs(self) -> dict:
+        return {rec.lean_name: rec for rec in PUBLISHED.values()}
+
+    def proof_form(self, st):
+        try:
+            return proof_form(st)
+        except NotReadable as exc:
+            raise NotProvided(str(exc)) from None
+
+    def closed_proof(self, st):
+        return closed_proof(st)
 
 
 #: The run-free model (its statements' ``model``).
