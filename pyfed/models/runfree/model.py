@@ -15,6 +15,7 @@ from __future__ import annotations
 from ...export import render_values_counterexample
 from ..protocol import Model, NoPEPRow, NotProvided
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
+from .identity import identity_proof
 from .proof import PUBLISHED, NotReadable, closed_proof, proof_form
 from .reader import RunFreeStatement, statements_from
 from .search import recheck_lemma, search_lemma
@@ -89,6 +90,9 @@ class RunFreeModel(Model):
 
     def closed_proof(self, st):
         return closed_proof(st)
+
+    def identity_proof(self, st):
+        return identity_proof(st)
 
 
 #: The run-free model (its statements' ``model``).
