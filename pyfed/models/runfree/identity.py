@@ -40,6 +40,10 @@ class _Refuse(Exception):
     pass
 
 
+class _NotApplicable(Exception):
+    pass
+
+
 def _ty(p):
     return getattr(p, "lty", None)
 
@@ -75,7 +79,7 @@ def _shapes(st):
                 dims.add(_name_of(t.args[1].args[0]) or "?")
             families.append((p.name, t.args[1].kind))
         else:
-            raise _Refuse(f"parameter {p.name} ({p.type_text}) is not a number, a point or a finite family")
+            raise _NotApplicable(f"parameter {p.name} ({p.type_text}) is not a number, a point or a finite family")
     return dims, sizes, scalars, points, families
 
 
@@ -138,6 +142,8 @@ def identity_proof(st):
         dims, sizes, scalars, points, families = _shapes(st)
     except _Refuse as exc:
         return Attempt("identity", "the unrolled definitions", str(exc))
+    except _NotApplicable:
+        return None
     if not points and not families:
         return None             # a scalar statement: the scalar reading decides it
     nats = [p.name for p in st.parameters if p.kind == "nat"]

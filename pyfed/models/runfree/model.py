@@ -17,6 +17,7 @@ from ..protocol import Model, NoPEPRow, NotProvided
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
 from .identity import identity_proof
 from .proof import PUBLISHED, NotReadable, closed_proof, proof_form
+from .ranges import certificate_proof
 from .reader import RunFreeStatement, statements_from
 from .search import recheck_lemma, search_lemma
 
@@ -93,6 +94,9 @@ class RunFreeModel(Model):
 
     def identity_proof(self, st):
         return identity_proof(st)
+
+    def certificate_proof(self, st):
+        return certificate_proof(st)
 
 
 #: The run-free model (its statements' ``model``).

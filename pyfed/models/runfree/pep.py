@@ -55,7 +55,7 @@ from ...lean.terms import Node
 from ...statements.elaboration import resolved
 from .reader import RunFreeStatement
 
-__all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_applies", "lemma_pep_row",
+__all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_case", "lemma_pep_applies", "lemma_pep_row",
            "decide_case", "exact_witness"]
 
 _IGNORED = {"HasGradientAt", "Differentiable", "DifferentiableAt", "DifferentiableOn"}
@@ -928,3 +928,12 @@ def lemma_pep_row(st, *, quick: bool = False, certify: bool = True, witness: boo
     return Holds(statement=st.name, lhs=None, rhs=None, exact=False, details=details,
                  evidence=Evidence.PEP_NUMERICAL,
                  certificate=f"PEP SDP over the class at {where} (numerical); at {r['parameters']}: {r['reason']}")
+
+
+def lemma_pep_case(st, values: dict, indices: dict | None = None) -> LemmaPEPCase:
+    """The case of ``st`` at the scalar values and client counts ``values`` (names, and
+    ``P.β`` for a Problem, to Fractions) and the client indices ``indices``, built as the PEP row
+    builds its own cases (:class:`NoLemmaPEP` when the statement has no PEP encoding)."""
+    pl = lemma_pep_plan(st)
+    counts = {c: int(values[c]) for c in pl.counts if c in values}
+    return _build_case(st, pl, dict(values), dict(indices or {}), counts)
