@@ -228,6 +228,13 @@ class Model:
         or None."""
         raise NotProvided(f"no certificate over parameter ranges for a {st.family}")
 
+    def certificate_problem(self, st, values: dict):
+        """The exact PEP (:class:`pyfed.engines.pep.exact_pep.ExactPEP`, claim ``metric ≤ 0``) of
+        ``st`` at the parameter ``values`` (names to numbers), read from the statement as the PEP
+        row reads it (a certificate file's lemma instance is re-encoded through it).
+        :class:`NotProvided` when the model has no such encoding of ``st``."""
+        raise NotProvided(f"no PEP encoding of a {st.family} at given parameters")
+
     def reverified_pep_record(self, st, verdict, *, seed: int, budget: int) -> dict | None:
         """The counterexample record of a PEP row whose worst case was re-verified exactly on a
         concrete instance, or None when ``verdict`` is not such a row."""

@@ -181,21 +181,14 @@ class Certificate:
         return sorted(used)
 
     def lean_hints(self) -> list:
-        """Terms for ``nlinarith [...]``: each product of named facts (``mul_nonneg``), each
-        square (``sq_nonneg``); Mathlib lemma names ``mul_nonneg``, ``mul_pos``, ``sq_nonneg``."""
+        """Terms for ``nlinarith [...]`` (which also uses every hypothesis in context): each
+        square of the identity, ``sq_nonneg (a - b)`` (Mathlib's ``sq_nonneg``)."""
         out = []
-        R = self.ring
         for s in self.summands:
             if s.square is not None:
                 a, sign, b = s.square
                 t = self._mono(a) if b is None else f"{self._mono(a)} {'+' if sign > 0 else '-'} {self._mono(b)}"
                 out.append(f"sq_nonneg ({t.replace('**', ' ^ ').replace('*', ' * ')})")
-                continue
-            names = [self.facts[i].lean or f"fact{i}" for i in s.facts]
-            if len(names) == 2:
-                out.append(f"mul_nonneg {names[0]}.le {names[1]}.le")
-            elif len(names) == 1 and names[0] not in out:
-                out.append(names[0])
         return list(dict.fromkeys(out))
 
     def to_json(self) -> dict:

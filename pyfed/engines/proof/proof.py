@@ -64,6 +64,8 @@ class Step:
     detail: str = ""
     certificate: object = field(default=None, repr=False)
     name: str = ""
+    #: the Lean proposition the step establishes, in the statement's names (for the skeleton)
+    statement: str = ""
 
     def to_json(self) -> dict:
         out = {"claim": self.claim, "method": self.method, "ok": self.ok}
@@ -90,6 +92,9 @@ class Proof:
     source: dict = field(default_factory=dict)
     summary: str = ""
     lean: str | None = field(default=None, repr=False)
+    #: for a reduction: how the published theorem is applied in the statement's names
+    #: (``{"named": [(published binder, statement's name)], "hypotheses": [Lean text, …]}``)
+    application: dict = field(default_factory=dict, repr=False)
 
     @property
     def label(self) -> str:

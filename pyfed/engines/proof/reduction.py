@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sympy
 
+from .lean import rename
 from .proof import Attempt, Proof, Step
 from .scalar import Region, Relation, ScalarForm, _Atomizer, relation_text
 
@@ -105,8 +106,11 @@ def reduce_to(user: ScalarForm, pub: ScalarForm, source: dict, *, region: Region
         if s.key not in have:
             return fail(f"hypothesis `{s.text}` of {pub.name} is not among the statement's hypotheses")
         steps.append(Step(f"`{s.text}` is a hypothesis", "given", name=have[s.key].name or ""))
+    by_key = {k: n for n, k in user.keys.items()}
+    names = {n: by_key[k] for n, k in pub.keys.items() if k in by_key}
     for k, h in enumerate(pub.hypotheses):
         st = region.step(h, f"the hypotheses imply `{relation_text(h)}`", name=f"h_{h.key or k}")
+        st.statement = rename(h.text, names) if h.text else ""
         steps.append(st)
         if not st.ok:
             return fail(f"hypothesis implication undecided: `{relation_text(h)}` of {pub.name} "
@@ -141,4 +145,9 @@ def reduce_to(user: ScalarForm, pub: ScalarForm, source: dict, *, region: Region
                + ("hypotheses imply " + ", ".join(c.removeprefix("the hypotheses imply ") for c in hyp_claims)
                   if hyp_claims else "same hypotheses")
                + "; " + claim)
-    return Proof(user.name, kind, steps, source=source, summary=summary)
+    hyps = []
+    for kind_, i in pub.order:
+        hyps.append(rename(pub.structural[i].text if kind_ == "S" else pub.hypotheses[i].text, names))
+    application = {"named": [(n, m) for n, m in names.items() if n != "_"], "hypotheses": hyps,
+                   "conclusion": rename(f"{pub.lhs_text} ≤ {pub.rhs_text}", names)}
+    return Proof(user.name, kind, steps, source=source, summary=summary, application=application)

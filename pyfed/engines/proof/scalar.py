@@ -111,6 +111,12 @@ class ScalarForm:
     rhs_text: str = ""
     #: how each symbol and atom reads in the statement's own names ({Symbol: text}), for reports
     display: dict = field(default_factory=dict)
+    #: {bound name: key}: two statements' names with one key play one part (a role, or the place of
+    #: first occurrence); a published statement's names are renamed to the statement's through it
+    keys: dict = field(default_factory=dict)
+    #: the hypotheses in source order: ``("S", i)`` for ``structural[i]``, ``("H", i)`` for
+    #: ``hypotheses[i]``
+    order: list = field(default_factory=list)
 
     def show(self, expr) -> str:
         """``expr`` written with the statement's own names."""

@@ -188,7 +188,8 @@ def proof_form(st) -> ScalarForm:
                       denominators=[(d, "a divisor of the statement's terms") for d in _unique(rd.divisors)],
                       atoms={s: w for s, (w, _n) in rd.atoms.items()},
                       binders=[(p.name, p.role or p.kind) for p in st.parameters], lhs_atoms=lhs_atoms, lhs_text=st.lhs.text, rhs_text=st.rhs.text,
-                      display=display)
+                      display=display, order=[("H", k) for k in range(len(hyps))],
+                      keys={p.name: (p.role if p.role not in (None, "free") else f"free:{p.name}") for p in st.parameters})
 
 
 def _unique(xs) -> list:

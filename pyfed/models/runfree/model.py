@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...export import render_values_counterexample
 from ..protocol import Model, NoPEPRow, NotProvided
-from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
+from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_row
 from .identity import identity_proof
 from .proof import PUBLISHED, NotReadable, closed_proof, proof_form
 from .ranges import certificate_proof
@@ -97,6 +97,21 @@ class RunFreeModel(Model):
 
     def certificate_proof(self, st):
         return certificate_proof(st)
+
+    def certificate_problem(self, st, values):
+        """The lemma's PEP at ``values``; a client count not given is 1 and client indices are 0
+        (a lemma about each client separately, e.g. ``∀ i``, is one client's)."""
+        from fractions import Fraction
+
+        from .pep import lemma_pep_plan
+        try:
+            pl = lemma_pep_plan(st)
+            vals = {k: Fraction(v) for k, v in values.items()}
+            for c in pl.counts:
+                vals.setdefault(c, Fraction(1))
+            return lemma_pep_case(st, vals, {name: 0 for name, _n in pl.indices}).pep
+        except NoLemmaPEP as exc:
+            raise NotProvided(str(exc)) from None
 
 
 #: The run-free model (its statements' ``model``).

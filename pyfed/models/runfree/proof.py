@@ -212,14 +212,17 @@ def proof_form(st) -> ScalarForm:
             if n is not None and getattr(n, "kind", "") == "ident" and str(n.value) in rd.kinds:
                 facts.append(AtomFact(Relation(sympy.Symbol(canon.ident(str(n.value), {})), "≥", 1), None,
                                       f"the Problem {p.name}'s 0 < N"))
+    order = []
     for h in st.hypotheses:
         node = h.node
         if node.kind == "binop" and node.value in _COMPARE and getattr(node.args[0], "ty", None) in ("real", "nat"):
             try:
                 hyps.append(Relation(rd(node.args[0]), node.value, rd(node.args[1]), h.text, h.name, h.key))
+                order.append(("H", len(hyps) - 1))
                 continue
             except NotReadable:
                 pass
+        order.append(("S", len(structural)))
         structural.append(Structural(canon.text(node), h.text, h.name))
         if _head(node) == "Convexity" and len(node.args) == 3:
             try:
@@ -244,7 +247,7 @@ def proof_form(st) -> ScalarForm:
                       denominators=[(d, "a divisor of the statement's terms") for d in divs],
                       atoms={s: w for s, (w, _n) in rd.atoms.items()},
                       binders=[(p.name, p.kind) for p in st.parameters], lhs_atoms=lhs_atoms, lhs_text=st.lhs.text, rhs_text=st.rhs.text,
-                      display=display)
+                      display=display, order=order, keys=dict(canon.names))
 
 
 def closed_proof(st):

@@ -147,7 +147,9 @@ def proof_form(st) -> ScalarForm:
              AtomFact(Relation(N, "≥", 1), None, "the Problem's 0 < N"),
              AtomFact(Relation(acc.beta, ">", 0), None, "the Problem's 0 < β"),
              AtomFact(Relation(acc.sigma, "≥", 0), None, "the Problem's 0 ≤ σ")]
+    order = []
     for h in st.hypotheses:
+        order.append(("H", len(hyps)) if h.kind == "compare" else ("S", len(structural)))
         if h.kind == "compare":
             a, b = (ev(x) for x in h.node.args)
             op = h.op
@@ -182,7 +184,8 @@ def proof_form(st) -> ScalarForm:
                       denominators=[(d, "a divisor of the statement's terms") for d in _unique(val.divisors)],
                       atoms={s: w for s, (w, _n) in acc.atoms.items()}, binders=binders,
                       lhs_atoms=stats & lhs.free_symbols, lhs_text=st.lhs.text,
-                      rhs_text=st.rhs.text, display=display)
+                      rhs_text=st.rhs.text, display=display, order=order,
+                      keys={p.name: (p.role if p.role not in (None, "free") else f"free:{p.name}") for p in st.parameters})
 
 
 def _unique(xs) -> list:
