@@ -21,7 +21,7 @@ from .engines.proof.engine import ProofOutcome, prove_statement
 from .engines.proof.proof import Proof, Step
 from .engines.statement.engines import Context, PEPRow, applicable_engines, engines_for
 from .errors import prepare_output_dir
-from .export import counterexample_record, write_statement_counterexample
+from .export import counterexample_record, write_proof_files, write_statement_counterexample
 from .models import registry
 from .statements.vacuity import vacuity
 from .verdicts import Verdict
@@ -92,6 +92,8 @@ class StatementReport:
     #: what the proof engine found (:class:`pyfed.engines.proof.engine.ProofOutcome`): a complete
     #: proof makes the statement hold; partial proofs and failed attempts are reported
     outcome: ProofOutcome = field(default_factory=ProofOutcome)
+    #: the Lean artefacts of the proof written with ``--out`` (a skeleton, certificate files)
+    proof_files: list = field(default_factory=list)
 
     @property
     def proof(self) -> Proof | None:
@@ -172,6 +174,10 @@ def check_statement(st, *, quick: bool = False, seed: int = 0, replicates: int |
         prepare_output_dir("--out", out)
         rec = counterexample_record(st, res.verdict, seed=seed, budget=ctx.budget)
         rep.exports.extend(write_statement_counterexample(rec, out, statement=st, verdict=res.verdict))
+    if out is not None:     # the Lean artefacts of what holds: a proof skeleton, certificate files
+        for proof in ([rep.proof] if rep.proof is not None else []) + list(outcome.partial):
+            prepare_output_dir("--out", out)
+            rep.proof_files.extend(write_proof_files(st, proof, out))
     if out is not None:     # a PEP violation re-verified exactly has an instance too: its own files
         for v in verdicts:
             rec = st.model.reverified_pep_record(st, v, seed=seed, budget=ctx.budget)

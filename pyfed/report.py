@@ -141,8 +141,10 @@ def report_json(verdicts: list, *, seed: int, quick: bool, replicates, budget=No
     entries = []
     for name, v in statements:
         rows.append((v, (v.details or {}).get("source")))
+        proof = getattr(v, "proof", None)
         entries.append({"lean_name": name, "statement": v.statement, "source": (v.details or {}).get("source"),
-                        "family": (v.details or {}).get("family"), "verdicts": [v]})
+                        "family": (v.details or {}).get("family"), "verdicts": [v], "_proof": proof,
+                        **({"holds": proof.to_json()} if proof is not None else {})})
     head = {"seed": seed, "quick": quick, "replicates": replicates, "budget": budget, "files": [str(f) for f in files]}
     return _document(head, rows, entries, timing)
 
@@ -160,6 +162,8 @@ def _proof_keys(r) -> dict:
         keys["holds_partial"] = out["partial"]
     if out.get("attempts"):
         keys["proof_attempts"] = out["attempts"]
+    if getattr(r, "proof_files", None):
+        keys["proof_files"] = list(r.proof_files)
     return keys
 
 

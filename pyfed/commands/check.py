@@ -322,9 +322,10 @@ def _render_proof(console, rep) -> None:
         src = rep.proof.source.get("proof")
         if src:
             print_line(console, "  " + escape(f"{name}: proof of {rep.proof.source.get('lean_name')}: {src}"))
-        for step in rep.proof.steps:
-            if step.certificate is not None and step.detail:
-                print_line(console, "  [dim]" + escape(f"  {step.claim}: {step.detail}") + "[/dim]")
+        if rep.proof.kind in ("reduction", "certificate"):
+            for step in rep.proof.steps:
+                if step.detail and step.method != "published, accepted proof":
+                    print_line(console, "  [dim]" + escape(f"  {step.claim}: {step.detail}") + "[/dim]")
         return
     for part in rep.outcome.partial:
         print_line(console, "  [yellow]" + escape(f"{name}: {part.text()}") + "[/yellow]")
@@ -371,5 +372,7 @@ def _render_file(console, path, reports, theorem=None) -> None:
                                                 "(exact; the JSON report has every digit)")) + "[/red]")
         for out in rep.exports:
             print_line(console, f"  counterexample written to {escape(str(out))}")
+        for out in rep.proof_files:
+            print_line(console, f"  proof artefact written to {escape(str(out))}")
         if rep.profile is not None:
             render_profile(console, rep.profile)

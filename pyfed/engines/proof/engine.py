@@ -24,7 +24,7 @@ from .proof import Attempt, Proof, Step
 from .reduction import candidate, reduce_to
 from .scalar import Region, Relation
 
-__all__ = ["ProofOutcome", "prove_statement", "published_forms"]
+__all__ = ["ProofOutcome", "prove_statement", "published_forms", "combine_proofs"]
 
 
 @dataclass
@@ -148,3 +148,16 @@ def _ask(model, hook, st, out):
         out.attempts.append(got)
         return None
     return got
+
+
+def combine_proofs(name: str, proofs: list):
+    """One proof of a statement whose conjuncts have the complete ``proofs`` (None when one of
+    them has none): of their kind when they share it, ``reduction`` otherwise."""
+    if not proofs or any(p is None or not p.complete for p in proofs):
+        return None
+    if len(proofs) == 1:
+        return proofs[0]
+    kinds = {p.kind for p in proofs}
+    kind = kinds.pop() if len(kinds) == 1 else "reduction"
+    return Proof(name, kind, [s for p in proofs for s in p.steps], source=proofs[0].source,
+                 summary="; ".join(f"conjunct {k + 1}: {p.summary}" for k, p in enumerate(proofs)))
