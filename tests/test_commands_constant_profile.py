@@ -63,9 +63,10 @@ def test_missing_out_is_refused(capsys, monkeypatch):
 
 
 def test_interval_line_wording():
-    """The printed interval: the search's threshold rounded down ('violated below'), a half-line
-    of certificates only for a monotone right side, points otherwise, and the PEP's silence on a
-    constant that σ = 0 removes."""
+    """The printed interval: the PEP row's witnesses and certificates at its own parameters first
+    (one two-sided interval), the search's threshold (rounded down, 'violated below') apart and
+    labelled as the search's own parameters, a half-line of certificates only for a monotone right
+    side, points otherwise, and the PEP's silence on a constant that σ = 0 removes."""
     prm = {"N": "2", "K": "2", "T": "5", "mu": "0"}
     c = {"constant": "12", "description": "12 in convexRHS",
          "search": {"needed": "1456/10000", "needed_inner": "0.1456", "direction": "at least", "strict": False,
@@ -73,8 +74,12 @@ def test_interval_line_wording():
     pep = {"applies": True, "kind": "rhs", "monotone": True, "direction": "at least", "certified_from": "3/4",
            "largest_witness": None, "not_certified_at": None, "parameters": prm}
     line = interval_line(c, {"value": 5, "pep": pep}, "T")
-    assert line == ("12: violated below 0.1456 (witness #81 of the search, seed 0, budget 4), certified at 3/4 and "
-                    "above (PEP certificate, N = 2, K = 2, T = 5, S = N, σ = 0)")
+    assert line == ("12: at N = 2, K = 2, T = 5, S = N, σ = 0: certified at 3/4 and above (PEP certificate), no exact "
+                    "witness at these parameters; on the search's own instances (other σ, S and sizes: not comparable "
+                    "with the values above): violated below 0.1456 (witness #81, seed 0, budget 4)")
+    line = interval_line(c, {"value": 5, "pep": {**pep, "largest_witness": "1/2"}}, "T")
+    assert line.startswith("12: at N = 2, K = 2, T = 5, S = N, σ = 0: violated at 1/2 and below (exact witness), certified at "
+                           "3/4 and above (PEP certificate)")
     line = interval_line(c, {"value": 5, "pep": {**pep, "monotone": False, "certified_points": ["3/4", "1"]}}, "T")
     assert "certified at these points: 3/4, 1" in line and "and above" not in line
     line = interval_line(c, {"value": 5, "pep": {**pep, "applies": False, "reason": "absent at σ = 0"}}, "T")

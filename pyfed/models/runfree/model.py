@@ -98,6 +98,22 @@ class RunFreeModel(Model):
     def certificate_proof(self, st):
         return certificate_proof(st)
 
+    def two_sided_profile(self, st):
+        """The two-sided profile of a function-class lemma (:class:`.two_sided.TwoSidedProfile`);
+        :class:`NotProvided` for a lemma the PEP does not encode."""
+        from ...statements.reader import read_text
+        from .two_sided import TwoSidedProfile
+
+        why = lemma_pep_applies(st)
+        if why is not None:
+            raise NotProvided(f"{st.name} is a {st.family} without a PEP encoding: {why}")
+        name = st.name
+
+        def read(text):
+            return read_text(text, st.source.rsplit(":", 1)[0], models=(self,), theorem=name.split(".")[0])[0]
+
+        return TwoSidedProfile(st, read)
+
     def certificate_problem(self, st, values):
         """The lemma's PEP at ``values``; a client count not given is 1 and client indices are 0
         (a lemma about each client separately, e.g. ``∀ i``, is one client's)."""

@@ -102,7 +102,8 @@ class _Plan:
 
 
 def _idents(node):
-    return {n.value for n in node.walk() if n.kind == "ident"}
+    """The names a term mentions (the type names of casts such as ``(4 : ℝ)`` excluded)."""
+    return {n.value for n in node.walk() if n.kind == "ident"} - {"ℝ", "ℕ", "ℚ"}
 
 
 def _head(node):
