@@ -526,10 +526,10 @@ def _apply(node, name, args, val, env):
         return theory.round_time(int(args[0]), int(args[1]))
     if name == "weight":
         mu, h, r = args
-        return _theory(theory.weight, int(r), mu, h, lean=True)
+        return _theory(theory.weight, _index_value(r), mu, h, lean=True)
     if name == "weightSum":
         mu, h, T = args
-        return _theory(theory.weight_sum, int(T), mu, h, lean=True)
+        return _theory(theory.weight_sum, _index_value(T), mu, h, lean=True)
     if name == "initialControlError":
         _P, c0, xs = args
         return acc.control_error(c0, xs)
@@ -572,6 +572,11 @@ def _apply(node, name, args, val, env):
         (run,) = args
         return acc.average_grad_sq(run)
     raise EvaluationError(node, f"no evaluation for `{name}`")
+
+
+def _index_value(n):
+    """A natural-number argument: an int, or a sympy symbol kept as it is (the symbolic reading)."""
+    return n if isinstance(n, sympy.Basic) and n.free_symbols else int(n)
 
 
 def _definition_divisors(name, args) -> list:

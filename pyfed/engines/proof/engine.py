@@ -90,14 +90,15 @@ def prove_statement(st, published=(), *, forms=None) -> ProofOutcome:
             return out
     if form is not None:
         forms = forms if forms is not None else published_forms(published)
+        seen = set()
         for rec, pst, pform, why in forms:
-            if pst.model is not model:
-                continue
-            if pform is None:
+            if pst.model is not model or pform is None:
                 continue
             reason = candidate(form, pform)
-            if reason:
+            key = _form_key(pform)
+            if reason or key in seen:      # a conjunct restating another published statement: tried once
                 continue
+            seen.add(key)
             res = reduce_to(form, pform, rec.to_json(), region=region)
             if isinstance(res, Proof):
                 out.proof = res
@@ -118,6 +119,17 @@ def prove_statement(st, published=(), *, forms=None) -> ProofOutcome:
                 return out
             out.partial.append(got)
     return out
+
+
+def _form_key(form) -> tuple:
+    """What makes two published statements the same candidate (a conjunct restating another)."""
+    import sympy
+
+    def canon(e):
+        e = sympy.sympify(e)
+        return sympy.srepr(e.xreplace({d: sympy.Symbol("_index") for d in e.atoms(sympy.Dummy)}))
+    return (form.shape, form.relation, canon(form.lhs), canon(form.rhs), tuple(sorted(s.key for s in form.structural)),
+            tuple(sorted(canon(sympy.sympify(h.rhs) - sympy.sympify(h.lhs)) + h.op for h in form.hypotheses)))
 
 
 def _direct(st, form, region):

@@ -58,6 +58,10 @@ def _split_lhs(user: ScalarForm, pub: ScalarForm):
     return a, b
 
 
+def _words(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def _same_hypotheses(user: ScalarForm, pub: ScalarForm, region: Region) -> bool:
     if sorted(s.key for s in user.structural) != sorted(s.key for s in pub.structural):
         return False
@@ -136,8 +140,13 @@ def reduce_to(user: ScalarForm, pub: ScalarForm, source: dict, *, region: Region
     if not st.ok:
         return fail(f"right-side domination undecided: the statement's right side is not proven ≥ "
                     f"{pub.name}'s on the hypothesis region ({st.detail})")
-    same = split is not None and a == 1 and b == 0 and user.relation == pub.relation and _same_hypotheses(user, pub, region) and \
-        region.identical(user.rhs, pub.rhs)
+    # "published": the statement is the published one up to the names of its bound variables (its
+    # hypotheses and sides are the published texts renamed), so the published proof term proves it
+    same = split is not None and a == 1 and b == 0 and user.relation == pub.relation and \
+        _same_hypotheses(user, pub, region) and region.identical(user.rhs, pub.rhs) and \
+        _words(rename(pub.rhs_text, names)) == _words(user.rhs_text) and \
+        _words(rename(pub.lhs_text, names)) == _words(user.lhs_text) and \
+        sorted(_words(rename(h.text, names)) for h in pub.hypotheses) == sorted(_words(h.text) for h in user.hypotheses)
     kind = "published" if same else "reduction"
     hyp_claims = [s.claim for s in steps if s.claim.startswith("the hypotheses imply")]
     summary = (f"it is {pub.name} (published, proved)" if same else
