@@ -177,7 +177,7 @@ def proof_form(st) -> ScalarForm:
         if nonneg:
             facts.append(AtomFact(Relation(s, "≥", 0), None, f"{what} ≥ 0"))
     shape = f"FedAvg Run ({spec.kind}" + (f", given round {rd.key(spec.round)}" if spec.round is not None else "") + \
-        (f", step {sympy.sstr(eta)}" if not eta.is_Symbol else "") + ")"
+        (f", step {sympy.sstr(eta)}" if spec.run_args["eta"].op != "var" else "") + ")"
     rel = {"≤ᵐ": "≤ᵐ", "≤": "≤", "<": "<"}.get(spec.relation, spec.relation)
     lhs_atoms = {s for s in lhs.free_symbols if s in rd.atoms and s != rd.D2}
     display = {sym: name for name, sym in names.items()}
