@@ -402,6 +402,7 @@ def test_a_file_summary_counts_statements_as_the_json_summary_does(tmp_path):
 HOLDS = Path(__file__).parent / "data" / "holds"
 
 
+@pytest.mark.slow
 def test_a_statement_that_holds_says_so_with_its_proof_in_the_text_and_the_json(tmp_path, capsys):
     rep = tmp_path / "r.json"
     assert main(["check", str(HOLDS / "true_am_gm.lean"), "--quick", "--budget", "1", "--json", str(rep)]) == 0
