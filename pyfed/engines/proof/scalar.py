@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from .intervals import prove_on_box
 from .positivstellensatz import Fact, prove, refute
 from .proof import Step
 
@@ -381,6 +382,8 @@ class Region:
             tight, still = self._tighten(num, strict)
             if not still:
                 cert = self._prove(tight, False)
+        if cert is None:        # a bounded region: a certified interval subdivision
+            cert = prove_on_box(num, self.base, strict=strict)
         return cert
 
     def step(self, r: Relation, claim: str, name: str = "") -> Step:
@@ -437,4 +440,4 @@ class Region:
     def contradiction(self):
         """An exact certificate that the region is empty, or None."""
         self._absorb()
-        return refute(self.base)
+        return refute(self.base) or prove_on_box(0, self.base, refute=True)
