@@ -188,7 +188,7 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, budget
                         "vacuous_reason": r.vacuous, "no_instance_in_hypotheses": bool(r.no_instance),
                         "instances_tried": int(getattr(r, "tried", 0)),
                         "instances_skipped": [{"instance": n, "why": w} for n, w in getattr(r, "skipped", [])],
-                        **_proof_keys(r), "_proof": r.proof})
+                        **_proof_keys(r), "_proof": getattr(r, "proof", None)})
     head = {"seed": seed, "quick": quick, "replicates": replicates, "budget": budget, "files": [str(f) for f in files]}
     return _document(head, rows, entries, timing,
                      {r.statement.name: dict(getattr(r, "engine_seconds", {}) or {}) for r in reports})

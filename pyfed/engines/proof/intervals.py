@@ -159,6 +159,8 @@ def prove_on_box(target, facts, *, strict: bool = False, refute: bool = False) -
             polys.append(None)
     symbols = sorted(set(target.free_symbols).union(*[sympy.sympify(f.expr).free_symbols for f in facts if f]),
                      key=str)
+    if not symbols:
+        return None         # nothing to subdivide (a closed claim is decided by its evaluation)
     box = box_of([f for f in facts if f is not None], symbols)
     if box is None:
         return None
