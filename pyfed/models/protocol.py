@@ -199,17 +199,30 @@ class Model:
         raise NotProvided(f"no Lean counterexample file for a {record.get('family', 'statement')}")
 
     # ------------------------------------------------------------------ proofs of holds
+    #: the model's published statements with accepted proofs: ``{short name: Published}``
+    published: ClassVar[dict] = {}
+
     def published_proofs(self) -> dict:
         """``{qualified Lean name: pyfed.engines.proof.proof.Published}``: the published statements
         of this model (``lean/PyfedPublished``) whose proofs the published formalization accepted,
-        with where each proof is. A conjunct ``Name.1`` inherits ``Name``'s record."""
-        return {}
+        with where each proof is (:attr:`published`). A conjunct ``Name.1`` inherits ``Name``'s
+        record."""
+        return {rec.lean_name: rec for rec in self.published.values()}
+
+    def scalar_reading(self, st):
+        """The model's reading of ``st`` as a ScalarForm (raises
+        :class:`pyfed.engines.proof.scalar.NotReadable`); :meth:`proof_form` calls it."""
+        raise NotProvided(f"no scalar reading of a {st.family} yet")
 
     def proof_form(self, st):
         """``st`` as a :class:`pyfed.engines.proof.scalar.ScalarForm` (its parameters as symbols
         named by role, the model's quantities as atoms with the facts the model guarantees).
         :class:`NotProvided` (with the reason) when the statement has no such reading."""
-        raise NotProvided(f"no scalar reading of a {st.family} yet")
+        from ..engines.proof.scalar import NotReadable
+        try:
+            return self.scalar_reading(st)
+        except NotReadable as exc:
+            raise NotProvided(str(exc)) from None
 
     def closed_proof(self, st):
         """A :class:`pyfed.engines.proof.proof.Proof` of kind ``closed`` when ``st`` has nothing

@@ -28,7 +28,29 @@ from .intervals import prove_on_box
 from .positivstellensatz import Fact, prove, refute
 from .proof import Step
 
-__all__ = ["Relation", "Structural", "AtomFact", "ScalarForm", "Region", "relation_text"]
+__all__ = ["Relation", "Structural", "AtomFact", "ScalarForm", "Region", "relation_text", "NotReadable",
+           "divisors_of", "role_keys"]
+
+
+class NotReadable(Exception):
+    """A statement (or a term of it) without a scalar reading; the message says which and why."""
+
+
+def divisors_of(values) -> list:
+    """``[(divisor, where)]``: the distinct divisors among ``values`` that are not numbers (a
+    number is decided where it is met)."""
+    out = []
+    for x in values:
+        x = sympy.sympify(x)
+        if x.free_symbols and x not in [d for d, _w in out]:
+            out.append((x, "a divisor of the statement's terms"))
+    return out
+
+
+def role_keys(parameters) -> dict:
+    """``{bound name: key}`` of a run statement's parameters: the role (``S``, ``eta_l``, ``t``),
+    or ``free:<name>`` for a parameter without one."""
+    return {p.name: (p.role if p.role not in (None, "free") else f"free:{p.name}") for p in parameters}
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from ...lean.render import render_counterexample
 from ...lean.templating import sanitize
 from ...statements.reader import read_text
 from ...suites.fedavg import fedavg_suite
-from ..protocol import BuiltinRows, Model, NotProvided
+from ..protocol import BuiltinRows, Model
 from .builtin import applicable_fedavg_engines, default_fedavg_rows, run_builtin
 from .families import family_formula
-from .proof import PUBLISHED, NotReadable, proof_form
+from .proof import PUBLISHED, proof_form
 from .reader import FedAvgRunStatement, statements_from
 from .search import lean_record, recheck_witness, search
 
@@ -111,14 +111,10 @@ class FedAvgRunModel(Model):
         return render_counterexample(lean)
 
     # ------------------------------------------------------------------ proofs of holds
-    def published_proofs(self) -> dict:
-        return {rec.lean_name: rec for rec in PUBLISHED.values()}
+    published = PUBLISHED
 
-    def proof_form(self, st):
-        try:
-            return proof_form(st)
-        except NotReadable as exc:
-            raise NotProvided(str(exc)) from None
+    def scalar_reading(self, st):
+        return proof_form(st)
 
     def render_counterexample(self, record):
         return render_values_counterexample(record)

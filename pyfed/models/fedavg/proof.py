@@ -21,7 +21,7 @@ from fractions import Fraction
 import sympy
 
 from ...engines.proof.proof import Published
-from ...engines.proof.scalar import AtomFact, Relation, ScalarForm
+from ...engines.proof.scalar import AtomFact, NotReadable, Relation, ScalarForm, divisors_of, role_keys
 from ...theory import fedavg as th
 
 __all__ = ["proof_form", "PUBLISHED", "NotReadable"]
@@ -39,10 +39,6 @@ PUBLISHED = {
 
 #: Random variables of the model that are ≥ 0 at every ω (squares, or gaps to the optimum).
 _NONNEG_STATS = {"clientDriftSq", "shadowDistanceSq", "roundLoss", "avgLoss"}
-
-
-class NotReadable(Exception):
-    """A term without a symbolic reading (the message says which)."""
 
 
 class _Reader:
@@ -185,17 +181,9 @@ def proof_form(st) -> ScalarForm:
     display.update({s: w for s, (w, _n) in rd.atoms.items()})
     return ScalarForm(model=st.model.tag, name=st.qualified_name, shape=shape, lhs=lhs, rhs=rhs, relation=rel,
                       hypotheses=hyps, structural=[], facts=facts, integers=ints | {M},
-                      denominators=[(d, "a divisor of the statement's terms") for d in _unique(rd.divisors)],
+                      denominators=divisors_of(rd.divisors),
                       atoms={s: w for s, (w, _n) in rd.atoms.items()},
                       binders=[(p.name, p.role or p.kind) for p in st.parameters], lhs_atoms=lhs_atoms, lhs_text=st.lhs.text, rhs_text=st.rhs.text,
                       display=display, order=[("H", k) for k in range(len(hyps))],
-                      keys={p.name: (p.role if p.role not in (None, "free") else f"free:{p.name}") for p in st.parameters})
+                      keys=role_keys(st.parameters))
 
-
-def _unique(xs) -> list:
-    out = []
-    for x in xs:
-        x = sympy.sympify(x)
-        if x.free_symbols and x not in out:
-            out.append(x)
-    return out

@@ -16,7 +16,7 @@ from ...export import render_values_counterexample
 from ..protocol import Model, NoPEPRow, NotProvided
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_row
 from .identity import identity_proof
-from .proof import PUBLISHED, NotReadable, closed_proof, proof_form
+from .proof import PUBLISHED, closed_proof, proof_form
 from .ranges import certificate_proof
 from .reader import RunFreeStatement, statements_from
 from .search import recheck_lemma, search_lemma
@@ -80,14 +80,10 @@ class RunFreeModel(Model):
         return render_values_counterexample(record)
 
     # ------------------------------------------------------------------ proofs of holds
-    def published_proofs(self) -> dict:
-        return {rec.lean_name: rec for rec in PUBLISHED.values()}
+    published = PUBLISHED
 
-    def proof_form(self, st):
-        try:
-            return proof_form(st)
-        except NotReadable as exc:
-            raise NotProvided(str(exc)) from None
+    def scalar_reading(self, st):
+        return proof_form(st)
 
     def closed_proof(self, st):
         return closed_proof(st)

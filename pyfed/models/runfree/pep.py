@@ -56,7 +56,7 @@ from ...statements.elaboration import resolved
 from .reader import RunFreeStatement
 
 __all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_case", "lemma_pep_applies", "lemma_pep_row",
-           "decide_case", "exact_witness"]
+           "decide_case", "exact_witness", "scalar_value"]
 
 _IGNORED = {"HasGradientAt", "Differentiable", "DifferentiableAt", "DifferentiableOn"}
 #: numerical tolerance on the trace-normalised supremum (a larger value is a positive worst case)
@@ -266,6 +266,10 @@ def _sym_eval(node, env):
         if op in ops:
             return ops[op]()
     raise NoLemmaPEP(f"scalar term `{node.text}` is outside the PEP's arithmetic (+ - * / ^ and comparisons)")
+
+
+#: the exact value of a scalar term (public name of :func:`_sym_eval`, for the range proofs)
+scalar_value = _sym_eval
 
 
 def _holds(node, env) -> bool | None:

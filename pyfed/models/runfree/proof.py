@@ -21,7 +21,7 @@ from fractions import Fraction
 import sympy
 
 from ...engines.proof.proof import Proof, Published, Step
-from ...engines.proof.scalar import AtomFact, Relation, ScalarForm, Structural
+from ...engines.proof.scalar import AtomFact, NotReadable, Relation, ScalarForm, Structural, divisors_of
 
 __all__ = ["proof_form", "closed_proof", "PUBLISHED", "NotReadable", "Canon"]
 
@@ -35,10 +35,6 @@ PUBLISHED = {
                         ("PerturbedStrongConvexity", "Appendix C, Lemma 5"))}
 
 _COMPARE = ("≤", "<", "=", "≥", ">")
-
-
-class NotReadable(Exception):
-    """A term or hypothesis without a scalar reading (the message says which)."""
 
 
 def _head(node) -> str:
@@ -232,11 +228,6 @@ def proof_form(st) -> ScalarForm:
     for s, (what, nonneg) in rd.atoms.items():
         if nonneg:
             facts.append(AtomFact(Relation(s, "≥", 0), None, f"{what} ≥ 0"))
-    divs = []
-    for d in rd.divisors:
-        d = sympy.sympify(d)
-        if d.free_symbols and d not in divs:
-            divs.append(d)
     lhs_atoms = {s for s in sympy.sympify(lhs).free_symbols if s in rd.atoms}
     display = {sympy.Symbol(v): name for name, v in canon.names.items()}
     for name, v in canon.names.items():
@@ -244,7 +235,7 @@ def proof_form(st) -> ScalarForm:
     display.update({s: w for s, (w, _n) in rd.atoms.items()})
     return ScalarForm(model=st.model.tag, name=st.qualified_name, shape=f"run-free {st.family}", lhs=lhs, rhs=rhs,
                       relation=st.relation, hypotheses=hyps, structural=structural, facts=facts, integers=ints,
-                      denominators=[(d, "a divisor of the statement's terms") for d in divs],
+                      denominators=divisors_of(rd.divisors),
                       atoms={s: w for s, (w, _n) in rd.atoms.items()},
                       binders=[(p.name, p.kind) for p in st.parameters], lhs_atoms=lhs_atoms, lhs_text=st.lhs.text, rhs_text=st.rhs.text,
                       display=display, order=order, keys=dict(canon.names))

@@ -33,7 +33,7 @@ import sympy
 from ...engines.pep.certificate import ldl_pivots
 from ...engines.pep.exact_pep import Form, gram_matrix
 from ...engines.proof.proof import Attempt, Proof, Step
-from .pep import NoLemmaPEP, decide_case, lemma_pep_case, lemma_pep_plan
+from .pep import NoLemmaPEP, decide_case, lemma_pep_case, lemma_pep_plan, scalar_value
 
 __all__ = ["certificate_proof", "homogeneity_weights"]
 
@@ -194,8 +194,8 @@ def _interval(name, pl, fixed):
         if not (node.kind == "binop" and node.value in _COMPARE) or not _occurs(name, node):
             continue
         try:
-            a, b = (_scalar(x, {**{k: sympy.Rational(v) for k, v in fixed.items()}, name: t}) for x in node.args)
-        except (KeyError, ValueError, TypeError):
+            a, b = (scalar_value(x, {**{k: sympy.Rational(v) for k, v in fixed.items()}, name: t}) for x in node.args)
+        except (NoLemmaPEP, ValueError, TypeError, ZeroDivisionError):
             return None
         d = sympy.expand(b - a)                     # a op b  ⇔  d (op') 0
         if d.free_symbols - {t}:
@@ -221,24 +221,6 @@ def _interval(name, pl, fixed):
     if lo is None or hi is None or lo > hi:
         return None
     return Fraction(int(lo.p), int(lo.q)), Fraction(int(hi.p), int(hi.q))
-
-
-def _scalar(node, env):
-    k = node.kind
-    if k == "num":
-        return sympy.Rational(Fraction(node.value).numerator, Fraction(node.value).denominator)
-    if k == "ident":
-        return env[str(node.value)]
-    if k in ("cast", "coe"):
-        return _scalar(node.args[0], env)
-    if k == "neg":
-        return -_scalar(node.args[0], env)
-    if k == "inv":
-        return 1 / _scalar(node.args[0], env)
-    if k == "binop" and node.value in ("+", "-", "*", "/", "^"):
-        a, b = _scalar(node.args[0], env), _scalar(node.args[1], env)
-        return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b != 0 else sympy.Integer(0), "^": a ** b}[node.value]
-    raise ValueError(node.text)
 
 
 def _lagrange(forms: list, xs: list) -> list:

@@ -19,7 +19,7 @@ from ...lean import terms
 from ...lean.paths import source_lean_dir
 from ...statements.elaborate import read_declarations
 from ...suites.scaffold import CONVEX, default_suite
-from ..protocol import BuiltinRows, Model, NoPEPRow, NotProvided, RecheckError
+from ..protocol import BuiltinRows, Model, NoPEPRow, RecheckError
 from .access import NotLinear, linear_form
 from .builtin import fit_instance_step, run_instance, to_run_instance
 from .candidates import candidate
@@ -29,7 +29,7 @@ from .export import render_run_counterexample
 from .hypotheses import fits
 from .instance import instance_from_json
 from .pep import NoPEP, find_plan, pep_row
-from .proof import PUBLISHED, NotReadable, proof_form
+from .proof import PUBLISHED, proof_form
 from .profile import constant_profile, profile_size
 from .reader import ScaffoldRunStatement, statements_from
 from .search import search
@@ -221,14 +221,10 @@ class ScaffoldRunModel(Model):
         return render_run_counterexample(record)
 
     # ------------------------------------------------------------------ proofs of holds
-    def published_proofs(self) -> dict:
-        return {rec.lean_name: rec for rec in PUBLISHED.values()}
+    published = PUBLISHED
 
-    def proof_form(self, st):
-        try:
-            return proof_form(st)
-        except NotReadable as exc:
-            raise NotProvided(str(exc)) from None
+    def scalar_reading(self, st):
+        return proof_form(st)
 
     def reverified_pep_record(self, st, verdict, *, seed, budget):
         if not is_reverified_pep_violation(verdict):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sympy
 
 from ...engines.proof.proof import Published
-from ...engines.proof.scalar import AtomFact, Relation, ScalarForm, Structural
+from ...engines.proof.scalar import AtomFact, NotReadable, Relation, ScalarForm, Structural, divisors_of, role_keys
 from ...statements.evaluate import MINIMIZER_KEY, X0_KEY, RunRef, Valuation, VecRef, evaluate
 
 __all__ = ["proof_form", "PUBLISHED", "NotReadable"]
@@ -33,10 +33,6 @@ PUBLISHED = {
         ("ConvexFiniteRoundConvergence", f"{_SOURCE}, Appendix E.1, Lemma 15 and PDF p. 31"),
         ("NonconvexFiniteRoundConvergence", f"{_SOURCE}, Appendix E.2, Lemma 19"),
         ("FiniteRoundConvergence", f"{_SOURCE}, Section 5, Theorem III"))}
-
-
-class NotReadable(Exception):
-    """The statement's terms have no symbolic reading (the message says which and why)."""
 
 
 class _Access:
@@ -181,17 +177,9 @@ def proof_form(st) -> ScalarForm:
     return ScalarForm(model=st.model.tag, name=st.qualified_name, shape=f"SCAFFOLD Run (init {st.init})", lhs=lhs,
                       rhs=rhs, relation=st.relation, hypotheses=hyps, structural=structural, facts=facts,
                       integers=integers | {run["S"], run["K"], run["T"]} - {x for x in run.values() if x.is_number},
-                      denominators=[(d, "a divisor of the statement's terms") for d in _unique(val.divisors)],
+                      denominators=divisors_of(val.divisors),
                       atoms={s: w for s, (w, _n) in acc.atoms.items()}, binders=binders,
                       lhs_atoms=stats & lhs.free_symbols, lhs_text=st.lhs.text,
                       rhs_text=st.rhs.text, display=display, order=order,
-                      keys={p.name: (p.role if p.role not in (None, "free") else f"free:{p.name}") for p in st.parameters})
+                      keys=role_keys(st.parameters))
 
-
-def _unique(xs) -> list:
-    out = []
-    for x in xs:
-        x = sympy.sympify(x)
-        if x.free_symbols and x not in out:
-            out.append(x)
-    return out
