@@ -193,10 +193,21 @@ class Certificate:
 
     def to_json(self) -> dict:
         used = self.used_facts()
-        return {"identity": self.text(), "strict": self.strict,
-                "facts": [{"fact": f"{self._show(self.facts[i].expr)} {'>' if self.facts[i].strict else '≥'} 0",
-                           "why": self.facts[i].why} for i in used],
-                "summands": [self.summand_text(s) for s in self.summands]}
+        return {"identity": _cap(self.text()), "strict": self.strict,
+                "facts": [{"fact": _cap(f"{self._show(self.facts[i].expr)} {'>' if self.facts[i].strict else '≥'} 0"),
+                           "why": _cap(self.facts[i].why)} for i in used],
+                "summands": [_cap(self.summand_text(s)) for s in self.summands]}
+
+
+#: longest text of a certificate in a JSON report (the exact certificate is the Python object and the
+#: files ``pyfed check --out`` writes; a report keeps its strings short)
+REPORT_CHARS = 300
+
+
+def _cap(text: str) -> str:
+    """``text``, or its first characters and how long it is when it is longer than
+    :data:`REPORT_CHARS`."""
+    return text if len(text) <= REPORT_CHARS else f"{text[:REPORT_CHARS - 40]}… ({len(text)} characters)"
 
 
 def _qtext(q: Fraction) -> str:

@@ -27,6 +27,14 @@ from dataclasses import dataclass, field
 
 __all__ = ["KINDS", "Step", "Proof", "Attempt", "LABELS", "Published"]
 
+#: longest text of a proof in a JSON report (the whole text is in the Python objects and in the
+#: terminal report)
+_CHARS = 360
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= _CHARS else f"{text[:_CHARS - 40]}… ({len(text)} characters)"
+
 KINDS = ("published", "reduction", "closed", "identity", "vacuous", "certificate")
 
 #: The verdict label of a statement proven by each kind.
@@ -68,9 +76,9 @@ class Step:
     statement: str = ""
 
     def to_json(self) -> dict:
-        out = {"claim": self.claim, "method": self.method, "ok": self.ok}
+        out = {"claim": _cap(self.claim), "method": self.method, "ok": self.ok}
         if self.detail:
-            out["detail"] = self.detail
+            out["detail"] = _cap(self.detail)
         if self.certificate is not None and hasattr(self.certificate, "to_json"):
             out["certificate"] = self.certificate.to_json()
         return out
@@ -108,7 +116,7 @@ class Proof:
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "label": self.label, "complete": self.complete, "scope": self.scope,
-                "summary": self.summary, "source": dict(self.source),
+                "summary": _cap(self.summary), "source": dict(self.source),
                 "steps": [s.to_json() for s in self.steps]}
 
 
@@ -123,5 +131,5 @@ class Attempt:
     steps: list = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "against": self.against, "reason": self.reason,
+        return {"kind": self.kind, "against": self.against, "reason": _cap(self.reason),
                 "steps": [s.to_json() for s in self.steps]}
