@@ -134,6 +134,15 @@ def run(args) -> int:
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
         print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
+        proven = [getattr(v, "proof", None) for _, v in statements]
+        proven = [p for p in proven if p is not None and p.complete]
+        if proven:
+            from ..engines.proof.proof import LABELS
+            kinds: dict = {}
+            for p in proven:
+                kinds[p.kind] = kinds.get(p.kind, 0) + 1
+            how = "; ".join(f"{n} {LABELS[k].removeprefix('holds ').strip('()')}" for k, n in sorted(kinds.items()))
+            print_line(console, f"statements that hold (proven; the JSON report has each proof): {len(proven)} ({how})")
         # every verdict of the report, the search rows included: the JSON summary's counts, and
         # counted as a file report counts them (a search without a counterexample is inconclusive)
         print_line(console, f"all verdicts (theorem instances and statement searches, as in the JSON summary): "
