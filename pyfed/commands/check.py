@@ -326,6 +326,10 @@ def _render_proof(console, rep) -> None:
     """The proof engine's lines for one statement: the complete proof (green), else the partial
     proofs with their scopes and the first attempts that failed, with why."""
     name = rep.statement.name
+    if rep.proof is not None and rep.status == "violated":
+        print_line(console, "  [red]" + escape(f"{name}: a proof ({rep.proof.label}) and a violated row disagree: one of "
+                                               "them rests on a wrong reading of the statement or a wrong engine; "
+                                               "please report it") + "[/red]")
     if rep.proof is not None:
         print_line(console, "  [green]" + escape(f"{name}: {rep.proof.text()}") + "[/green]")
         src = rep.proof.source.get("proof")

@@ -171,8 +171,7 @@ class Certificate:
 
     def used_facts(self) -> list:
         """Indices of the facts the identity uses (its hypotheses and sign facts)."""
-        used = set(self.signs.values()) & {i for s in self.summands if s.square is None for i in s.facts} | \
-            {i for s in self.summands if s.square is None for i in s.facts}
+        used = {i for s in self.summands if s.square is None for i in s.facts}
         for s in self.summands:
             if s.square is None:
                 for sym, e in zip(self.ring.symbols, s.mono):
@@ -458,29 +457,24 @@ def _solve_lp(ring, t, cols, strict):
 
 
 def _exact(ring, t, cols, x, strict):
-    """Exact nonnegative coefficients on the solver's support (module docstring), or None."""
+    """Exact nonnegative coefficients on the solver's support (module docstring), or None: the
+    support's columns solved again over ℚ (a vertex of the program: its columns are independent),
+    else the solver's values rounded to small denominators and kept only when the identity then
+    holds exactly."""
     support = [j for j in np.argsort(-x) if x[j] > 1e-10]
-    for limit in (None,):
-        coefs = _solve_exact(t, [cols[j].poly for j in support])
-        if coefs is not None and all(c >= 0 for c in coefs):
-            out = []
-            for j, c in zip(support, coefs):
-                if c:
-                    s = cols[j].summand
-                    out.append(Summand(c, s.facts, s.mono, s.square))
-            if strict and not any(cols[j].strict and c > 0 for j, c in zip(support, coefs)):
-                return None
-            return out
-    # rounding fallback: small denominators, checked exactly by the caller
-    out = []
+    coefs = _solve_exact(t, [cols[j].poly for j in support])
+    if coefs is not None and all(c >= 0 for c in coefs):
+        if strict and not any(cols[j].strict and c > 0 for j, c in zip(support, coefs)):
+            return None
+        return [Summand(c, cols[j].summand.facts, cols[j].summand.mono, cols[j].summand.square)
+                for j, c in zip(support, coefs) if c]
+    out, rest = [], dict(t)
     for j in support:
         c = Fraction(x[j]).limit_denominator(10 ** 6)
         if c > 0:
             s = cols[j].summand
             out.append(Summand(c, s.facts, s.mono, s.square))
-    rest = dict(t)
-    for s, j in zip(out, [j for j in support if Fraction(x[j]).limit_denominator(10 ** 6) > 0]):
-        rest = Ring.add(rest, cols[j].poly, -s.coef)
+            rest = Ring.add(rest, cols[j].poly, -c)
     return out if not rest else None
 
 
