@@ -21,8 +21,8 @@ from .engines.pep.exact_pep import (pep_gradient_growth_exact, pep_nonexpansive_
 from .lean.certificates import GENERATED, render_certificate
 from .lean.templating import sanitize
 
-__all__ = ["CERTIFIED", "certificate_record", "certificate_from_json", "write_certificates",
-           "verify_certificate_file", "verify_certificate_files"]
+__all__ = ["CERTIFIED", "INSTANCES", "certificate_record", "certificate_from_json", "write_certificates",
+           "verify_certificate_file", "verify_certificate_files", "instance_of", "instance_ties", "same_problem"]
 
 F = Fraction
 
@@ -36,6 +36,32 @@ CERTIFIED = {
 }
 
 
+#: name -> (Lean file under lean/, the parameter values the certificate is for): the lemma instance
+#: each certificate proves is the theorem of that file at those values (:func:`instance_of`)
+INSTANCES = {
+    "GradientGrowth": ("Pyfed/Scaffold/Theorems.lean", {"N": 2, "P.β": 1}),
+    "PerturbedStrongConvexity": ("Pyfed/Scaffold/Theorems.lean", {"P.β": 1, "μ": F(1, 2)}),
+    "GradientStepNonexpansive": ("Pyfed/Lemmas/Inequalities.lean", {"β": 1, "η": 1}),
+    "ConvexFiniteRoundConvergence": ("Pyfed/Scaffold/Theorems.lean",
+                                     {"N": 2, "S": 2, "K": 2, "T": 2, "ηl": F(1, 162), "ηg": 1, "μ": 0,
+                                      "P.β": 1, "P.σ": 0}),
+}
+
+
+def instance_of(name: str) -> tuple:
+    """``(statement, values, Lean text)``: the theorem ``name`` of pyfed's Lean file (read by the
+    statement reader) and the lemma instance its certificate proves, stated in Lean
+    (:func:`pyfed.engines.proof.lean.instance_statement`: the theorem with its parameters fixed
+    by equality hypotheses)."""
+    from .engines.proof.lean import instance_statement
+    from .lean.paths import source_lean_dir
+    from .models.registry import read_file
+
+    rel, values = INSTANCES[name]
+    st = read_file(source_lean_dir() / rel, theorem=name)[0]
+    return st, values, instance_statement(st, values)
+
+
 def certificate_record(name: str) -> dict:
     """Solve, certify and verify the lemma ``name`` of :data:`CERTIFIED`; returns the JSON record
     (``lean_name`` and the certificate's :meth:`Certificate.to_json`). Raises RuntimeError when no
@@ -45,7 +71,9 @@ def certificate_record(name: str) -> dict:
     cert, why = find_certificate(pep, tau)
     if cert is None or not verify_certificate(pep, cert).ok:
         raise RuntimeError(f"{name}: no verified certificate ({why})")
-    return {"lean_name": f"SCAFFOLD.{name}", **cert.to_json(pep)}
+    _st, values, text = instance_of(name)
+    return {"lean_name": f"SCAFFOLD.{name}", **cert.to_json(pep),
+            "parameters": {k: str(Fraction(v)) for k, v in values.items()}, "instance": text}
 
 
 def certificate_from_json(record: dict) -> Certificate:
@@ -98,7 +126,65 @@ def verify_certificate_file(path) -> tuple:
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
         return False, f"unreadable certificate ({type(exc).__name__}: {exc})"
     check = verify_certificate(pep, cert)
-    return bool(check.ok), ("verified exactly" if check.ok else str(getattr(check, "reason", check)))
+    if not check.ok:
+        return False, str(getattr(check, "reason", check))
+    tie = instance_ties(name, rec)
+    if tie:
+        return False, tie
+    return True, "verified exactly"
+
+
+def _canonical(name: str) -> str:
+    return name.replace("x*", "xstar")
+
+
+def same_problem(pep, tau, other) -> str:
+    """"" when ``τ·init − metric`` of ``pep`` (a hand-written builder's problem) is ``−metric`` of
+    ``other`` (the problem re-encoded from the Lean statement, claim ``metric ≤ 0``) and both have
+    the same interpolation inequalities, up to the order of their Gram vectors and function values
+    (matched by name, ``x*`` read as ``xstar``); else what differs."""
+    from .engines.pep.exact_pep import Form
+
+    def relabel(form, leaves, fvals):
+        g = {}
+        for (a, b), v in form.gram.items():
+            k = tuple(sorted((_canonical(leaves[a]), _canonical(leaves[b]))))
+            g[k] = g.get(k, 0) + v
+        f = {_canonical(fvals[j]): v for j, v in form.fval.items()}
+        return ({k: v for k, v in g.items() if v}, f, form.const)
+
+    if sorted(map(_canonical, pep.leaves)) != sorted(map(_canonical, other.leaves)):
+        return f"Gram vectors differ: {pep.leaves} and {other.leaves}"
+    mine = relabel(Fraction(tau) * pep.init - pep.metric if tau else Form() - pep.metric, pep.leaves, pep.fvalues)
+    theirs = relabel(Form() - other.metric, other.leaves, other.fvalues)
+    if mine != theirs:
+        return "the claim τ·init − metric differs from the Lean statement's −(LHS − RHS)"
+    cons_a = sorted(map(repr, (relabel(f, pep.leaves, pep.fvalues) for _, f in pep.constraints)))
+    cons_b = sorted(map(repr, (relabel(f, other.leaves, other.fvalues) for _, f in other.constraints)))
+    if cons_a != cons_b:
+        return "the interpolation inequalities differ from those of the Lean statement's class"
+    return ""
+
+
+def instance_ties(name: str, rec: dict) -> str:
+    """"" when the record states its lemma instance as pyfed states it now (:func:`instance_of`)
+    and, where the statement's model encodes it (:meth:`pyfed.models.protocol.Model.
+    certificate_problem`), its problem is that statement's PEP at those parameters
+    (:func:`same_problem`); else why not. Ties the hand-written builders of :data:`CERTIFIED` to
+    the Lean text."""
+    st, values, text = instance_of(name)
+    if rec.get("instance") != text:
+        return "its stated lemma instance is not the Lean statement at its parameters"
+    if rec.get("parameters") != {k: str(Fraction(v)) for k, v in values.items()}:
+        return "its parameters are not the instance's"
+    try:
+        other = st.model.certificate_problem(st, values)
+    except Exception as exc:       # NotProvided: the model has no encoding to compare with
+        if type(exc).__name__ == "NotProvided":
+            return ""
+        raise
+    build, tau = CERTIFIED[name]
+    return same_problem(build(), tau, other)
 
 
 def verify_certificate_files(directory) -> list:

@@ -19,10 +19,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .engines.proof.engine import ProofOutcome, prove_statement
+from .engines.proof.proof import Proof, Step
 from .engines.statement.engines import Context, PEPRow, applicable_engines, engines_for
 from .engines.statement.search import SearchResult
 from .errors import prepare_output_dir
-from .export import counterexample_record, write_statement_counterexample
+from .export import counterexample_record, write_proof_files, write_statement_counterexample
 from .models import registry
 from .statements.statement import Statement
 from .statements.vacuity import vacuity
@@ -91,6 +93,23 @@ class StatementReport:
     engine_seconds: dict[str, float] = field(default_factory=dict)
     tried: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: what the proof engine found (:class:`pyfed.engines.proof.engine.ProofOutcome`): a complete
+    #: proof makes the statement hold; partial proofs and failed attempts are reported
+    outcome: ProofOutcome = field(default_factory=ProofOutcome)
+    #: the Lean artefacts of the proof written with ``--out`` (a skeleton, certificate files)
+    proof_files: list[str] = field(default_factory=list)
+
+    @property
+    def proof(self) -> Proof | None:
+        """The complete proof that the statement holds, or None."""
+        return self.outcome.proof
+
+    @property
+    def status(self) -> str:
+        """``violated`` (a row is), ``holds`` (a complete proof and no violated row), else
+        ``inconclusive``; rows that hold never make a statement hold."""
+        from .report import statement_status
+        return statement_status(self.verdicts, self.proof)
 
     def vacuity_note(self) -> str:
         """One line for the report: the statement is vacuous (its hypotheses never hold, proven
@@ -117,9 +136,17 @@ def check_statement(st: Statement, *, quick: bool = False, seed: int = 0, replic
     decided by nothing: its report has no verdicts, ``search`` and ``profile`` None, ``vacuous``
     the reason and ``pep_note`` "no PEP row: the statement is vacuous"."""
     why_vacuous = vacuity(st)
+    if why_vacuous:
+        outcome = ProofOutcome(Proof(st.qualified_name, "vacuous",
+                                     [Step("the hypotheses have no common solution", "exact elimination", detail=why_vacuous)],
+                                     summary=why_vacuous))
+    else:
+        outcome = prove_statement(st, forms=registry.published_proof_forms())
+        if outcome.proof is not None and outcome.proof.kind == "vacuous":
+            why_vacuous = outcome.proof.summary
     if why_vacuous:     # no instance can satisfy the hypotheses: no rows, no search, no PEP row, no profile
         return StatementReport(st, [], "no PEP row: the statement is vacuous", None, None,
-                               engines=applicable_engines(st), vacuous=why_vacuous)
+                               engines=applicable_engines(st), vacuous=why_vacuous, outcome=outcome)
     ctx = Context(quick=quick, seed=seed, replicates=replicates if replicates is not None else default_replicates(quick),
                   budget=default_budget(quick) if budget is None else int(budget), profile=profile, pool=pool,
                   progress=progress, out=out)
@@ -141,7 +168,7 @@ def check_statement(st: Statement, *, quick: bool = False, seed: int = 0, replic
         v.details = dict(v.details or {})
         v.details["source"] = st.source
     rep = StatementReport(st, verdicts, pep_note, prof, res, engines=applicable_engines(st), vacuous=None,
-                          skipped=skipped, engine_seconds=clocks, tried=tried)
+                          skipped=skipped, engine_seconds=clocks, tried=tried, outcome=outcome)
     searched = (res.verdict.details or {}) if res is not None else {}
     # an instance the engines could not evaluate is not one that fails the hypotheses: then the
     # search's own reason (the evaluation error) is the report, not a note about the hypotheses
@@ -151,6 +178,10 @@ def check_statement(st: Statement, *, quick: bool = False, seed: int = 0, replic
         prepare_output_dir("--out", out)
         rec = counterexample_record(st, res.verdict, seed=seed, budget=ctx.budget)
         rep.exports.extend(write_statement_counterexample(rec, out, statement=st, verdict=res.verdict))
+    if out is not None:     # the Lean artefacts of what holds: a proof skeleton, certificate files
+        for proof in ([rep.proof] if rep.proof is not None else []) + list(outcome.partial):
+            prepare_output_dir("--out", out)
+            rep.proof_files.extend(write_proof_files(st, proof, out))
     if out is not None:     # a PEP violation re-verified exactly has an instance too: its own files
         for v in verdicts:
             rec = st.model.reverified_pep_record(st, v, seed=seed, budget=ctx.budget)

@@ -22,7 +22,7 @@ from .lean.templating import doc_safe as _doc_safe
 from .lean.templating import environment, sanitize
 from .statements.evaluate import to_exact
 
-__all__ = ["counterexample_record", "ball_side_json", "side_json", "file_sha256", "counterexample_context",
+__all__ = ["write_proof_files", "counterexample_record", "ball_side_json", "side_json", "file_sha256", "counterexample_context",
            "render_values_counterexample", "write_statement_counterexample", "parse_counterexample_lean", "HEADER",
            "WITNESS_SCHEMA", "lean_q", "lean_list", "lean_list_type"]
 
@@ -306,6 +306,34 @@ def write_statement_counterexample(record: dict, out: str, *, statement, verdict
     with open(lpath, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(lean)
     return jpath, lpath
+
+
+def write_proof_files(statement, proof, out: str) -> list:
+    """Write the Lean artefacts of a proof into ``out``; returns the paths written: for a proof by
+    a published statement (``published``, ``reduction``) the proof skeleton
+    ``<statement>-proof.lean`` (:func:`pyfed.engines.proof.lean.proof_skeleton`); for PEP
+    certificates (``certificate``, complete or partial) each certificate as
+    ``Certificate_<statement>_<k>.json`` (exact data) and ``.lean`` (the lemma instance it proves,
+    stated, and its data with the ``#guard`` checks)."""
+    from .engines.proof.lean import certificate_records, proof_skeleton
+    from .lean.certificates import render_certificate
+
+    paths = []
+    if proof.kind in ("published", "reduction"):
+        path = os.path.join(out, sanitize(statement.name).replace("_", "-") + "-proof.lean")
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(proof_skeleton(statement, proof))
+        paths.append(path)
+    elif proof.kind == "certificate":
+        for stem, rec in certificate_records(statement, proof):
+            jpath = os.path.join(out, stem + ".json")
+            with open(jpath, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(json.dumps(rec, indent=1, ensure_ascii=False) + "\n")
+            lpath = os.path.join(out, stem + ".lean")
+            with open(lpath, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(render_certificate(rec))
+            paths += [jpath, lpath]
+    return paths
 
 
 def _value(node):

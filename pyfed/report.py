@@ -73,12 +73,14 @@ def verdict_counts(verdicts) -> dict:
             "inconclusive": sum(v.status == "inconclusive" for v in verdicts)}
 
 
-def statement_status(verdicts) -> str:
-    """A statement's status from its verdicts: ``violated`` if one is, ``holds`` if there are
-    some and all hold, else ``inconclusive``."""
+def statement_status(verdicts, proof=None) -> str:
+    """A statement's status: ``violated`` if one of its verdicts is, ``holds`` if it has a complete
+    proof (:class:`pyfed.engines.proof.proof.Proof`: the whole hypothesis region covered), else
+    ``inconclusive`` -- rows that hold (an instance, a certificate at stated parameters) never
+    make a statement hold."""
     if any(v.status == "violated" for v in verdicts):
         return "violated"
-    if verdicts and all(v.status == "holds" for v in verdicts):
+    if proof is not None and getattr(proof, "complete", False):
         return "holds"
     return "inconclusive"
 
@@ -107,14 +109,20 @@ def _document(head: dict, verdicts: list, statements: list, timing: bool, engine
             clocks[str(i)] = found
         vjson.append(j)
     entries = []
+    kinds: dict = {}
     for e in statements:
         vs = e.pop("verdicts")
-        e = dict(e, status=statement_status(vs), verdicts=[index[id(v)] for v in vs])
+        proof = e.pop("_proof", None)
+        e = dict(e, status=statement_status(vs, proof), verdicts=[index[id(v)] for v in vs])
+        if e["status"] == "holds":
+            kinds[proof.kind] = kinds.get(proof.kind, 0) + 1
         e, found = _split_timing(json.loads(json.dumps(e, default=_json_text)))
         if found:
             clocks[e["lean_name"]] = found
         entries.append(e)
     st_counts = {s: sum(e["status"] == s for e in entries) for s in ("holds", "violated", "inconclusive")}
+    if kinds:
+        st_counts["holds_by_kind"] = dict(sorted(kinds.items()))
     doc = dict(head, schema=SCHEMA, pyfed=__version__, verdicts=vjson, statements=entries,
                summary={"verdicts": dict(verdict_counts([v for v, _ in verdicts]), total=len(verdicts)),
                         "statements": dict(st_counts, total=len(entries))})
@@ -136,10 +144,30 @@ def report_json(verdicts: list, *, seed: int, quick: bool, replicates, budget=No
     entries = []
     for name, v in statements:
         rows.append((v, (v.details or {}).get("source")))
+        proof = getattr(v, "proof", None)
         entries.append({"lean_name": name, "statement": v.statement, "source": (v.details or {}).get("source"),
-                        "family": (v.details or {}).get("family"), "verdicts": [v]})
+                        "family": (v.details or {}).get("family"), "verdicts": [v], "_proof": proof,
+                        **({"holds": proof.to_json()} if proof is not None else {})})
     head = {"seed": seed, "quick": quick, "replicates": replicates, "budget": budget, "files": [str(f) for f in files]}
     return _document(head, rows, entries, timing)
+
+
+def _proof_keys(r) -> dict:
+    """The proof engine's keys of a statement entry: ``holds`` (the complete proof's kind, label,
+    steps and scope, or None), ``holds_partial`` (proofs of parts of the region, with their
+    scopes), ``proof_attempts`` (what was tried and why it failed). Only present when the engine
+    found something, so statements it has nothing to say about keep their entry as it was."""
+    out = r.outcome.to_json() if getattr(r, "outcome", None) is not None else {}
+    keys = {}
+    if out.get("proof"):
+        keys["holds"] = out["proof"]
+    if out.get("partial"):
+        keys["holds_partial"] = out["partial"]
+    if out.get("attempts"):
+        keys["proof_attempts"] = out["attempts"]
+    if getattr(r, "proof_files", None):
+        keys["proof_files"] = list(r.proof_files)
+    return keys
 
 
 def statement_report_json(reports, *, seed: int, quick: bool, replicates, budget=None, files=(),
@@ -162,7 +190,8 @@ def statement_report_json(reports, *, seed: int, quick: bool, replicates, budget
                         "profile": prof, "exports": list(r.exports), "vacuous": bool(r.vacuous),
                         "vacuous_reason": r.vacuous, "no_instance_in_hypotheses": bool(r.no_instance),
                         "instances_tried": int(getattr(r, "tried", 0)),
-                        "instances_skipped": [{"instance": n, "why": w} for n, w in getattr(r, "skipped", [])]})
+                        "instances_skipped": [{"instance": n, "why": w} for n, w in getattr(r, "skipped", [])],
+                        **_proof_keys(r), "_proof": getattr(r, "proof", None)})
     head = {"seed": seed, "quick": quick, "replicates": replicates, "budget": budget, "files": [str(f) for f in files]}
     return _document(head, rows, entries, timing,
                      {r.statement.name: dict(getattr(r, "engine_seconds", {}) or {}) for r in reports})

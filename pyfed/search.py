@@ -200,13 +200,18 @@ def recheck(path: str):
 def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None, select=None) -> list:
     """``[(display name, Verdict)]``: the adversarial search of every statement of pyfed's Lean
     files (the default report's statement table); a conjunction is violated when a conjunct is.
+    Each verdict's ``proof`` attribute is the statement's complete proof
+    (:func:`pyfed.engines.proof.engine.prove_statement`, every conjunct proven) or None.
     ``budget``: random draws per statement (default :func:`default_statement_budget`);
     ``select``: a predicate on the catalogue's entries (``pyfed check -k``), default all."""
     from pyfed.checkers.registry import catalogue, statements_of
 
+    from .engines.proof.engine import combine_proofs, prove_statement
+    from .models.registry import published_proof_forms
     from .verdicts import Inconclusive
 
     b = default_statement_budget(quick) if budget is None else int(budget)
+    forms = published_proof_forms()
     out = []
     for entry in catalogue():
         if select is not None and not select(entry):
@@ -226,6 +231,8 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None, s
         v.details = dict(v.details or {}, conjuncts=[x.status for x in verdicts], family=sts[0].family,
                          source=sts[0].source, search_s=round(time.perf_counter() - t0, 4))
         v.statement = entry.display
+        # the statement's proof, when every conjunct has a complete one (the report's statement entry)
+        v.proof = combine_proofs(entry.display, [prove_statement(st, forms=forms).proof for st in sts])
         out.append((entry.display, v))
     return out
 

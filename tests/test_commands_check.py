@@ -334,7 +334,10 @@ def test_vacuous_statement_prints_only_its_note(tmp_path, capsys):
     doc = json.loads(rep.read_text(encoding="utf-8"))
     (entry,) = doc["statements"]
     assert doc["verdicts"] == [] and entry["verdicts"] == [] and entry["vacuous"] is True and entry["profile"] is None
-    assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "inconclusive"
+    # a vacuous statement holds (vacuously), proven by the elimination: counted as holding
+    assert entry["pep"] == "no PEP row: the statement is vacuous" and entry["status"] == "holds"
+    assert entry["holds"]["kind"] == "vacuous" and entry["holds"]["label"] == "holds (vacuously)"
+    assert doc["summary"]["statements"]["holds_by_kind"] == {"vacuous": 1}
 
 
 @pytest.mark.parametrize("argv, flag", [(["--workers", "0"], "--workers"), (["--out", ""], "--out")])
@@ -392,9 +395,10 @@ def test_a_file_summary_counts_statements_as_the_json_summary_does(tmp_path):
     code, out, err = run_cli(["check", str(f), "--quick", "--json", str(rep)])
     assert code == 1, err
     statements = json.loads(rep.read_text(encoding="utf-8"))["summary"]["statements"]
-    assert statements == {"violated": 1, "holds": 0, "inconclusive": 1, "total": 2}
+    # Young's 2ab ≤ a² + b² holds (decided symbolically); the other is violated
+    assert statements == {"violated": 1, "holds": 1, "holds_by_kind": {"identity": 1}, "inconclusive": 0, "total": 2}
     line = next(x for x in out.splitlines() if x.startswith("2 statement(s) from"))
-    assert re.search(r": 1 violated, 0 holding on every row, 1 inconclusive; rows: ", line), line
+    assert re.search(r": 1 violated, 1 hold \(1 decided symbolically\), 0 inconclusive; rows: ", line), line
 
 
 # ---------------------------------------------------------------- -k PATTERN, report outputs
@@ -464,3 +468,40 @@ def test_a_report_that_cannot_be_written_after_the_run_is_saved_not_lost(tmp_pat
     assert json.loads(open(saved, encoding="utf-8").read())["summary"]["statements"]["violated"] == 1
     assert not target.exists()
     os.remove(saved)
+
+
+
+HOLDS = Path(__file__).parent / "data" / "holds"
+
+
+@pytest.mark.slow
+def test_a_statement_that_holds_says_so_with_its_proof_in_the_text_and_the_json(tmp_path, capsys):
+    rep = tmp_path / "r.json"
+    assert main(["check", str(HOLDS / "true_am_gm.lean"), "--quick", "--budget", "1", "--json", str(rep)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "AmGm: holds (decided symbolically) — the conclusion follows from the hypotheses" in out
+    assert "0 violated, 1 hold (1 decided symbolically), 0 inconclusive" in out
+    doc = json.loads(rep.read_text(encoding="utf-8"))
+    (entry,) = doc["statements"]
+    assert entry["status"] == "holds" and entry["holds"]["kind"] == "identity"
+    assert entry["holds"]["steps"][0]["certificate"]["identity"] == "a**2/2 - a*b + b**2/2 = 1/2·(b - a)²"
+    assert doc["summary"]["statements"] == {"holds": 1, "holds_by_kind": {"identity": 1}, "inconclusive": 0,
+                                            "total": 1, "violated": 0}
+
+
+@pytest.mark.slow
+def test_out_writes_the_certificates_of_a_pep_proof_each_stating_its_instance(tmp_path, capsys):
+    from pyfed.lean.certificates import check_certificate_text
+    out = tmp_path / "out"
+    assert main(["check", str(HOLDS / "true_nonexpansive_shorter_step.lean"), "--quick", "--budget", "1",
+                 "--no-profile", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "holds (PEP certificate over the region)" in text
+    leans = sorted(out.glob("Certificate_NonexpansiveShorterStep_*.lean"))
+    assert len(leans) == 2
+    for p in leans:
+        body = p.read_text(encoding="utf-8")
+        assert "theorem instance_statement :" in body and "β = (1 : ℝ) →" in body
+        assert check_certificate_text(body)["check"]
+    corrupted = leans[1].read_text(encoding="utf-8").replace("(2 : ℚ))", "(3 : ℚ))", 1)
+    assert not check_certificate_text(corrupted)["check"]

@@ -63,9 +63,10 @@ def test_missing_out_is_refused(capsys, monkeypatch):
 
 
 def test_interval_line_wording():
-    """The printed interval: the search's threshold rounded down ('violated below'), a half-line
-    of certificates only for a monotone right side, points otherwise, and the PEP's silence on a
-    constant that σ = 0 removes."""
+    """The printed interval: the PEP row's witnesses and certificates at its own parameters first
+    (one two-sided interval), the search's threshold (rounded down, 'violated below') apart and
+    labelled as the search's own parameters, a half-line of certificates only for a monotone right
+    side, points otherwise, and the PEP's silence on a constant that σ = 0 removes."""
     prm = {"N": "2", "K": "2", "T": "5", "mu": "0"}
     c = {"constant": "12", "description": "12 in convexRHS",
          "search": {"needed": "1456/10000", "needed_inner": "0.1456", "direction": "at least", "strict": False,
@@ -73,8 +74,12 @@ def test_interval_line_wording():
     pep = {"applies": True, "kind": "rhs", "monotone": True, "direction": "at least", "certified_from": "3/4",
            "largest_witness": None, "not_certified_at": None, "parameters": prm}
     line = interval_line(c, {"value": 5, "pep": pep}, "T")
-    assert line == ("12: violated below 0.1456 (witness #81 of the search, seed 0, budget 4), certified at 3/4 and "
-                    "above (PEP certificate, N = 2, K = 2, T = 5, S = N, σ = 0)")
+    assert line == ("12: at N = 2, K = 2, T = 5, S = N, σ = 0: certified at 3/4 and above (PEP certificate), no exact "
+                    "witness at these parameters; on the search's own instances (other σ, S and sizes: not comparable "
+                    "with the values above): violated below 0.1456 (witness #81, seed 0, budget 4)")
+    line = interval_line(c, {"value": 5, "pep": {**pep, "largest_witness": "1/2"}}, "T")
+    assert line.startswith("12: at N = 2, K = 2, T = 5, S = N, σ = 0: violated at 1/2 and below (exact witness), certified at "
+                           "3/4 and above (PEP certificate)")
     line = interval_line(c, {"value": 5, "pep": {**pep, "monotone": False, "certified_points": ["3/4", "1"]}}, "T")
     assert "certified at these points: 3/4, 1" in line and "and above" not in line
     line = interval_line(c, {"value": 5, "pep": {**pep, "applies": False, "reason": "absent at σ = 0"}}, "T")
@@ -91,9 +96,11 @@ def test_convex_statement_profile_printed_json_plot_and_reproducible(tmp_path, c
     code, out, err = run_main(argv + ["--out", str(tmp_path / "a")], capsys)
     assert code == EXIT_OK, err
     lines = out.splitlines()
-    assert any(x.startswith("9: violated below 0.0275221 (witness #") and
-               "certified at 9/4 and above (PEP certificate, N = 2, K = 2, T = 2, S = N, σ = 0)" in x for x in lines), out
-    assert any(x.startswith("12: violated below 0.145622") and "the PEP cannot speak to it" in x for x in lines), out
+    # the PEP row's interval at its own parameters first; the search's threshold apart, as its own instances'
+    assert any(x.startswith("9: at N = 2, K = 2, T = 2, S = N, σ = 0: certified at 9/4 and above (PEP certificate)")
+               and "on the search's own instances" in x and "violated below 0.0275221 (witness #" in x
+               for x in lines), out
+    assert any(x.startswith("12: the PEP cannot speak to it") and "violated below 0.145622" in x for x in lines), out
     data = json.loads((tmp_path / "a" / "profile.json").read_text())
     nine = data["constants"][0]
     assert nine["key"] == "convexRHS.potential=9"
@@ -121,7 +128,8 @@ def test_step_constant_profile_points_and_a_too_small_constant(tmp_path, capsys)
     assert pep["witness_points"] == ["81/256"] and pep["largest_witness"] == "81/256"
     assert not set(pep["certified_points"]) & set(pep["witness_points"])
     assert max(map(Fraction, pep["witness_points"])) < min(map(Fraction, pep["certified_points"]))
-    assert "81: certified at these points: 81/128, 81/64, 81/32, 81/16 (+4 more)" in out.replace("violated at 81/256 (exact witness of the PEP row, N = 2, K = 2, T = 2, S = N, σ = 0), ", ""), out
+    assert ("81: at N = 2, K = 2, T = 2, S = N, σ = 0: violated at 81/256 (exact witness), certified at these points: "
+            "81/128, 81/64, 81/32, 81/16 (+4 more) (PEP certificate; each at the largest step it admits only)") in out, out
     assert "and above" not in out
 
 

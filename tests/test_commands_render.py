@@ -113,7 +113,7 @@ def test_brackets_in_paths_are_printed_verbatim(no_noise):
     _code, out, report = no_noise
     flat = " ".join(out.split())
     assert "a[red]b/[bold]no_noise.lean:19" in flat               # table title: the statement's source
-    assert "a[red]b/[bold]no_noise.lean: 1 violated, 0 holding on every row, 0 inconclusive; rows: 3 holds" in flat   # summary
+    assert "a[red]b/[bold]no_noise.lean: 1 violated, 0 hold, 0 inconclusive; rows: 3 holds" in flat   # summary
     assert "r[x].json" in flat                                     # "JSON report written to ..."
     assert all(v["source"].endswith("a[red]b/[bold]no_noise.lean:19") for v in report["verdicts"])
 

@@ -33,9 +33,16 @@ def test_counts_split_holds_and_violations_by_certification():
     assert verdict_counts(vs) == {"holds": 2, "certified": 1, "numerical": 1, "violated": 2, "violated_exact": 1,
                                   "inconclusive": 1}
     assert statement_status(vs) == "violated"
-    assert statement_status([_v("holds"), _v("holds", False)]) == "holds"
+    # rows that hold never make a statement hold: only a complete proof does
+    assert statement_status([_v("holds"), _v("holds", False)]) == "inconclusive"
     assert statement_status([_v("holds"), _v("inconclusive")]) == "inconclusive"
     assert statement_status([]) == "inconclusive"
+    from pyfed.engines.proof.proof import Proof
+    whole, part = Proof("S", "published"), Proof("S", "certificate", scope="N = 2", complete=False)
+    assert statement_status([_v("inconclusive")], whole) == "holds"
+    assert statement_status([], whole) == "holds"
+    assert statement_status([_v("holds")], part) == "inconclusive"
+    assert statement_status([_v("violated")], whole) == "violated"
 
 
 def test_clock_readings_are_moved_out_wherever_they_sit():

@@ -12,16 +12,9 @@ from rich.markup import escape
 
 from ..errors import InputError
 from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
-from ..verdicts import violation_wording
 from . import COMMAND_HELP, make_console, print_line
 from .display import Stages
-from .render import (
-    _short,
-    render_profile,
-    render_statement_verdicts,
-    render_verdicts,
-    summary_counts,
-)
+from .render import render_file, render_statement_verdicts, render_verdicts, statement_counts, summary_counts
 
 __all__ = ["register", "run", "run_file", "theorem_filter", "DESCRIPTION"]
 
@@ -181,6 +174,15 @@ def run(args) -> int:
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
         print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
+        proven = [getattr(v, "proof", None) for _, v in statements]
+        proven = [p for p in proven if p is not None and p.complete]
+        if proven:
+            from ..engines.proof.proof import LABELS
+            kinds: dict = {}
+            for p in proven:
+                kinds[p.kind] = kinds.get(p.kind, 0) + 1
+            how = "; ".join(f"{n} {LABELS[k].removeprefix('holds ').strip('()')}" for k, n in sorted(kinds.items()))
+            print_line(console, f"statements that hold (proven; the JSON report has each proof): {len(proven)} ({how})")
         # every verdict of the report, the search rows included: the JSON summary's counts, and
         # counted as a file report counts them (a search without a counterexample is inconclusive)
         print_line(console, f"all verdicts (theorem instances and statement searches, as in the JSON summary): "
@@ -507,71 +509,18 @@ def run_file(args, limits=None) -> int:
         all_reports, seed=args.seed, quick=args.quick, replicates=reps, budget=budget, files=paths,
         timing=getattr(args, "timing", False)))
     for path, reports in results:
-        _render_file(console, path, reports, args.theorem)
+        render_file(console, path, reports, args.theorem)
     _say_written(console, args, problems)
     verdicts = [v for r in all_reports for v in r.verdicts]
     for path, reports in results:
         vs = [v for r in reports for v in r.verdicts]
         vac = sum(bool(r.vacuous) for r in reports)
-        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {_statement_counts(reports)}; "
+        print_line(console, f"{len(reports)} statement(s) from {escape(str(path))}: {statement_counts(reports)}; "
                             f"rows: {summary_counts(vs)}" + (f"; {vac} vacuous (hypotheses never hold)" if vac else ""))
     if len(results) > 1:
         print_line(console, f"all {len(results)} files, {len(all_reports)} statement(s): "
-                            f"{_statement_counts(all_reports)}; rows: {summary_counts(verdicts)}")
-    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
-                        "nothing in Lean.[/dim]")
+                            f"{statement_counts(all_reports)}; rows: {summary_counts(verdicts)}")
+    print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search, and proves "
+                        "that a statement holds only with an exact proof (a reduction to a published statement with "
+                        "an accepted proof, exact certificates); it checks no proof in Lean.[/dim]")
     return _status(any(v.status == "violated" for v in verdicts), problems)
-
-
-def _statement_counts(reports) -> str:
-    """The statements by :func:`pyfed.report.statement_status` (the JSON report's
-    ``summary.statements``): "1 violated, 1 holding on every row, 2 inconclusive". One violated row
-    makes a statement false; rows that hold (an instance, a PEP certificate at stated parameters)
-    do not make it true. Vacuous statements are not counted here (the summary line counts them
-    apart)."""
-    from ..report import statement_status
-    counts = {s: 0 for s in ("violated", "holds", "inconclusive")}
-    for r in reports:
-        if not r.vacuous:       # counted apart ("1 vacuous"); the JSON entry says vacuous too
-            counts[statement_status(r.verdicts)] += 1
-    return f"{counts['violated']} violated, {counts['holds']} holding on every row, {counts['inconclusive']} inconclusive"
-
-
-def _render_file(console, path, reports, theorem=None) -> None:
-    """Print one file's part of ``pyfed check PATH.lean …``: the verdict table, PEP note,
-    counterexample and constant profile of each statement."""
-    if not reports:
-        print_line(console, f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]")
-        return
-    for rep in reports:
-        note = rep.vacuity_note()
-        if rep.vacuous:   # nothing was run on it: the note is all there is to say
-            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
-            continue
-        render_verdicts(console, rep.verdicts, f"pyfed check {path}")
-        if note:
-            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
-        for v in rep.verdicts:
-            red = (v.details or {}).get("step_reduced")
-            if red:
-                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: {red['text']} "
-                                                  f"(h = K ηl ηg = {red['h']})"))
-        for name, why in rep.skipped:
-            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: built-in instance {name} not used: {why}')}[/yellow]")
-        if rep.pep_note:
-            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
-        s = rep.search.verdict
-        if s.status == "violated":
-            rel = rep.statement.relation if rep.statement.relation in ("≤", "<", "=") else "≤"
-            wording = s.details.get("witness_text") or violation_wording(
-                rel, _short(s.details.get("lhs_exact")), _short(s.details.get("rhs_exact")),
-                s.details.get("lhs_exact") == s.details.get("rhs_exact"))
-            print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                                             f"{s.details.get('description')}; {wording} "
-                                             + ("(certified ball enclosures; the JSON report has their bounds)"
-                                                if getattr(s, "balls", None) else
-                                                "(exact; the JSON report has every digit)")) + "[/red]")
-        for out in rep.exports:
-            print_line(console, f"  counterexample written to {escape(str(out))}")
-        if rep.profile is not None:
-            render_profile(console, rep.profile)

@@ -139,11 +139,39 @@ def interval_line(c: dict, point: dict, parameter: str) -> str:
     Every printed digit is certified (decimals rounded toward the claim's safe side)."""
     pep = point["pep"]
     prm = pep["parameters"]
-    size = f"N = {prm['N']}, K = {prm['K']}, T = {prm['T']}, S = N, σ = 0" + \
-        (f", μ = {prm['mu']}" if prm["mu"] != "0" else "")
+    size = pep.get("size_text") or (f"N = {prm['N']}, K = {prm['K']}, T = {prm['T']}, S = N, σ = 0" +
+                                    (f", μ = {prm['mu']}" if prm["mu"] != "0" else ""))
     parts = []
+    # the two-sided interval: witnesses and certificates at the same parameters (the PEP row's)
+    if not pep["applies"]:
+        parts.append(f"the PEP cannot speak to it ({pep['reason']}; {size})")
+    else:
+        up = pep.get("direction", "at least") == "at least"
+        w = pep.get("largest_witness")
+        cf = pep.get("certified_from")
+        side = []
+        if w is not None:
+            more = (" and below" if up else " and above") if pep.get("monotone") else ""
+            side.append(f"violated at {_num(w, not up)}{more} (exact witness)")
+        if cf is None:
+            side.append(f"no certificate up to {_short(pep.get('not_certified_at'))}")
+        elif pep.get("monotone"):
+            side.append(f"certified at {_num(cf, up)} and {'above' if up else 'below'} (PEP certificate)")
+        else:
+            pts = pep.get("certified_points") or [cf]
+            shown = ", ".join(_num(x, up) for x in pts[:4]) + (f" (+{len(pts) - 4} more)" if len(pts) > 4 else "")
+            extra = "; each at the largest step it admits only" if pep["kind"] == "hypothesis" else ""
+            side.append(f"certified at these points: {shown} (PEP certificate{extra})")
+        if w is None and cf is not None and pep.get("not_certified_at") is not None:
+            side.append(f"not certified at {_num(pep['not_certified_at'], not up)} (no witness there)")
+        if w is None and cf is not None and pep.get("not_certified_at") is None:
+            side.append("no exact witness at these parameters")
+        parts.append(f"at {size}: " + ", ".join(side) if not size.startswith("at ") else f"{size}: " + ", ".join(side))
     s = c.get("search")
     if s is not None:
+        # the search's witnesses are at its own instances' parameters: said apart, never as one
+        # interval with the certificates above
+        where = "on the search's own instances (other σ, S and sizes: not comparable with the values above)"
         if s.get("not_needed"):
             parts.append(f"no witness on the search's {s['decided']} instances")
         elif s.get("needed") is None:
@@ -151,35 +179,12 @@ def interval_line(c: dict, point: dict, parameter: str) -> str:
             if text.startswith(c["description"] + ": "):
                 text = text[len(c["description"]) + 2:]
             parts.append(f"search: {text}")
-        elif s["direction"] in ("at least", "between"):
-            rel = "at and below" if s.get("strict") else "below"
-            parts.append(f"violated {rel} {s['needed_inner']} (witness #{s['pinned_index']} of the search, seed "
-                         f"{s['seed']}, budget {s['budget']})")
         else:
-            rel = "at and above" if s.get("strict") else "above"
-            parts.append(f"violated {rel} {s['needed_inner']} (witness #{s['pinned_index']} of the search, seed "
+            below = s["direction"] in ("at least", "between")
+            rel = ("at and below" if below else "at and above") if s.get("strict") else ("below" if below else "above")
+            parts.append(f"{where}: violated {rel} {s['needed_inner']} (witness #{s['pinned_index']}, seed "
                          f"{s['seed']}, budget {s['budget']})")
-    if not pep["applies"]:
-        parts.append(f"the PEP cannot speak to it ({pep['reason']}; {size})")
-    else:
-        up = pep.get("direction", "at least") == "at least"
-        w = pep.get("largest_witness")
-        if w is not None:
-            side = (" and below" if up else " and above") if pep.get("monotone") else ""
-            parts.append(f"violated at {_num(w, not up)}{side} (exact witness of the PEP row, {size})")
-        cf = pep.get("certified_from")
-        if cf is None:
-            parts.append(f"no certificate up to {_short(pep.get('not_certified_at'))} ({size})")
-        elif pep.get("monotone"):
-            parts.append(f"certified at {_num(cf, up)} and {'above' if up else 'below'} (PEP certificate, {size})")
-        else:
-            pts = pep.get("certified_points") or [cf]
-            shown = ", ".join(_num(x, up) for x in pts[:4]) + (f" (+{len(pts) - 4} more)" if len(pts) > 4 else "")
-            extra = "; each at the largest step it admits only" if pep["kind"] == "hypothesis" else ""
-            parts.append(f"certified at these points: {shown} (PEP certificate, {size}{extra})")
-        if w is None and cf is not None and pep.get("not_certified_at") is not None:
-            parts.append(f"not certified at {_num(pep['not_certified_at'], not up)} (no witness there)")
-    return f"{c['constant']}: " + ", ".join(parts)
+    return f"{c['constant']}: " + "; ".join(parts)
 
 
 def _json_default(x):
@@ -271,8 +276,9 @@ def run(args) -> int:
         for p in c["points"]:
             head = f"[{args.parameter} = {p['value']}] " if len(values) > 1 else ""
             print_line(console, escape(head + interval_line(c, p, args.parameter)), highlight=False)
+    searched = not args.no_search and any(c.get("search") for c in res["constants"])
     print_line(console, escape(("witnesses of the search are at its own instances' parameters (σ, S, sizes); "
-                                if not args.no_search else "") +
+                                if searched else "") +
                                "a PEP certificate proves the statement at its row's parameters only, for every "
                                "client function of the class"), highlight=False, style="dim")
     print_line(console, f"JSON written to {escape(path)}", highlight=False)

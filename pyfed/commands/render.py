@@ -9,11 +9,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
-from ..verdicts import Evidence
+from ..verdicts import Evidence, violation_wording
 from . import STYLE, print_line
 from .display import print_table
 
-__all__ = ["evidence", "summary_counts", "render_verdicts", "render_statement_verdicts", "render_profile"]
+__all__ = ["evidence", "summary_counts", "render_verdicts", "render_statement_verdicts", "render_profile",
+           "statement_counts", "render_proof", "render_file"]
 
 _fmt = format_number
 
@@ -214,3 +215,92 @@ def render_profile(console, profile) -> None:
                             f"{escape(sk['why'])}[/dim]")
     console.print("  [dim]On finitely many exactly decided instances: evidence about the constants, not a proof. "
                   "Decimals are rounded toward the safe side; the JSON report has the exact values.[/dim]")
+
+
+def statement_counts(reports) -> str:
+    """The statements by :func:`pyfed.report.statement_status` (the JSON report's
+    ``summary.statements``): "1 violated, 2 hold (1 published, proved; 1 vacuously), 2
+    inconclusive". One violated row makes a statement false; only a complete proof makes it hold
+    (rows that hold, an instance or a PEP certificate at stated parameters, do not)."""
+    from ..engines.proof.proof import LABELS
+    counts = {s: 0 for s in ("violated", "holds", "inconclusive")}
+    kinds: dict = {}
+    for r in reports:
+        st = r.status
+        counts[st] += 1
+        if st == "holds":
+            kinds[r.proof.kind] = kinds.get(r.proof.kind, 0) + 1
+    how = "; ".join(f"{n} {LABELS[k].removeprefix('holds ').strip('()')}" for k, n in sorted(kinds.items()))
+    return (f"{counts['violated']} violated, {counts['holds']} hold" + (f" ({how})" if how else "")
+            + f", {counts['inconclusive']} inconclusive")
+
+
+def render_proof(console, rep) -> None:
+    """The proof engine's lines for one statement: the complete proof (green), else the partial
+    proofs with their scopes and the first attempts that failed, with why."""
+    name = rep.statement.name
+    if rep.proof is not None and rep.status == "violated":
+        print_line(console, "  [red]" + escape(f"{name}: a proof ({rep.proof.label}) and a violated row disagree: one of "
+                                               "them rests on a wrong reading of the statement or a wrong engine; "
+                                               "please report it") + "[/red]")
+    if rep.proof is not None:
+        print_line(console, "  [green]" + escape(f"{name}: {rep.proof.text()}") + "[/green]")
+        src = rep.proof.source.get("proof")
+        if src:
+            print_line(console, "  " + escape(f"{name}: proof of {rep.proof.source.get('lean_name')}: {src}"))
+        if rep.proof.kind in ("reduction", "certificate"):
+            for step in rep.proof.steps:
+                if step.detail and step.method != "published, accepted proof":
+                    print_line(console, "  [dim]" + escape(f"  {step.claim}: {step.detail}") + "[/dim]")
+        return
+    if rep.status == "violated":     # a witness settles it: the proofs that were not found say nothing more
+        return
+    for part in rep.outcome.partial:
+        print_line(console, "  [yellow]" + escape(f"{name}: {part.text()}") + "[/yellow]")
+    for att in rep.outcome.attempts[:2]:
+        print_line(console, "  [dim]" + escape(f"{name}: not proven by {att.kind} to {att.against}: {att.reason}")
+                   + "[/dim]")
+
+
+def render_file(console, path, reports, theorem=None) -> None:
+    """Print one file's part of ``pyfed check PATH.lean …``: the verdict table, PEP note,
+    counterexample and constant profile of each statement."""
+    if not reports:
+        print_line(console, f"  [dim]{escape(str(path))}: no theorem {escape(str(theorem))} (nothing to check)[/dim]")
+        return
+    for rep in reports:
+        note = rep.vacuity_note()
+        if rep.vacuous:   # nothing was run on it: the note is all there is to say
+            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
+            render_proof(console, rep)
+            continue
+        render_verdicts(console, rep.verdicts, f"pyfed check {path}")
+        render_proof(console, rep)
+        if note:
+            print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
+        for v in rep.verdicts:
+            red = (v.details or {}).get("step_reduced")
+            if red:
+                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: {red['text']} "
+                                                  f"(h = K ηl ηg = {red['h']})"))
+        for name, why in rep.skipped:
+            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: built-in instance {name} not used: {why}')}[/yellow]")
+        if rep.pep_note:
+            print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
+        s = rep.search.verdict
+        if s.status == "violated":
+            rel = rep.statement.relation if rep.statement.relation in ("≤", "<", "=") else "≤"
+            wording = s.details.get("witness_text") or violation_wording(
+                rel, _short(s.details.get("lhs_exact")), _short(s.details.get("rhs_exact")),
+                s.details.get("lhs_exact") == s.details.get("rhs_exact"))
+            print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
+                                             f"{s.details.get('description')}; {wording} "
+                                             + ("(certified ball enclosures; the JSON report has their bounds)"
+                                                if getattr(s, "balls", None) else
+                                                "(exact; the JSON report has every digit)")) + "[/red]")
+        for out in rep.exports:
+            print_line(console, f"  counterexample written to {escape(str(out))}")
+        for out in rep.proof_files:
+            print_line(console, f"  proof artefact written to {escape(str(out))}")
+        if rep.profile is not None:
+            render_profile(console, rep.profile)

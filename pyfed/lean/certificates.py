@@ -48,7 +48,8 @@ def render_certificate(record: dict) -> str:
         n=len(record["leaves"]), nF=len(record["function_values"]), m=len(record["constraints"]),
         leaves=", ".join(f"{i} = {s}" for i, s in enumerate(record["leaves"])),
         namespace=f"PyfedTest.Generated.Certificate_{sanitize(name)}", metric=record["metric"],
-        init=record["init"], constraints=record["constraints"], Q=record["Q"], slack=record["slack"])
+        init=record["init"], constraints=record["constraints"], Q=record["Q"], slack=record["slack"],
+        instance=record.get("instance"), parameters=record.get("parameters") or {})
 
 
 def render_certificates(lean_dir) -> dict:

@@ -14,7 +14,12 @@ FedAvg ``Run``, run-free lemmas, FedProx procedures, …), one package behind th
   (:meth:`Model.applicable`);
 * the default report's rows (:meth:`Model.default_rows`);
 * witnesses as files: the model's fields of a counterexample record
-  (:meth:`Model.witness_fields`) and its Lean file (:meth:`Model.counterexample_lean`).
+  (:meth:`Model.witness_fields`) and its Lean file (:meth:`Model.counterexample_lean`);
+* proofs that a whole statement holds (:mod:`pyfed.engines.proof`): the published statements the
+  model has with accepted proofs (:meth:`Model.published_proofs`), the statement in the proof
+  engine's scalar terms (:meth:`Model.proof_form`: which names are which symbols, which of its
+  quantities are atoms and what the model knows of them), and the model's own kinds of proof
+  (:meth:`Model.closed_proof`, :meth:`Model.identity_proof`, :meth:`Model.certificate_proof`).
 
 The generic engines (:mod:`pyfed.engines.statement.engines`), the pipeline
 (:mod:`pyfed.check`), the exports (:mod:`pyfed.export`) and the command front ends ask a
@@ -33,6 +38,9 @@ from ..errors import InputError
 from ..statements.statement import Statement, TheoremSource
 
 if TYPE_CHECKING:
+    from ..engines.pep.exact_pep import ExactPEP
+    from ..engines.proof.proof import Attempt, Proof, Published
+    from ..engines.proof.scalar import ScalarForm
     from ..engines.statement.engines import Context
     from ..verdicts import Verdict
 
@@ -201,6 +209,56 @@ class Model:
     def render_counterexample(self, record: dict[str, Any]) -> str:
         """The Lean file of a counterexample record read back from JSON (no statement at hand)."""
         raise NotProvided(f"no Lean counterexample file for a {record.get('family', 'statement')}")
+
+    # ------------------------------------------------------------------ proofs of holds
+    #: the model's published statements with accepted proofs: ``{short name: Published}``
+    published: ClassVar[dict[str, Published]] = {}
+
+    def published_proofs(self) -> dict[str, Published]:
+        """``{qualified Lean name: pyfed.engines.proof.proof.Published}``: the published statements
+        of this model (``lean/PyfedPublished``) whose proofs the published formalization accepted,
+        with where each proof is (:attr:`published`). A conjunct ``Name.1`` inherits ``Name``'s
+        record."""
+        return {rec.lean_name: rec for rec in self.published.values()}
+
+    def scalar_reading(self, st: Statement) -> ScalarForm:
+        """The model's reading of ``st`` as a ScalarForm (raises
+        :class:`pyfed.engines.proof.scalar.NotReadable`); :meth:`proof_form` calls it."""
+        raise NotProvided(f"no scalar reading of a {st.family} yet")
+
+    def proof_form(self, st: Statement) -> ScalarForm:
+        """``st`` as a :class:`pyfed.engines.proof.scalar.ScalarForm` (its parameters as symbols
+        named by role, the model's quantities as atoms with the facts the model guarantees).
+        :class:`NotProvided` (with the reason) when the statement has no such reading."""
+        from ..engines.proof.scalar import NotReadable
+        try:
+            return self.scalar_reading(st)
+        except NotReadable as exc:
+            raise NotProvided(str(exc)) from None
+
+    def closed_proof(self, st: Statement) -> Proof | Attempt | None:
+        """A :class:`pyfed.engines.proof.proof.Proof` of kind ``closed`` when ``st`` has nothing
+        left to quantify over and its sides are decided exactly, an ``Attempt``, or None."""
+        raise NotProvided(f"no closed-statement decision for a {st.family}")
+
+    def identity_proof(self, st: Statement) -> Proof | Attempt | None:
+        """A ``Proof`` of kind ``identity`` (equalities and inequalities of the model's algebra
+        decided symbolically on the unrolled definitions; ``complete`` False with the sizes
+        covered when only sizes up to a bound are), an ``Attempt``, or None."""
+        raise NotProvided(f"no symbolic decision for a {st.family}")
+
+    def certificate_proof(self, st: Statement) -> Proof | Attempt | None:
+        """A ``Proof`` of kind ``certificate`` (PEP certificates extended to the parameter ranges
+        of the hypotheses; ``complete`` False with the scope covered otherwise), an ``Attempt``,
+        or None."""
+        raise NotProvided(f"no certificate over parameter ranges for a {st.family}")
+
+    def certificate_problem(self, st: Statement, values: dict[str, Any]) -> ExactPEP:
+        """The exact PEP (:class:`pyfed.engines.pep.exact_pep.ExactPEP`, claim ``metric ≤ 0``) of
+        ``st`` at the parameter ``values`` (names to numbers), read from the statement as the PEP
+        row reads it (a certificate file's lemma instance is re-encoded through it).
+        :class:`NotProvided` when the model has no such encoding of ``st``."""
+        raise NotProvided(f"no PEP encoding of a {st.family} at given parameters")
 
     def reverified_pep_record(self, st: Statement, verdict: Verdict, *, seed: int,
                               budget: int) -> dict[str, Any] | None:

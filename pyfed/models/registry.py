@@ -10,7 +10,7 @@ record. Adding a model is adding its package under :mod:`pyfed.models` and one l
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
 from ..statements import reader
@@ -19,7 +19,11 @@ from ..verdicts import Verdict
 from . import fedavg, fedprox, runfree, scaffold
 from .protocol import Model
 
-__all__ = ["MODELS", "read_text", "read_file", "model_by_tag", "default_rows", "implementation_rows"]
+if TYPE_CHECKING:
+    from ..engines.proof.proof import Published
+
+__all__ = ["MODELS", "read_text", "read_file", "model_by_tag", "default_rows", "implementation_rows",
+           "published_statements", "published_proof_forms"]
 
 #: Every model, in claim order.
 MODELS: tuple[Model, ...] = (fedavg.MODEL, scaffold.MODEL, fedprox.MODEL, runfree.MODEL)
@@ -70,3 +74,42 @@ def implementation_rows(algorithm: str, run: Callable[[Any], Any], names: list[s
         if algorithm in m.implementation_algorithms:
             return m.implementation_rows(run, names, replicates=replicates, seed=seed, confidence=confidence)
     raise InputError("algorithm", f"no statement of pyfed is run on {algorithm} implementations' trajectories")
+
+
+_PUBLISHED: list[tuple[Published, Statement]] | None = None
+
+
+def published_statements() -> list[tuple[Published, Statement]]:
+    """``[(Published, statement)]``: every statement of ``lean/PyfedPublished/*.lean`` (read by
+    the model that claims it) whose proof the published formalization accepted, as its model's
+    :meth:`~pyfed.models.protocol.Model.published_proofs` records it (a conjunct ``Name.1``
+    inherits ``Name``'s record). Read once per process."""
+    global _PUBLISHED
+    if _PUBLISHED is None:
+        from ..lean.paths import source_lean_dir
+
+        base = source_lean_dir() / "PyfedPublished"
+        out = []
+        for path in sorted(base.glob("*.lean")):
+            rel = f"lean/PyfedPublished/{path.name}"
+            for st in reader.read_text(path.read_text(encoding="utf-8"), rel, models=MODELS):
+                records = st.model.published_proofs()
+                name = st.qualified_name
+                rec = records.get(name) or records.get(name.rsplit(".", 1)[0])
+                if rec is not None:
+                    out.append((rec, st))
+        _PUBLISHED = out
+    return list(_PUBLISHED)
+
+
+_FORMS: list[Any] | None = None
+
+
+def published_proof_forms() -> list[Any]:
+    """:func:`pyfed.engines.proof.engine.published_forms` of :func:`published_statements`
+    (computed once per process)."""
+    global _FORMS
+    if _FORMS is None:
+        from ..engines.proof.engine import published_forms
+        _FORMS = published_forms(published_statements())
+    return list(_FORMS)

@@ -114,6 +114,8 @@ class Valuation:
         self.access = access
         self.constants = dict(constants or {})
         self.literal_overrides: dict = {}     # id(Node) -> value (constant profile of user literals)
+        #: a list to record every divisor met (the proof engine's symbolic reading), or None
+        self.divisors: list | None = None
 
     def num(self, v):
         """An exact rational (Fraction/int) in this arithmetic."""
@@ -364,7 +366,10 @@ def _theory(fn, *args, **kw):
         args = [_sym(a) for a in args]
         kw = {k: _sym(v) for k, v in kw.items()}
         out = fn(*args, exact="symbolic", **kw)
-        out = sympy.sympify(out).doit()
+        out = sympy.sympify(out)
+        # a sum with symbolic bounds (∑ r < T with T a symbol: the proof engine's reading) stays a sum
+        out = out.replace(lambda e: isinstance(e, sympy.Sum) and not e.free_symbols, lambda e: e.doit()) \
+            if out.free_symbols else out.doit()
         return to_exact(sympy.nsimplify(out) if out.is_number and out.is_Rational else out)
     args = [to_exact(a) for a in args]
     kw = {k: to_exact(v) for k, v in kw.items()}
@@ -403,6 +408,8 @@ def evaluate(node: Node, val: Valuation, env: dict | None = None):
         return -x
     if k == "inv":
         x = evaluate(node.args[0], val, env)
+        if val.divisors is not None:
+            val.divisors.append(x)
         return _div(val.num(1), x, node)
     if k == "cast":
         x = evaluate(node.args[0], val, env)
@@ -510,6 +517,8 @@ def _apply(node, name, args, val, env):
     from .. import theory
 
     acc = val.access
+    if val.divisors is not None:
+        val.divisors.extend(_definition_divisors(name, args))
     if name == "effectiveStep":
         K, el, eg = args
         return _theory(theory.effective_step, K, el, eg)
@@ -517,10 +526,10 @@ def _apply(node, name, args, val, env):
         return theory.round_time(int(args[0]), int(args[1]))
     if name == "weight":
         mu, h, r = args
-        return _theory(theory.weight, int(r), mu, h, lean=True)
+        return _theory(theory.weight, _index_value(r), mu, h, lean=True)
     if name == "weightSum":
         mu, h, T = args
-        return _theory(theory.weight_sum, int(T), mu, h, lean=True)
+        return _theory(theory.weight_sum, _index_value(T), mu, h, lean=True)
     if name == "initialControlError":
         _P, c0, xs = args
         return acc.control_error(c0, xs)
@@ -563,6 +572,39 @@ def _apply(node, name, args, val, env):
         (run,) = args
         return acc.average_grad_sq(run)
     raise EvaluationError(node, f"no evaluation for `{name}`")
+
+
+def _index_value(n):
+    """A natural-number argument: an int, or a sympy symbol kept as it is (the symbolic reading)."""
+    return n if isinstance(n, sympy.Basic) and n.free_symbols else int(n)
+
+
+def _definition_divisors(name, args) -> list:
+    """The divisors inside the model definition ``name`` at ``args`` (symbolic reading: each must
+    be nonzero for field arithmetic to agree with Lean's ``x / 0 = 0``)."""
+    from .. import theory
+
+    def q(mu, h):
+        return 1 - mu * h / 2
+
+    if name in ("weight", "weightSum"):
+        return [q(args[0], args[1])]
+    if name == "initialPotential":
+        return [args[1]]
+    if name == "convexRHS":
+        _P, S, K, T, el, eg, mu, _c0, _xs = args
+        h = K * el * eg
+        return [S, K * S, eg ** 2, q(mu, h), h * theory.weight_sum(T, mu, h)]
+    if name == "nonconvexRHS":
+        _P, S, K, T, el, eg, _fl = args
+        return [K * S, eg ** 2, K * el * eg * T]
+    if name == "weightedGap":
+        run, _xs, mu = args
+        h = run.K * run.eta_l * run.eta_g
+        return [q(mu, h), theory.weight_sum(run.T, mu, h)]
+    if name == "averageGradientSq":
+        return [args[0].T]
+    return []
 
 
 def _apply_def(node, d, args, val, env):
@@ -613,6 +655,8 @@ def _binop(node, val, env):
     if op in ("+", "-", "*"):
         return arith(op, a, b)
     if op == "/":
+        if val.divisors is not None:
+            val.divisors.append(b)
         return _div(a, b, node)
     raise EvaluationError(node, f"operator `{op}` on real numbers")
 

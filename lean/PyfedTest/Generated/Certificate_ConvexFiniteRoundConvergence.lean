@@ -14,6 +14,22 @@ namespace PyfedTest.Generated.Certificate_ConvexFiniteRoundConvergence
 
 open PyfedTest.Certificates
 
+section Instance
+
+open MeasureTheory SCAFFOLD
+
+universe u
+
+/-- The lemma instance this certificate proves: `SCAFFOLD.ConvexFiniteRoundConvergence` at
+N = 2, S = 2, K = 2, T = 2, ηl = 1/162, ηg = 1, μ = 0, P.β = 1, P.σ = 0 (its class, parameters and inequality; the `#guard`s below check
+the certificate of its PEP). A certificate of another class or other parameters has other
+interpolation inequalities or another metric, and `pyfed lean --check` re-encodes this statement
+to compare. -/
+theorem instance_statement :
+    ∀ (d : ℕ) (N : ℕ) (P : Problem d N) (Ω : Type u) [MeasurableSpace Ω] [StandardBorelSpace Ω] (ν : Measure Ω) [IsProbabilityMeasure ν] (S : ℕ) (K : ℕ) (T : ℕ) (ηl : ℝ) (ηg : ℝ) (μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d), N = 2 → S = 2 → K = 2 → T = 2 → ηl = (1 / 162 : ℝ) → ηg = (1 : ℝ) → μ = (0 : ℝ) → P.β = (1 : ℝ) → P.σ = (0 : ℝ) → Convexity P μ → IsMinimizer P xstar → 0 < ηl → 1 ≤ ηg → effectiveStep K ηl ηg ≤ 1 / (81 * P.β) → μ * effectiveStep K ηl ηg ≤ (S : ℝ) / (15 * (N : ℝ)) → ∀ A : Run P ν S K T ηl ηg (some c0), weightedGap A xstar μ ≤ convexRHS P S K T ηl ηg μ c0 xstar := by sorry
+
+end Instance
+
 def metric : LinForm := { gram := [], fval := [(0, (-1/2 : ℚ)), (1, (-1/2 : ℚ)), (2, (1/4 : ℚ)), (3, (1/4 : ℚ)), (6, (1/4 : ℚ)), (7, (1/4 : ℚ))], const := (0 : ℚ) }
 
 def init : LinForm := { gram := [(0, 0, (1 : ℚ)), (0, 2, (-2 : ℚ)), (1, 1, (1/729 : ℚ)), (1, 3, (-1/729 : ℚ)), (1, 4, (1/729 : ℚ)), (2, 2, (1 : ℚ)), (3, 3, (1/1458 : ℚ)), (4, 4, (1/1458 : ℚ))], fval := [], const := (0 : ℚ) }

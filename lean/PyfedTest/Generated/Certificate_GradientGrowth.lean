@@ -14,6 +14,22 @@ namespace PyfedTest.Generated.Certificate_GradientGrowth
 
 open PyfedTest.Certificates
 
+section Instance
+
+open MeasureTheory SCAFFOLD
+
+universe u
+
+/-- The lemma instance this certificate proves: `SCAFFOLD.GradientGrowth` at
+N = 2, P.β = 1 (its class, parameters and inequality; the `#guard`s below check
+the certificate of its PEP). A certificate of another class or other parameters has other
+interpolation inequalities or another metric, and `pyfed lean --check` re-encodes this statement
+to compare. -/
+theorem instance_statement :
+    ∀ (d : ℕ) (N : ℕ) (P : Problem d N) (xstar : Space d), N = 2 → P.β = (1 : ℝ) → Convexity P 0 → IsMinimizer P xstar → ∀ x, (N : ℝ)⁻¹ * ∑ i, ‖gradient (P.f i) x - gradient (P.f i) xstar‖ ^ 2 ≤ 2 * P.β * (objective P.f x - objective P.f xstar) := by sorry
+
+end Instance
+
 def metric : LinForm := { gram := [(1, 1, (1 : ℚ)), (1, 3, (-1 : ℚ)), (1, 4, (1 : ℚ)), (3, 3, (1/2 : ℚ)), (4, 4, (1/2 : ℚ))], fval := [(0, (1 : ℚ)), (1, (1 : ℚ)), (2, (-1 : ℚ)), (3, (-1 : ℚ))], const := (0 : ℚ) }
 
 def init : LinForm := { gram := [(0, 0, (1 : ℚ)), (0, 2, (-2 : ℚ)), (2, 2, (1 : ℚ))], fval := [], const := (0 : ℚ) }

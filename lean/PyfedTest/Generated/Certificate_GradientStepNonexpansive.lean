@@ -14,6 +14,22 @@ namespace PyfedTest.Generated.Certificate_GradientStepNonexpansive
 
 open PyfedTest.Certificates
 
+section Instance
+
+open MeasureTheory SCAFFOLD
+
+universe u
+
+/-- The lemma instance this certificate proves: `SCAFFOLD.GradientStepNonexpansive` at
+β = 1, η = 1 (its class, parameters and inequality; the `#guard`s below check
+the certificate of its PEP). A certificate of another class or other parameters has other
+interpolation inequalities or another metric, and `pyfed lean --check` re-encodes this statement
+to compare. -/
+theorem instance_statement :
+    ∀ {d : ℕ} (h : Space d → ℝ) (β : ℝ) (hβ : 0 < β) (hgrad : ∀ x : Space d, HasGradientAt h (gradient h x) x) (hconv : ∀ x y : Space d, h x + inner ℝ (gradient h x) (y - x) ≤ h y) (hsmooth : ∀ x y : Space d, ‖gradient h x - gradient h y‖ ≤ β * ‖x - y‖) (η : ℝ) (hη0 : 0 ≤ η) (hη : η ≤ 2 / β) (x : Space d) (y : Space d), β = (1 : ℝ) → η = (1 : ℝ) → ‖x - y - η • (gradient h x - gradient h y)‖ ≤ ‖x - y‖ := by sorry
+
+end Instance
+
 def metric : LinForm := { gram := [(0, 0, (1 : ℚ)), (0, 1, (-2 : ℚ)), (0, 2, (-2 : ℚ)), (0, 3, (2 : ℚ)), (1, 1, (1 : ℚ)), (1, 2, (2 : ℚ)), (1, 3, (-2 : ℚ)), (2, 2, (1 : ℚ)), (2, 3, (-2 : ℚ)), (3, 3, (1 : ℚ))], fval := [], const := (0 : ℚ) }
 
 def init : LinForm := { gram := [(0, 0, (1 : ℚ)), (0, 1, (-2 : ℚ)), (1, 1, (1 : ℚ))], fval := [], const := (0 : ℚ) }

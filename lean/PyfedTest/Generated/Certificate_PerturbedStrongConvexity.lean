@@ -14,6 +14,22 @@ namespace PyfedTest.Generated.Certificate_PerturbedStrongConvexity
 
 open PyfedTest.Certificates
 
+section Instance
+
+open MeasureTheory SCAFFOLD
+
+universe u
+
+/-- The lemma instance this certificate proves: `SCAFFOLD.PerturbedStrongConvexity` at
+P.β = 1, μ = 1/2 (its class, parameters and inequality; the `#guard`s below check
+the certificate of its PEP). A certificate of another class or other parameters has other
+interpolation inequalities or another metric, and `pyfed lean --check` re-encodes this statement
+to compare. -/
+theorem instance_statement :
+    ∀ (d : ℕ) (N : ℕ) (P : Problem d N) (μ : ℝ), P.β = (1 : ℝ) → μ = (1 / 2 : ℝ) → Convexity P μ → ∀ (i : Fin N) (x y z : Space d), P.f i z - P.f i y + μ / 4 * ‖y - z‖ ^ 2 - P.β * ‖z - x‖ ^ 2 ≤ inner ℝ (gradient (P.f i) x) (z - y) := by sorry
+
+end Instance
+
 def metric : LinForm := { gram := [(0, 0, (-1 : ℚ)), (0, 2, (2 : ℚ)), (1, 1, (1/8 : ℚ)), (1, 2, (-1/4 : ℚ)), (1, 5, (1 : ℚ)), (2, 2, (-7/8 : ℚ)), (2, 5, (-1 : ℚ))], fval := [(0, (1 : ℚ)), (1, (-1 : ℚ))], const := (0 : ℚ) }
 
 def init : LinForm := { gram := [(0, 0, (1 : ℚ)), (0, 1, (-2 : ℚ)), (1, 1, (2 : ℚ)), (1, 2, (-2 : ℚ)), (2, 2, (1 : ℚ))], fval := [], const := (0 : ℚ) }

@@ -23,6 +23,7 @@ from ...suites.fedavg import fedavg_suite
 from ..protocol import BuiltinRows, Model
 from .builtin import applicable_fedavg_engines, default_fedavg_rows, run_builtin
 from .families import family_formula
+from .proof import PUBLISHED, proof_form
 from .reader import FedAvgRunStatement, statements_from
 from .search import lean_record, recheck_witness, search
 
@@ -108,6 +109,12 @@ class FedAvgRunModel(Model):
         lean["id"] = f"{record['statement']}_s{record['seed']}_c{record.get('index', 0)}"
         lean["namespace"] = f"PyfedCounterexample.{sanitize(lean['id'])}"
         return render_counterexample(lean)
+
+    # ------------------------------------------------------------------ proofs of holds
+    published = PUBLISHED
+
+    def scalar_reading(self, st):
+        return proof_form(st)
 
     def render_counterexample(self, record):
         return render_values_counterexample(record)

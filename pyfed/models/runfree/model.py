@@ -13,8 +13,11 @@ This model claims every theorem no other model claims, so it comes last in the r
 from __future__ import annotations
 
 from ...export import render_values_counterexample
-from ..protocol import Model, NoPEPRow
-from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
+from ..protocol import Model, NoPEPRow, NotProvided
+from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_row
+from .identity import identity_proof
+from .proof import PUBLISHED, closed_proof, proof_form
+from .ranges import certificate_proof
 from .reader import RunFreeStatement, statements_from
 from .search import recheck_lemma, search_lemma
 
@@ -75,6 +78,52 @@ class RunFreeModel(Model):
 
     def render_counterexample(self, record):
         return render_values_counterexample(record)
+
+    # ------------------------------------------------------------------ proofs of holds
+    published = PUBLISHED
+
+    def scalar_reading(self, st):
+        return proof_form(st)
+
+    def closed_proof(self, st):
+        return closed_proof(st)
+
+    def identity_proof(self, st):
+        return identity_proof(st)
+
+    def certificate_proof(self, st):
+        return certificate_proof(st)
+
+    def two_sided_profile(self, st):
+        """The two-sided profile of a function-class lemma (:class:`.two_sided.TwoSidedProfile`);
+        :class:`NotProvided` for a lemma the PEP does not encode."""
+        from ...statements.reader import read_text
+        from .two_sided import TwoSidedProfile
+
+        why = lemma_pep_applies(st)
+        if why is not None:
+            raise NotProvided(f"{st.name} is a {st.family} without a PEP encoding: {why}")
+        name = st.name
+
+        def read(text):
+            return read_text(text, st.source.rsplit(":", 1)[0], models=(self,), theorem=name.split(".")[0])[0]
+
+        return TwoSidedProfile(st, read)
+
+    def certificate_problem(self, st, values):
+        """The lemma's PEP at ``values``; a client count not given is 1 and client indices are 0
+        (a lemma about each client separately, e.g. ``∀ i``, is one client's)."""
+        from fractions import Fraction
+
+        from .pep import lemma_pep_plan
+        try:
+            pl = lemma_pep_plan(st)
+            vals = {k: Fraction(v) for k, v in values.items()}
+            for c in pl.counts:
+                vals.setdefault(c, Fraction(1))
+            return lemma_pep_case(st, vals, {name: 0 for name, _n in pl.indices}).pep
+        except NoLemmaPEP as exc:
+            raise NotProvided(str(exc)) from None
 
 
 #: The run-free model (its statements' ``model``).

@@ -55,8 +55,8 @@ from ...lean.terms import Node
 from ...statements.elaboration import resolved
 from .reader import RunFreeStatement
 
-__all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_applies", "lemma_pep_row",
-           "decide_case", "exact_witness"]
+__all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_case", "lemma_pep_applies", "lemma_pep_row",
+           "decide_case", "exact_witness", "scalar_value"]
 
 _IGNORED = {"HasGradientAt", "Differentiable", "DifferentiableAt", "DifferentiableOn"}
 #: numerical tolerance on the trace-normalised supremum (a larger value is a positive worst case)
@@ -102,7 +102,8 @@ class _Plan:
 
 
 def _idents(node):
-    return {n.value for n in node.walk() if n.kind == "ident"}
+    """The names a term mentions (the type names of casts such as ``(4 : ℝ)`` excluded)."""
+    return {n.value for n in node.walk() if n.kind == "ident"} - {"ℝ", "ℕ", "ℚ"}
 
 
 def _head(node):
@@ -265,6 +266,10 @@ def _sym_eval(node, env):
         if op in ops:
             return ops[op]()
     raise NoLemmaPEP(f"scalar term `{node.text}` is outside the PEP's arithmetic (+ - * / ^ and comparisons)")
+
+
+#: the exact value of a scalar term (public name of :func:`_sym_eval`, for the range proofs)
+scalar_value = _sym_eval
 
 
 def _holds(node, env) -> bool | None:
@@ -928,3 +933,12 @@ def lemma_pep_row(st, *, quick: bool = False, certify: bool = True, witness: boo
     return Holds(statement=st.name, lhs=None, rhs=None, exact=False, details=details,
                  evidence=Evidence.PEP_NUMERICAL,
                  certificate=f"PEP SDP over the class at {where} (numerical); at {r['parameters']}: {r['reason']}")
+
+
+def lemma_pep_case(st, values: dict, indices: dict | None = None) -> LemmaPEPCase:
+    """The case of ``st`` at the scalar values and client counts ``values`` (names, and
+    ``P.β`` for a Problem, to Fractions) and the client indices ``indices``, built as the PEP row
+    builds its own cases (:class:`NoLemmaPEP` when the statement has no PEP encoding)."""
+    pl = lemma_pep_plan(st)
+    counts = {c: int(values[c]) for c in pl.counts if c in values}
+    return _build_case(st, pl, dict(values), dict(indices or {}), counts)

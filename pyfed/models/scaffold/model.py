@@ -29,6 +29,7 @@ from .export import render_run_counterexample
 from .hypotheses import fits
 from .instance import instance_from_json
 from .pep import NoPEP, find_plan, pep_row
+from .proof import PUBLISHED, proof_form
 from .profile import constant_profile, profile_size
 from .reader import ScaffoldRunStatement, statements_from
 from .search import search
@@ -218,6 +219,12 @@ class ScaffoldRunModel(Model):
 
     def render_counterexample(self, record):
         return render_run_counterexample(record)
+
+    # ------------------------------------------------------------------ proofs of holds
+    published = PUBLISHED
+
+    def scalar_reading(self, st):
+        return proof_form(st)
 
     def reverified_pep_record(self, st, verdict, *, seed, budget):
         if not is_reverified_pep_violation(verdict):

@@ -1,0 +1,24 @@
+import Pyfed
+
+/-!
+Not proven (hypothesis implication fails): the convex statement with the looser step h ≤ 1/(60 β).
+-/
+
+open MeasureTheory
+
+namespace SCAFFOLD.Variants
+
+universe u
+
+theorem ConvexLooserStep :
+  ∀ (d N : ℕ) (P : Problem d N) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (ν : Measure Ω) [IsProbabilityMeasure ν]
+    (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d),
+    Convexity P μ → IsMinimizer P xstar → 0 < ηl → 1 ≤ ηg →
+    effectiveStep K ηl ηg ≤ 1 / (60 * P.β) →
+    μ * effectiveStep K ηl ηg ≤ (S : ℝ) / (15 * (N : ℝ)) →
+    ∀ A : Run P ν S K T ηl ηg (some c0),
+      weightedGap A xstar μ ≤ convexRHS P S K T ηl ηg μ c0 xstar := by sorry
+
+
+end SCAFFOLD.Variants

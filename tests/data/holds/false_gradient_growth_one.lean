@@ -1,0 +1,15 @@
+import Pyfed
+
+/-!
+False: inequality (9) with β in place of 2 β.
+-/
+
+namespace SCAFFOLD.Variants
+
+theorem GradientGrowthOne :
+  ∀ (d N : ℕ) (P : Problem d N) (xstar : Space d),
+    Convexity P 0 → IsMinimizer P xstar → ∀ x,
+      (N : ℝ)⁻¹ * ∑ i, ‖gradient (P.f i) x - gradient (P.f i) xstar‖ ^ 2 ≤
+        P.β * (objective P.f x - objective P.f xstar) := by sorry
+
+end SCAFFOLD.Variants

@@ -1,0 +1,23 @@
+import Pyfed
+
+/-!
+True: Lemma 2 with driftRHS written out as its definition's body (an identity of the model's algebra; holds by reduction).
+-/
+
+open MeasureTheory
+
+namespace FedAvg.Variants
+
+open FedAvg
+
+universe u
+
+theorem DriftUnfolded :
+  ∀ (d M : ℕ) (P : Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ]
+    (τ T : ℕ) (η : ℝ),
+    0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) →
+    ∀ (R : Run P μ τ T η) (t : ℕ), t < T → ∀ k, k ≤ τ → ∀ i,
+      μ[clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ ↦ 18 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2 := by sorry
+
+end FedAvg.Variants
