@@ -109,6 +109,15 @@ class Domain:
     def smul(self, node, c, x):
         self.fail(node, "`•`")
 
+    def sum_start(self, node):
+        """The value a sum ``∑`` starts from: 0 of its type for ℕ and ℝ, None (its first term) for
+        anything else (vectors, functions)."""
+        if node.ty == "nat":
+            return 0
+        if node.ty == "real":
+            return self.num(0)
+        return None
+
     def summand(self, node, v):
         """A term of a sum ``∑`` (default: as it is)."""
         return v

@@ -385,14 +385,12 @@ class Evaluator:
             items = self.sum_items(node, env)
         if isinstance(items, _SymbolicRange):
             return items.sum(self, node, env)
-        total = None
+        total = self.domain.sum_start(node)
         for x in items:
             v = self.domain.summand(node, self.eval(body, {**env, node.value: x}))
             total = v if total is None else self.domain.add(node, total, v)
         if total is None:
             return self.zero_like(node, env)
-        if node.ty == "real" and isinstance(total, int) and not isinstance(total, bool):
-            return self.domain.num(total)
         return total
 
     def sum_items(self, node, env):

@@ -6,9 +6,12 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
 
 1. parses the body of each arithmetic Lean definition (``effectiveStep``, ``roundTime``,
    ``weight``, ``weightSum``, ``initialPotential``, ``convexRHS``, ``nonconvexRHS`` and the
-   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with the
-   one Lean term grammar of pyfed (:mod:`pyfed.lean.terms`, shared with the statement reader
-   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use:
+   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) with the one Lean term grammar of pyfed
+   (:mod:`pyfed.lean.terms`, shared with the statement reader :mod:`pyfed.statements`; its errors
+   carry line and column) and evaluates it into a :mod:`sympy` expression with the one evaluator
+   of Lean terms (:class:`pyfed.evaluation.Evaluator`, Lean's arithmetic over sympy symbols; a
+   definition applied to arguments is its body evaluated with them bound), for the subset those
+   bodies use:
    ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
    (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for

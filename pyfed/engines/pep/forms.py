@@ -106,6 +106,9 @@ class LinearForms(Domain):
     def norm_sq(self, node, x):
         return self.power(node, self.norm(node, x), 2)
 
+    def sum_start(self, node):
+        return None
+
     def summand(self, node, v):
         if isinstance(v, Norm):
             raise self.error(f"`{node.text}`: a sum of norms without squares is not a linear form")
