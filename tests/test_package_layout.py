@@ -248,3 +248,61 @@ def test_model_dispatch_is_detected():
                      'y = {"fedavg_run": 1}\nz = a.shape == b.shape\n')
     assert [w for _, w in _shape_dispatch(tree)] == ["compares .shape", "getattr(…, 'family')",
                                                       "the model tag 'fedavg_run'"]
+
+
+# ----------------------------------------------------------------------------- one evaluator
+
+#: The one evaluator of Lean terms (a ``_k_<kind>`` method per term kind) and the one module of
+#: Lean's arithmetic conventions on numbers.
+EVALUATOR = "pyfed.evaluation.evaluator"
+LEAN_ARITHMETIC = "pyfed.evaluation.numbers"
+LEAN_ARITHMETIC_NAMES = {"nat_arith", "lean_div", "lean_sqrt", "lean_rpow", "lean_minmax", "lean_abs", "lean_log",
+                         "lean_exp", "decide_sign"}
+#: The modules that evaluate terms (formerly each with its own evaluator), each through the one.
+EVALUATOR_USERS = ("pyfed.statements.evaluate", "pyfed.statements.interpret", "pyfed.models.fedavg.access",
+                   "pyfed.models.runfree.pep", "pyfed.lean.drift")
+#: Operations on values per term kind: a class with three of them is a value domain of the evaluator.
+DOMAIN_OPERATIONS = {"binop", "neg", "inv", "norm", "norm_sq", "power", "numeral", "cast", "coerce", "summand"}
+
+
+def _evaluation_layout() -> list:
+    """What breaks "one evaluator": per-kind methods outside it, Lean's arithmetic defined twice,
+    a class of per-kind value operations that is not a Domain."""
+    trees = {m: ast.parse(p.read_text(encoding="utf-8")) for m, p in _modules().items()}
+    bases = {}
+    for tree in trees.values():
+        for c in ast.walk(tree):
+            if isinstance(c, ast.ClassDef):
+                bases[c.name] = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in c.bases]
+
+    def is_domain(name, seen=()):
+        return name == "Domain" or any(b not in seen and is_domain(b, seen + (name,)) for b in bases.get(name, []))
+    bad = []
+    for m, tree in trees.items():
+        for n in ast.walk(tree):
+            if isinstance(n, ast.FunctionDef) and n.name.startswith("_k_") and m != EVALUATOR:
+                bad.append(f"{m}.{n.name}: a per-kind evaluation method outside {EVALUATOR}")
+            if isinstance(n, ast.FunctionDef) and n.name in LEAN_ARITHMETIC_NAMES and m != LEAN_ARITHMETIC:
+                bad.append(f"{m}.{n.name}: Lean's arithmetic defined outside {LEAN_ARITHMETIC}")
+            if isinstance(n, ast.ClassDef) and not is_domain(n.name):
+                ops = {f.name for f in n.body if isinstance(f, ast.FunctionDef)} & DOMAIN_OPERATIONS
+                if len(ops) >= 3:
+                    bad.append(f"{m}.{n.name}: value operations per term kind ({', '.join(sorted(ops))}) outside a Domain")
+    return bad
+
+
+def test_one_evaluator_implements_the_term_kinds():
+    assert _evaluation_layout() == []
+    graph = import_graph()
+    assert [u for u in EVALUATOR_USERS if EVALUATOR not in graph[u]] == []
+
+
+def test_a_second_evaluator_is_detected(monkeypatch):
+    real = _modules()
+
+    def with_copy():
+        out = dict(real)
+        out["pyfed.statements.copy"] = ROOT / "pyfed" / "evaluation" / "evaluator.py"
+        return out
+    monkeypatch.setattr(__import__(__name__), "_modules", with_copy)
+    assert any("pyfed.statements.copy._k_binop" in b for b in _evaluation_layout())

@@ -16,7 +16,7 @@ from ...export import render_values_counterexample
 from ..protocol import Model, NoPEPRow
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
 from .reader import RunFreeStatement, statements_from
-from .search import recheck_lemma, search_lemma
+from .search import largest_candidate_steps, recheck_lemma, search_lemma
 
 __all__ = ["RunFreeModel", "MODEL"]
 
@@ -42,6 +42,9 @@ class RunFreeModel(Model):
 
     def search(self, st, *, seed=0, budget=24, progress=None, pool=None):
         return search_lemma(st, seed=seed, budget=budget, progress=progress)
+
+    def evaluation_steps(self, st) -> int | None:
+        return largest_candidate_steps(st)
 
     def recheck(self, st, witness):
         return recheck_lemma(st, witness)

@@ -26,7 +26,9 @@ from ...engines.statement.search import (
     no_counterexample_reason,
 )
 from ...errors import InputError
+from ...evaluation.cost import estimate_steps
 from ...exact import as_float, rational_str, short_exact
+from ...resources import MAX_CANDIDATE_STEPS
 from ...statements.evaluate import (
     EvaluationError,
     Undecided,
@@ -39,6 +41,7 @@ from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .hypotheses import decide_hypothesis, last_member_roots, tighten
 from .instances import (
+    DIM_CAP,
     STRUCTURED,
     Unevaluable,
     draw,
@@ -86,13 +89,38 @@ class LemmaRecord:
         return None
 
 
+def candidate_steps(st, env, interp) -> int:
+    """The estimated evaluation steps of deciding ``st`` on the instance ``env`` (its hypotheses and
+    conclusion, :func:`pyfed.evaluation.cost.estimate_steps`)."""
+    return sum(estimate_steps(node, env, interp.definitions)
+               for node in [h.node for h in st.hypotheses] + [st.conclusion])
+
+
+def largest_candidate_steps(st) -> int | None:
+    """:func:`candidate_steps` at the largest naturals the draws reach (dimensions up to
+    ``DIM_CAP``, other naturals up to 100), or None for a statement the search cannot plan."""
+    try:
+        pl = plan(st)
+    except (InputError, NotFinite, Structural, EvaluationError):
+        return None
+    env = {n: DIM_CAP if n in pl.dims else 100 for n, t in pl.types.items() if getattr(t, "kind", "") == "nat"}
+    return candidate_steps(st, env, Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None)))
+
+
 def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> LemmaRecord:
-    """Decide ``st`` exactly on the instance ``env`` (name -> value)."""
+    """Decide ``st`` exactly on the instance ``env`` (name -> value); an instance whose evaluation
+    would take more than :data:`pyfed.resources.MAX_CANDIDATE_STEPS` estimated steps is not
+    evaluated (undecided, with the estimate)."""
     interp = interp or Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
     try:
         spec = to_spec_env(env)
     except InputError as exc:
         return LemmaRecord(index, "undecided", description, reason=str(exc))
+    steps = candidate_steps(st, env, interp)
+    if steps > MAX_CANDIDATE_STEPS:
+        return LemmaRecord(index, "undecided", description, spec,
+                           reason=f"not evaluated: an estimated {steps:.2g} evaluation steps, above the "
+                                  f"{MAX_CANDIDATE_STEPS:.2g} a search candidate may take")
     failing = []
     for h in st.hypotheses:
         try:
