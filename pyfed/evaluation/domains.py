@@ -45,6 +45,13 @@ __all__ = ["Domain", "Numbers", "numbers", "COMPARISONS"]
 COMPARISONS = ("≤", "<", "=", "≠", "≥", ">")
 
 
+def _refused(what: str):
+    """A domain operation that refuses: ``what`` is not evaluated in the domain."""
+    def op(self, node, *args):
+        self.fail(node, f"{what} is not evaluated in this value domain")
+    return op
+
+
 class Domain:
     """The operations of a value domain (the methods' defaults refuse with
     :class:`~pyfed.evaluation.numbers.EvaluationError`). ``arithmetic``: the arithmetic of its
@@ -90,24 +97,24 @@ class Domain:
     def zero_vector(self, d: int):
         return zero_vec(d)
 
-    # ---- operations (overridden by the domains)
-    def binop(self, node, op, a, b):
-        self.fail(node, f"operator `{op}`")
+    # ---- operations (the domains override those they evaluate; the others refuse)
+    binop = _refused("this operator")
+    power = _refused("a power")
+    neg = _refused("a negation")
+    inv = _refused("an inverse")
+    smul = _refused("`•`")
+    norm_sq = _refused("a norm")
+    compare = _refused("a comparison")
+    sqrt = _refused("Real.sqrt")
+    rpow = _refused("Real.rpow")
+    minmax = _refused("min / max")
+    abs = _refused("an absolute value")
+    log = _refused("Real.log")
+    exp = _refused("Real.exp")
+    inner = _refused("an inner product")
 
     def check_exponent(self, node):
         """Refuse the exponent of ``node`` (``a ^ e``) before it is evaluated (default: accept)."""
-
-    def power(self, node, a, n):
-        self.fail(node, "power")
-
-    def neg(self, node, x):
-        self.fail(node, "negation")
-
-    def inv(self, node, x):
-        self.fail(node, "inverse")
-
-    def smul(self, node, c, x):
-        self.fail(node, "`•`")
 
     def sum_start(self, node):
         """The value a sum ``∑`` starts from: 0 of its type for ℕ and ℝ, None (its first term) for
@@ -129,34 +136,6 @@ class Domain:
     def norm(self, node, x):
         """``‖x‖``."""
         return self.sqrt(node, self.norm_sq(node, x))
-
-    def norm_sq(self, node, x):
-        """``‖x‖ ^ 2`` without a square root."""
-        self.fail(node, "norm")
-
-    def compare(self, node, op, a, b) -> bool:
-        self.fail(node, f"comparison `{op}`")
-
-    def sqrt(self, node, x):
-        self.fail(node, "Real.sqrt")
-
-    def rpow(self, node, x, y):
-        self.fail(node, "Real.rpow")
-
-    def minmax(self, node, head, a, b):
-        self.fail(node, f"`{head}`")
-
-    def abs(self, node, x):
-        self.fail(node, "absolute value")
-
-    def log(self, node, x):
-        self.fail(node, "Real.log")
-
-    def exp(self, node, x):
-        self.fail(node, "Real.exp")
-
-    def inner(self, node, u, v):
-        self.fail(node, "inner product")
 
 
 class Numbers(Domain):

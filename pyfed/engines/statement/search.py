@@ -12,7 +12,7 @@ import mpmath
 import sympy
 
 from ...exact import as_float, rational_str, short_exact
-from ...statements.evaluate import decide_sign, to_exact
+from ...evaluation.numbers import decide_sign, to_exact
 
 __all__ = ["Record", "SearchResult", "decided_count", "no_counterexample_reason", "short_side", "exact_text",
            "report_number"]
