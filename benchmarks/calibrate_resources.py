@@ -13,7 +13,10 @@ size term), and printed beside the value in ``pyfed/resources.py``:
 * ``PEP_SECONDS``: one SDP at P = N K T = 24 and 36 (the exponent is taken as given);
 * ``DRAW_SECONDS``: every statement checker at budgets 2 and 10 (``--checkers``; a few minutes);
 * ``CANDIDATE_SECONDS``: the constant profile of ``examples/statements/seed_convex.lean`` at two
-  budgets.
+  budgets;
+* ``SECONDS_PER_STEP``: ``ServerControlIsMean`` (the SCAFFOLD procedure read from its Lean body)
+  decided at r = 60 and r = 240 rounds, the difference of the times over the difference of the
+  estimated steps (:func:`pyfed.evaluation.cost.estimate_steps`).
 
 The machine is shared with other jobs: read the orders of magnitude (the model is meant to be
 within a factor of about 3), not the digits.
@@ -123,6 +126,25 @@ def candidates() -> None:
     _report("CANDIDATE_SECONDS", (t[6] - t[2]) / (n[6] - n[2]), resources.CANDIDATE_SECONDS)
 
 
+def evaluation() -> None:
+    from pyfed.checkers import families as fam
+    from pyfed.checkers.registry import statements_of
+    from pyfed.evaluation.cost import estimate_steps
+    from pyfed.statements.interpret import Fun, Interpreter, vec
+
+    st = statements_of("ServerControlIsMean")[0]
+    oracles = Fun(lambda r: fam.client_oracles([fam.affine_oracle([[2, 0], [0, 3]], [1, 1], []) for _ in range(3)]))
+    t, steps = {}, {}
+    for r in (60, 240):
+        env = {"d": 2, "N": 3, "opt": "SCAFFOLD.ControlOption.optionII", "S": 2, "K": 3, "ηl": Fraction(1, 8),
+               "ηg": Fraction(1), "oracle": oracles, "samples": fam.samples([[0, 1], [1, 2]] * (r // 2 + 1)),
+               "x0": vec([1, 2]), "c0": fam.fin_family([vec([0, 0])] * 3), "r": r}
+        it = Interpreter(st.file_decls)
+        steps[r] = estimate_steps(st.conclusion, env, it.definitions)
+        _, t[r] = _timed(lambda: it.holds(st.conclusion, env))
+    _report("SECONDS_PER_STEP", (t[240] - t[60]) / (steps[240] - steps[60]), resources.SECONDS_PER_STEP)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checkers", action="store_true", help="also time every statement checker's draws")
@@ -131,6 +153,7 @@ def main() -> None:
     exact()
     pep()
     candidates()
+    evaluation()
     if args.checkers:
         draws()
 

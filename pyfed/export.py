@@ -20,7 +20,7 @@ from .exact import fraction_from_text, rational_str, to_fraction
 from .lean import terms
 from .lean.templating import doc_safe as _doc_safe
 from .lean.templating import environment, sanitize
-from .statements.evaluate import to_exact
+from .evaluation.numbers import to_exact
 
 __all__ = ["write_proof_files", "counterexample_record", "ball_side_json", "side_json", "file_sha256", "counterexample_context",
            "render_values_counterexample", "write_statement_counterexample", "parse_counterexample_lean", "HEADER",

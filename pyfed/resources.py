@@ -45,6 +45,11 @@ T rounds, d dimension, b minibatch size, n data rows):
 * searches (:func:`statement_search`, :func:`statement_file`): a random draw of a statement's
   search costs :data:`DRAW_SECONDS` of its own (a table per statement) and :data:`DRAW_BYTES` of records; a
   candidate of a Lean file's search or constant profile :data:`CANDIDATE_SECONDS`;
+* evaluation of a statement's terms on one instance (:func:`evaluation`; the run-free searches):
+  the evaluator's steps estimated from the term and the instance's sizes
+  (:func:`pyfed.evaluation.cost.estimate_steps`) cost SECONDS_PER_STEP each; a candidate above
+  MAX_CANDIDATE_STEPS is skipped by the search (its row says so) instead of being evaluated, so a
+  search's candidate costs at most MAX_CANDIDATE_STEPS steps;
 * the heterogeneity experiment (:func:`experiment`): every candidate step size simulated for
   min(cap, TYPICAL_ROUNDS) rounds (a candidate is stopped early once it reaches the target or can
   no longer win), the largest single run to the cap must fit in memory.
@@ -60,6 +65,11 @@ Huge exact numbers: a numeral of a Lean statement, or a power of numerals, with 
 :data:`MAX_NUMERAL_DIGITS` decimal digits, and a power with a numeral exponent above
 :data:`MAX_EXPONENT`, are refused when the statement is read (:func:`check_numeral`,
 :func:`check_power`, called by the term parser :mod:`pyfed.lean.terms`).
+
+Why one module: the limits, the calibrated constants and the estimators are one model of cost --
+every estimator combines the same constants with the same :class:`Cost` arithmetic, and the one
+refusal (:func:`refuse_if_over`) names the option whose estimate it checks; the calibration script
+measures them together.
 """
 
 from __future__ import annotations
@@ -74,8 +84,9 @@ from .errors import InputError
 __all__ = ["Limits", "Cost", "Run", "add_limit_arguments", "limits_from_args", "default_limits",
            "available_memory", "parse_memory", "parse_seconds", "format_bytes", "format_seconds",
            "refuse_if_over", "blame", "simulation", "default_suite", "statement_searches", "statement_search",
-           "statement_file", "exact_sweep", "pep_sweep", "experiment", "MAX_NUMERAL_DIGITS", "MAX_EXPONENT", "MAX_TERM_DEPTH",
-           "check_numeral", "check_power", "HugeNumber"]
+           "statement_file", "evaluation", "candidate_seconds", "SECONDS_PER_STEP", "MAX_CANDIDATE_STEPS",
+           "exact_sweep", "pep_sweep", "experiment", "MAX_NUMERAL_DIGITS", "MAX_EXPONENT", "MAX_TERM_DEPTH", "check_numeral",
+           "check_power", "HugeNumber"]
 
 # ------------------------------------------------------------------------------------------
 # constants (calibrated: see the module docstring and benchmarks/calibrate_resources.py)
@@ -136,6 +147,12 @@ DRAW_BYTES = 1000.0
 #: exactly on a small instance; measured 0.035 for the profile of seed_convex.lean, more for the
 #: search's refined candidates).
 CANDIDATE_SECONDS = 0.05
+#: Seconds per estimated evaluation step (:func:`pyfed.evaluation.cost.estimate_steps`; measured
+#: 1.2e-6 for the SCAFFOLD procedure over rounds, 0.7-15e-6 on the default report's run-free
+#: candidates, where a drawn function's own cost is not counted), and the estimated steps above which
+#: a search does not evaluate a candidate (about 4 s; the default report's candidates stay below 6e4).
+SECONDS_PER_STEP = 2e-6
+MAX_CANDIDATE_STEPS = 2_000_000
 #: Rounds a candidate step size of the heterogeneity experiment runs before it is decided or
 #: pruned, re-runs included (measured: 1.81 M local steps over 273 candidates of mean K = 45).
 TYPICAL_ROUNDS = 150
@@ -477,14 +494,32 @@ def statement_searches(names, budget: int | None, quick: bool) -> Cost:
                  f"{len(list(names))} statement searches with {budget} random draws each")
 
 
-def statement_file(candidates: int, R: int, statements: int, quick: bool) -> Cost:
+def evaluation(steps: float, what: str = "") -> Cost:
+    """Cost of evaluating a statement's terms on one instance in an estimated ``steps`` steps
+    (:func:`pyfed.evaluation.cost.estimate_steps`)."""
+    return Cost(BASE_BYTES, SECONDS_PER_STEP * _real(steps), what)
+
+
+def candidate_seconds(steps: float | None) -> float:
+    """Seconds of one search candidate whose evaluation takes an estimated ``steps`` steps (None:
+    not estimated): at least :data:`CANDIDATE_SECONDS`, at most the evaluation of
+    :data:`MAX_CANDIDATE_STEPS` steps (a search skips a costlier candidate)."""
+    if steps is None:
+        return CANDIDATE_SECONDS
+    return max(CANDIDATE_SECONDS, evaluation(min(_real(steps), MAX_CANDIDATE_STEPS)).seconds)
+
+
+def statement_file(candidates: int, R: int, statements: int, quick: bool, seconds_per_candidate=None) -> Cost:
     """Cost of ``pyfed check PATH.lean``: for each of the ``statements`` statements the built-in
     instances apply to (statements about an algorithm's run; a run-free statement has none), the
     two Monte Carlo instances of the default suite (R replicates), and ``candidates`` search and
-    profile candidates in all. With ``statements`` 0 the cost does not depend on R."""
+    profile candidates in all, each taking ``seconds_per_candidate`` on average (default
+    :data:`CANDIDATE_SECONDS`; :func:`candidate_seconds` of a statement's evaluation). With
+    ``statements`` 0 the cost does not depend on R."""
     T = 8 if quick else 40
     g = SUITE_DATA
-    search = Cost(BASE_BYTES + DRAW_BYTES * candidates, CANDIDATE_SECONDS * candidates)
+    per = CANDIDATE_SECONDS if seconds_per_candidate is None else seconds_per_candidate
+    search = Cost(BASE_BYTES + DRAW_BYTES * candidates, per * candidates)
     if not statements:
         return total([search], f"{candidates} search and profile candidates; no Monte Carlo instance applies")
     mc = simulation(Run(R, g["N"], g["S"], g["d"], g["K"], T, batch=g["b"], touched=g["N"], record=2 * g["d"],

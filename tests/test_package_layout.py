@@ -252,3 +252,61 @@ def test_model_dispatch_is_detected():
                      'y = {"fedavg_run": 1}\nz = a.shape == b.shape\n')
     assert [w for _, w in _shape_dispatch(tree)] == ["compares .shape", "getattr(…, 'family')",
                                                       "the model tag 'fedavg_run'"]
+
+
+# ----------------------------------------------------------------------------- one evaluator
+
+#: The one evaluator of Lean terms (a ``_k_<kind>`` method per term kind) and the one module of
+#: Lean's arithmetic conventions on numbers.
+EVALUATOR = "pyfed.evaluation.evaluator"
+LEAN_ARITHMETIC = "pyfed.evaluation.numbers"
+LEAN_ARITHMETIC_NAMES = {"nat_arith", "lean_div", "lean_sqrt", "lean_rpow", "lean_minmax", "lean_abs", "lean_log",
+                         "lean_exp", "decide_sign"}
+#: The modules that evaluate terms (formerly each with its own evaluator), each through the one.
+EVALUATOR_USERS = ("pyfed.statements.evaluate", "pyfed.statements.interpret", "pyfed.models.fedavg.access",
+                   "pyfed.models.runfree.pep", "pyfed.lean.drift")
+#: Operations on values per term kind: a class with three of them is a value domain of the evaluator.
+DOMAIN_OPERATIONS = {"binop", "neg", "inv", "norm", "norm_sq", "power", "numeral", "cast", "coerce", "summand"}
+
+
+def _evaluation_layout(modules=None) -> list:
+    """What breaks "one evaluator" among ``modules`` (default: every module): per-kind methods
+    outside it, Lean's arithmetic defined twice, a class of per-kind value operations that is not a
+    Domain, a former evaluator that does not import the evaluator."""
+    modules = modules if modules is not None else _modules()
+    bad, bases, classes = [], {}, []
+    for m, path in modules.items():
+        imported = set()
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(n, ast.ImportFrom):
+                imported.add(_resolve(m, path.name == "__init__.py", n.level, n.module))
+            elif isinstance(n, ast.FunctionDef):
+                if n.name.startswith("_k_") and m != EVALUATOR:
+                    bad.append(f"{m}.{n.name}: a per-kind evaluation method outside {EVALUATOR}")
+                if n.name in LEAN_ARITHMETIC_NAMES and m != LEAN_ARITHMETIC:
+                    bad.append(f"{m}.{n.name}: Lean's arithmetic defined outside {LEAN_ARITHMETIC}")
+            elif isinstance(n, ast.ClassDef):
+                bases[n.name] = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in n.bases]
+                ops = {f.name for f in n.body if isinstance(f, ast.FunctionDef)} & DOMAIN_OPERATIONS
+                if len(ops) >= 3:
+                    classes.append((m, n.name, ops))
+        if m in EVALUATOR_USERS and EVALUATOR not in imported:
+            bad.append(f"{m}: evaluates terms without {EVALUATOR}")
+
+    def is_domain(name, seen=()):
+        return name == "Domain" or any(b not in seen and is_domain(b, seen + (name,)) for b in bases.get(name, []))
+    bad += [f"{m}.{c}: value operations per term kind ({', '.join(sorted(ops))}) outside a Domain"
+            for m, c, ops in classes if not is_domain(c)]
+    return bad
+
+
+def test_one_evaluator_implements_the_term_kinds():
+    assert _evaluation_layout() == []
+
+
+def test_a_second_evaluator_is_detected():
+    copy = {EVALUATOR: _modules()[EVALUATOR], "pyfed.statements.copy": _modules()[EVALUATOR],
+            "pyfed.lean.drift": ROOT / "pyfed" / "lean" / "terms.py"}
+    bad = _evaluation_layout(copy)
+    assert any("pyfed.statements.copy._k_binop" in b for b in bad)
+    assert "pyfed.lean.drift: evaluates terms without pyfed.evaluation.evaluator" in bad

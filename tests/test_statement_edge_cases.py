@@ -20,7 +20,7 @@ from pyfed import theory
 from pyfed.cli import main
 from pyfed.errors import UndefinedValue
 from pyfed import read_file, read_text
-from pyfed.statements.evaluate import Valuation, _minmax, _sqrt, arith, compare, evaluate
+from pyfed.statements.evaluate import Valuation, evaluate
 from pyfed.statements.vacuity import vacuity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,60 +66,6 @@ NO_MU_H = _statement("NoMuH", "(hηl : 0 < ηl) (hηg : 1 ≤ ηg)",
 
 
 # ---------------------------------------------------------------- 1. mixed number types
-
-def _val(arith_name):
-    return Valuation(arith_name, {}, None)
-
-
-def test_min_max_of_every_mix_of_number_types():
-    third, half_mpf = Fraction(1, 3), mpmath.mpf("0.5")
-    # exact and mpmath: decided exactly, the chosen input itself (the Fraction stays exact)
-    assert _minmax("min", third, half_mpf, None) == third
-    assert type(_minmax("min", third, half_mpf, None)) is Fraction
-    assert _minmax("max", third, half_mpf, None) is half_mpf
-    # exact irrational and rational
-    assert _minmax("min", sympy.sqrt(2), Fraction(3, 2), None) == sympy.sqrt(2)
-    assert _minmax("max", sympy.sqrt(2), Fraction(3, 2), None) == Fraction(3, 2)
-    # irrational and mpmath: sqrt(2) = 1.41421356... against the mpf 1.4142135 (exact binary value)
-    assert _minmax("max", sympy.sqrt(2), mpmath.mpf("1.4142135"), None) == sympy.sqrt(2)
-    # a ball and a Fraction: a certified ball of the min, also when they overlap
-    m = _minmax("min", arb(1, 0.5), Fraction(6, 5), None)       # [1/2, 3/2] and 6/5 overlap
-    assert isinstance(m, arb) and m.contains(arb(1) / 2) and m.contains(arb(6) / 5) and m.rad() < 0.36
-    assert _minmax("max", arb(2), Fraction(1, 3), None).contains(2)
-    # symbolic (the PEP's and the profile's unknowns): sympy's Max
-    x = sympy.Symbol("x")
-    assert _minmax("max", x, Fraction(1, 2), None) == sympy.Max(x, sympy.Rational(1, 2))
-    # ints stay ints (ℕ)
-    assert _minmax("min", 3, 2, None) == 2
-
-
-def test_arithmetic_unifies_fractions_with_mpf_and_balls():
-    d = arith("-", Fraction(1, 3), mpmath.mpf(1))          # Fraction - mpf raises TypeError in plain Python
-    assert isinstance(d, mpmath.mpf) and abs(d + mpmath.mpf(2) / 3) < mpmath.mpf(10) ** -40
-    s = arith("+", Fraction(1, 3), arb(1))
-    assert isinstance(s, arb) and s.contains(arb(4) / 3)
-    p = arith("*", sympy.Rational(1, 4), arb(2))           # sympy would turn the ball into an uncertified Float
-    assert isinstance(p, arb) and p.contains(arb(1) / 2)
-    assert arith("+", Fraction(1, 2), sympy.sqrt(2)) == sympy.Rational(1, 2) + sympy.sqrt(2)
-    assert compare(Fraction(1, 3), mpmath.mpf(1) / 3) != 0  # the mpf is a binary number, not 1/3
-    from flint import fmpq
-    assert arith("+", fmpq(1, 3), Fraction(1, 6)) == Fraction(1, 2)
-    assert type(arith("+", fmpq(1, 3), Fraction(1, 6))) is Fraction
-
-
-def test_sqrt_is_exact_on_squares_and_certified_on_balls():
-    assert _sqrt(Fraction(4, 9), _val("exact"), None) == Fraction(2, 3)
-    assert _sqrt(Fraction(4, 9), _val("float"), None) == Fraction(2, 3)   # exact even among floats
-    assert _sqrt(Fraction(2), _val("exact"), None) == sympy.sqrt(2)
-    f = _sqrt(Fraction(2), _val("float"), None)
-    assert isinstance(f, mpmath.mpf) and abs(f - mpmath.sqrt(2)) < mpmath.mpf(10) ** -40
-    assert _sqrt(Fraction(-3), _val("exact"), None) == 0                   # Lean: Real.sqrt of x < 0 is 0
-    assert _sqrt(mpmath.mpf(-1), _val("float"), None) == 0
-    b = _sqrt(arb(0, 1e-10), _val("ball"), None)           # a ball containing 0: no Undecided
-    assert b.contains(0) and b.upper() <= arb(1) / 10**4
-    assert _sqrt(arb(-2), _val("ball"), None) == 0
-    assert _sqrt(sympy.Rational(9, 4), _val("ball"), None).contains(arb(3) / 2)
-
 
 MIXED = _statement("Mixed", "(hηl : 0 < ηl) (hηg : 1 ≤ ηg)",
                    "weightedGap A xstar μ ≤ min (Real.sqrt (convexRHS P S K T ηl ηg μ c0 xstar)) "

@@ -393,16 +393,20 @@ def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile:
     on the statements read: each statement's Monte Carlo instances with ``replicates``
     replicates (only the statements the built-in instances apply to: none for a run-free
     statement), its search (``budget`` random draws) and constant profile
-    (:func:`pyfed.models.protocol.Model.profile_size` candidates)."""
+    (:meth:`pyfed.models.protocol.Model.profile_size` candidates), a candidate costing the evaluation
+    of the statement at the search's largest sizes (:meth:`pyfed.models.protocol.Model.evaluation_steps`)."""
     from .. import resources
 
     with_runs = sum(st.model.builtin_applies(st) is None for st in statements)
+    per_candidate = [resources.candidate_seconds(st.model.evaluation_steps(st)) for st in statements]
 
     def estimate(**kw):
         b = kw["--budget"]
-        cands = sum(b + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None else 0)
-                    for st in statements)
-        return resources.statement_file(cands, kw["--replicates"], with_runs, quick)
+        cands = [b + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None else 0)
+                 for st in statements]
+        seconds = sum(n * s for n, s in zip(cands, per_candidate))
+        return resources.statement_file(sum(cands), kw["--replicates"], with_runs, quick,
+                                        seconds / sum(cands) if sum(cands) else None)
 
     values = {"--replicates": replicates, "--budget": budget}
     defaults = {"--replicates": 64 if quick else 256, "--budget": 8 if quick else 24}

@@ -6,9 +6,12 @@ The Lean sources (``lean/Pyfed/Scaffold/Model.lean``, ``lean/Pyfed/Exact.lean``,
 
 1. parses the body of each arithmetic Lean definition (``effectiveStep``, ``roundTime``,
    ``weight``, ``weightSum``, ``initialPotential``, ``convexRHS``, ``nonconvexRHS`` and the
-   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) into a :mod:`sympy` expression, with the
-   one Lean term grammar of pyfed (:mod:`pyfed.lean.terms`, shared with the statement reader
-   :mod:`pyfed.statements`; its errors carry line and column) for the subset those bodies use:
+   ℚ mirrors ``effectiveStepQ`` ... ``nonconvexRHSQ``) with the one Lean term grammar of pyfed
+   (:mod:`pyfed.lean.terms`, shared with the statement reader :mod:`pyfed.statements`; its errors
+   carry line and column) and evaluates it into a :mod:`sympy` expression with the one evaluator
+   of Lean terms (:class:`pyfed.evaluation.Evaluator`, Lean's arithmetic over sympy symbols; a
+   definition applied to arguments is its body evaluated with them bound), for the subset those
+   bodies use:
    ``+ - * / ^ ⁻¹``,
    parentheses, type ascriptions/casts ``(x : ℝ)``, ``↑x``, numerals, ``∑ r ∈ Finset.range T, …``
    (a symbolic :class:`sympy.Sum`), leading ``let x := value`` lines (``value`` substituted for
@@ -51,6 +54,9 @@ from pathlib import Path
 import mpmath
 import sympy
 
+from ..evaluation.domains import Numbers
+from ..evaluation.evaluator import NOT_MINE, Atoms, Evaluator
+from ..evaluation.numbers import to_sympy
 from . import terms
 
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
@@ -132,13 +138,8 @@ NAMED_APPLICATIONS = {
     "distance": "D",                 # distance P = ‖P.x0 - P.xstar‖ (FedAvg)
 }
 
-#: Mathlib functions the parser reads: name -> (arity, sympy constructor).
-FUNCTIONS = {
-    "Real.rpow": (2, lambda a, b: a ** b),
-    "Real.sqrt": (1, sympy.sqrt),
-    "min": (2, sympy.Min),
-    "max": (2, sympy.Max),
-}
+#: Mathlib functions the parser reads: name -> arity (evaluated with Lean's semantics).
+FUNCTIONS = {"Real.rpow": 2, "Real.sqrt": 1, "min": 2, "max": 2}
 NORM_ATOMS = {"P.x0 - xstar": "dist_sq"}   # ‖P.x0 - xstar‖ = sqrt(dist_sq)
 
 
@@ -159,16 +160,18 @@ def tokenize(text: str) -> list[str]:
 
 @dataclass
 class LeanDef:
-    """A parsed Lean definition: parameter names (in order) and body expression."""
+    """A parsed Lean definition: parameter names (in order), body expression (sympy, every
+    parameter a symbol), the body's text and syntax tree (evaluated with the arguments bound where
+    another definition applies it)."""
 
     name: str
     params: list
     body: sympy.Expr
     text: str
+    node: object = None
 
 
-_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-          "/": lambda a, b: a / b, "^": lambda a, b: a ** b}
+_ARITH = ("+", "-", "*", "/", "^")
 
 
 def _unsupported(node, what, supported="+ - * / ^ ⁻¹, casts, numerals, ∑ r ∈ Finset.range T, "
@@ -176,84 +179,109 @@ def _unsupported(node, what, supported="+ - * / ^ ⁻¹, casts, numerals, ∑ r 
     raise terms.LeanSyntaxError(what, "drift parser", line=node.line, col=node.col, supported=supported)
 
 
-def to_sympy(node, defs: dict, env: dict | None = None) -> sympy.Expr:
-    """sympy expression of a syntax tree of :mod:`pyfed.lean.terms` (``defs``: known LeanDefs,
-    substituted at their applications; ``env``: ``let``-bound and bound-variable values)."""
-    env = env or {}
-    k = node.kind
-    if k == "num":
-        return sympy.Rational(node.value.numerator, node.value.denominator)
-    if k == "ident":
+class _LeanArithmetic(Numbers):
+    """The drift parser's subset of Lean arithmetic over sympy symbols (module docstring): other
+    term kinds, operators and ascriptions are refused with their position."""
+
+    kinds = frozenset({"num", "ident", "app", "binop", "neg", "inv", "coe", "cast", "norm", "sum", "let"})
+    propositions = False
+
+    def __init__(self):
+        super().__init__("symbolic")
+
+    def unsupported(self, node):
+        _unsupported(node, f"construct {node.kind}")
+
+    def binop(self, node, op, a, b):
+        if op not in _ARITH:
+            _unsupported(node, f"operator {op!r}")
+        return super().binop(node, op, a, b)
+
+    def cast(self, node, x):
+        if node.value not in terms.TYPES:
+            _unsupported(node, f"ascription type {node.value!r}")
+        return x
+
+
+class _DefinitionAtoms(Atoms):
+    """The drift parser's atoms: a parsed definition applied to its arguments (its body evaluated
+    with the parameters bound), the named atoms (:data:`NAMED_APPLICATIONS`, :data:`NORM_ATOMS`),
+    the Mathlib functions of :data:`FUNCTIONS` (arity checked) and every other name as its symbol."""
+
+    def __init__(self, defs: dict):
+        self.defs = defs
+
+    def ident(self, ev, node, env):
         name = node.value
         if name in env:
             return env[name]
-        if name in defs or name in NAMED_APPLICATIONS:
-            return _apply(node, name, [], defs)
+        if name in self.defs or name in NAMED_APPLICATIONS:
+            return self.applied(ev, node, name, [])
         if name in FUNCTIONS:
             _unsupported(node, f"{name} without arguments")
         return sym(name)
-    if k == "app":
+
+    def apply(self, ev, node, env):
         head = node.args[0]
         if head.kind != "ident":
             _unsupported(node, f"application of {head.text!r}")
-        return _apply(node, head.value, [to_sympy(a, defs, env) for a in node.args[1:]], defs)
-    if k == "binop":
-        if node.value not in _ARITH:
-            _unsupported(node, f"operator {node.value!r}")
-        a, b = (to_sympy(x, defs, env) for x in node.args)
-        return _ARITH[node.value](a, b)
-    if k == "neg":
-        return -to_sympy(node.args[0], defs, env)
-    if k == "inv":
-        return 1 / to_sympy(node.args[0], defs, env)
-    if k == "coe":
-        return to_sympy(node.args[0], defs, env)
-    if k == "cast":
-        if node.value not in terms.TYPES:
-            _unsupported(node, f"ascription type {node.value!r}")
-        return to_sympy(node.args[0], defs, env)
-    if k == "norm":
+        return self.applied(ev, node, head.value, [ev.eval(a, env) for a in node.args[1:]])
+
+    def applied(self, ev, node, head, args):
+        if head in NAMED_APPLICATIONS:
+            return sympy.Symbol(NAMED_APPLICATIONS[head])
+        if head in FUNCTIONS:
+            arity = FUNCTIONS[head]
+            if len(args) != arity:
+                _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} takes {arity}")
+            dom = ev.domain
+            if head == "Real.rpow":
+                return dom.rpow(node, *args)
+            if head == "Real.sqrt":
+                return dom.sqrt(node, *args)
+            return dom.minmax(node, head, *args)
+        if head not in self.defs:
+            _unsupported(node, f"application of {head!r}")
+        d = self.defs[head]
+        if len(args) != len(d.params):
+            _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} expects {len(d.params)}")
+        if d.node is None:
+            return d.body.xreplace({sym(p): a for p, a in zip(d.params, args)})
+        return _sympy_of(ev.eval(d.node, dict(zip(d.params, args))))
+
+    def norm_sq(self, ev, node, env):
         key = re.sub(r"\s+", " ", node.args[0].text).strip()
         if key.startswith("(") and key.endswith(")"):
             key = key[1:-1].strip()
         if key not in NORM_ATOMS:
             _unsupported(node, f"norm atom ‖{key}‖")
-        return sympy.sqrt(sympy.Symbol(NORM_ATOMS[key]))
-    if k == "sum":
-        rng, body = node.args
+        return sympy.Symbol(NORM_ATOMS[key])
+
+    def sum_items(self, ev, node, env):
+        rng = node.args[0]
         if rng is None or rng.head_name() != "Finset.range" or len(rng.args) != 2:
             _unsupported(node, "∑ not over Finset.range")
-        upper = to_sympy(rng.args[1], defs, env)
-        bound = sympy.Symbol(f"_bound_{node.value}")
-        inner = to_sympy(body, defs, {**env, node.value: bound})
-        return sympy.Sum(inner, (bound, 0, upper - 1))
-    if k == "let":
-        value = to_sympy(node.args[0], defs, env)
-        return to_sympy(node.args[1], defs, {**env, node.value: value})
-    _unsupported(node, f"construct {k}")
+        return NOT_MINE
 
 
-def _apply(node, head, args, defs):
-    if head in NAMED_APPLICATIONS:
-        return sympy.Symbol(NAMED_APPLICATIONS[head])
-    if head in FUNCTIONS:
-        arity, fn = FUNCTIONS[head]
-        if len(args) != arity:
-            _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} takes {arity}")
-        return fn(*args)
-    if head not in defs:
-        _unsupported(node, f"application of {head!r}")
-    d = defs[head]
-    if len(args) != len(d.params):
-        _unsupported(node, f"{head} applied to {len(args)} arguments", f"{head} expects {len(d.params)}")
-    return d.body.xreplace({sym(p): a for p, a in zip(d.params, args)})
+def _sympy_of(v) -> sympy.Expr:
+    return sympy.sympify(to_sympy(v))
+
+
+def to_sympy_expr(node, defs: dict, env: dict | None = None) -> sympy.Expr:
+    """sympy expression of a syntax tree of :mod:`pyfed.lean.terms`, evaluated by the one
+    evaluator (:class:`pyfed.evaluation.Evaluator`) over sympy symbols with Lean's arithmetic
+    (``defs``: known LeanDefs, applied by evaluating their bodies; ``env``: ``let``-bound and
+    bound-variable values)."""
+    ev = Evaluator(_LeanArithmetic(), _DefinitionAtoms(defs))
+    return _sympy_of(ev.eval(node, env or {}))
 
 
 def parse_expression(text: str, defs: dict | None = None) -> sympy.Expr:
     """Parse one Lean term of the arithmetic subset into sympy (``defs``: known LeanDefs);
     leading ``let x := value`` bindings are substituted. Raises ValueError (a
     :class:`~pyfed.lean.terms.LeanSyntaxError` naming line and column) outside the subset."""
-    return to_sympy(terms.parse_term(terms.strip_comments(text)), defs or {})
+    return to_sympy_expr(terms.parse_term(terms.strip_comments(text)), defs or {})
 
 
 _DEF_RE = re.compile(r"^(?:noncomputable\s+)?def\s+(?P<name>\w+)\b(?P<sig>.*?):=\s*\n?(?P<body>.*?)(?=\n\s*\n|\n/--|\n(?:theorem|def|end|section|structure|abbrev)\b|\Z)",
@@ -304,8 +332,8 @@ def parse_definitions(lean_dir: Path | str | None = None, names=None, sources: d
             raise ValueError(f"drift check: definition {name} not found in lean/{rel}")
         params = _explicit_params(found.group("sig"))
         body_text = found.group("body").strip()
-        body = parse_expression(body_text, defs)
-        defs[name] = LeanDef(name, params, body, body_text)
+        node = terms.parse_term(terms.strip_comments(body_text))
+        defs[name] = LeanDef(name, params, to_sympy_expr(node, defs), body_text, node)
     return defs
 
 

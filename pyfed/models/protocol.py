@@ -144,6 +144,12 @@ class Model:
         resource estimate); 0 when it does not profile ``st``."""
         return 0
 
+    def evaluation_steps(self, st: Statement) -> int | None:
+        """The estimated evaluation steps of deciding one search candidate of ``st`` at the largest
+        sizes its search draws (:func:`pyfed.evaluation.cost.estimate_steps`; the resource estimate
+        of a file's search), or None when the model does not estimate it."""
+        return None
+
     def two_sided_profile(self, st: Statement) -> Any:
         """The two-sided constant profile of ``st`` (``pyfed profile``): an object with
         ``resolve_constants(wanted)``, ``check_sizes(parameter, values, N=, K=, T=, mu=)``,

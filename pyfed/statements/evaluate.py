@@ -1,4 +1,5 @@
-"""Evaluation of a statement's terms on one instance, in one arithmetic.
+"""Evaluation of a run statement's terms on one instance, in one arithmetic: the one evaluator
+(:class:`pyfed.evaluation.Evaluator`) with the run's atoms (:class:`RunAtoms`).
 
 A :class:`Valuation` binds the statement's names to values and says how to compute the model's
 quantities (``‖P.x0 - xstar‖²``, ``C₀``, ``F(x)``, the run's statistics) in its arithmetic:
@@ -13,55 +14,51 @@ quantities (``‖P.x0 - xstar‖²``, ``C₀``, ``F(x)``, the run's statistics) 
   and ``C₀``) as symbols: linear forms for Monte Carlo and the PEP, thresholds for the
   constant profile.
 
-The model's arithmetic definitions are evaluated by their :mod:`pyfed.theory` functions (one
-place per formula), called with ``lean=True``. Lean semantics are kept: ``x / 0 = 0``, ``x⁻¹`` of 0
-is 0 (so ``μ h = 2`` makes every ``weight`` 0, ``weightSum`` 0 and ``V₀ / (h W_T)`` 0, as in Lean),
-natural-number subtraction truncates at 0 and division floors, ``Real.sqrt`` of a negative number
-is 0. Values of different arithmetics (Fraction/int, exact sympy, mpmath, arb) meet through
-:func:`unify`: the weaker arithmetic wins, never a silent float.
+The model's arithmetic definitions are evaluated by their :mod:`pyfed.theory` functions, called
+with ``lean=True`` (the drift check proves them equal to the Lean bodies; the constant profile
+varies their constants through the theory functions' keywords). Lean semantics are kept (see
+:mod:`pyfed.evaluation.numbers`): ``x / 0 = 0``, ``x⁻¹`` of 0 is 0 (so ``μ h = 2`` makes every
+``weight`` 0, ``weightSum`` 0 and ``V₀ / (h W_T)`` 0, as in Lean), natural-number subtraction
+truncates at 0 and division floors, ``Real.sqrt`` of a negative number is 0.
 
 :func:`evaluate` returns a value; :func:`decide` decides a comparison exactly (Fractions;
 certified balls with escalating precision for irrational values, and an exact sympy test when
-the two sides are equal).
-
-Why one module: evaluation is one recursive function over the term kinds, and the three arithmetics
-(exact, ball, float) are unified at each operation by the same helpers (unify, arith, compare), so
-the arithmetic rules sit beside the evaluator that applies them.
+the two sides are equal). The arithmetic helpers are re-exported from
+:mod:`pyfed.evaluation.numbers`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
-import mpmath
-import numpy as np
 import sympy
 
-from ..errors import InputError
-from ..exact import fraction_of, to_arb, to_fraction, to_mpf
+from ..evaluation.domains import Numbers, numbers
+from ..evaluation.evaluator import Atoms, Evaluator
+from ..evaluation.values import Fun, Vec
+from ..evaluation.numbers import (
+    NAT_OPS,
+    EvaluationError,
+    Undecided,
+    arith,
+    compare,
+    decide,
+    decide_sign,
+    lift,
+    nat_arith,
+    to_exact,
+    to_sympy,
+    unify,
+)
 from ..lean.terms import Node
+from .. import theory
 from . import model
 
-__all__ = ["Valuation", "VecRef", "X0_KEY", "MINIMIZER_KEY", "RunRef", "evaluate", "decide", "EvaluationError", "Undecided", "sign",
-           "to_exact", "ATOM_PREFIX", "unify", "arith", "compare"]
+__all__ = ["Valuation", "VecRef", "X0_KEY", "MINIMIZER_KEY", "RunRef", "RunAtoms", "evaluate", "decide",
+           "EvaluationError", "Undecided", "sign", "to_exact", "unify", "arith", "compare", "decide_sign",
+           "nat_arith", "NAT_OPS"]
 
-ATOM_PREFIX = "stat"
-
-
-class EvaluationError(InputError):
-    """A term cannot be evaluated on an instance (e.g. ``Real.rpow`` of a negative base, a
-    statistic at a round the run does not have); ``node`` locates it."""
-
-    def __init__(self, node: Node | None, reason: str):
-        self.node = node
-        where = f"{node.line}:{node.col} `{node.text[:50]}`: " if node is not None else ""
-        super().__init__("statement", where + reason)
-
-
-class Undecided(Exception):
-    """A comparison whose sign could not be certified (ball containing 0 at the highest precision)."""
-
+sign = decide_sign
 
 #: :class:`VecRef` keys of the model's own points. Neither can be a Lean binder name (a binder
 #: has no dot and no space), so a statement's own ``xstar`` bound to a drawn point never passes for
@@ -119,243 +116,91 @@ class Valuation:
 
     def num(self, v):
         """An exact rational (Fraction/int) in this arithmetic."""
-        a = self.arithmetic
-        if a == "ball":
-            return to_arb(v)
-        if a == "symbolic":
-            f = to_fraction(v)
-            return sympy.Rational(f.numerator, f.denominator) if f is not None else sympy.sympify(v)
-        if a == "float":
-            return Fraction(v) if isinstance(v, int) else v
-        return Fraction(v) if isinstance(v, int) else v
+        return lift(v, self.arithmetic)
 
 
-# --------------------------------------------------------------------------- helpers
+class RunAtoms(Atoms):
+    """The atoms of a run statement on one instance (:class:`Valuation` ``val``): the statement's
+    names (ℕ values coerced where the reader typed them ℝ), the problem's fields ``P.β``, ``P.σ``,
+    ``P.x0``, ``P.f``, the model's definitions (:data:`pyfed.statements.model.FUNCTIONS`, by
+    their :mod:`pyfed.theory` functions), the run's statistics (by ``val.access``), the file's own
+    defs (``val.definitions``) and the distances ``‖u - v‖²`` between the instance's points."""
 
-def _is_zero(x) -> bool:
-    """True iff x is certainly 0 (exact zero, or a ball that is exactly 0)."""
-    from flint import arb
-    if isinstance(x, arb):
-        return x.is_exact() and x == 0
-    if isinstance(x, sympy.Basic):
-        return x.is_zero is True
-    return x == 0
+    def __init__(self, val: Valuation):
+        self.val = val
+        self.overrides = val.literal_overrides
 
+    def ident(self, ev, node, env):
+        val = self.val
+        name = node.value.removeprefix(model.NAMESPACE + ".")
+        if name in env:
+            v = env[name]
+            if isinstance(v, int) and node.ty == "real":
+                return val.num(v)
+            return v
+        if "." in name:
+            head, _, fld = name.partition(".")
+            if fld == "β":
+                return val.access.beta
+            if fld == "σ":
+                return val.access.sigma
+            if fld == "x0":
+                return val.access.x0
+            if fld == "f":
+                return "P.f"
+        if name in model.FUNCTIONS or name in model.STATISTICS:
+            return _apply(node, name, [], val)
+        defs = getattr(val, "definitions", {})
+        if name in defs:
+            return _apply_def(ev, node, defs[name], [], val)
+        raise EvaluationError(node, f"name `{name}` has no value")
 
-def _maybe_zero(x) -> bool:
-    from flint import arb
-    if isinstance(x, arb):
-        return x.contains(0)
-    return _is_zero(x)
+    def apply(self, ev, node, env):
+        val = self.val
+        head = node.args[0].value.removeprefix(model.NAMESPACE + ".")
+        if head in model.MATH_FUNCTIONS:
+            return ev.apply_mathlib(head, node, node.args[1:], env)
+        args = [ev.eval(a, env) for a in node.args[1:]]
+        defs = getattr(val, "definitions", {})
+        if head in defs:
+            return _apply_def(ev, node, defs[head], args, val)
+        return _apply(node, head, args, val)
 
-
-def to_exact(x):
-    """sympy rational -> Fraction; other values unchanged."""
-    if isinstance(x, sympy.Basic) and x.is_Rational:
-        return Fraction(int(x.p), int(x.q))
-    return x
-
-
-def _kind(x) -> str:
-    """The arithmetic a value belongs to: ``"symbolic"`` (sympy with free symbols), ``"ball"``
-    (arb), ``"float"`` (mpf/float), ``"irrational"`` (an exact sympy number that is not
-    rational) or ``"rational"`` (int, Fraction, sympy Rational, fmpq)."""
-    if type(x) in _PLAIN_RATIONAL:   # the common case, without the tests below
-        return "rational"
-    from flint import arb
-    if isinstance(x, arb):
-        return "ball"
-    if isinstance(x, sympy.Basic):
-        if x.free_symbols:
-            return "symbolic"
-        if x.is_Rational:
-            return "rational"
-        if x.is_Float:
-            return "float"
-        return "irrational"
-    if isinstance(x, (float, mpmath.mpf, np.floating)):
-        return "float"
-    return "rational"
-
-
-_RANK = {"rational": 0, "irrational": 1, "float": 2, "ball": 3, "symbolic": 4}
-#: Exact types :func:`_kind` calls "rational" at once (subclasses such as bool take the long way).
-_PLAIN_RATIONAL = frozenset({int, Fraction})
-
-
-def _to_kind(x, kind):
-    """``x`` converted to ``kind`` (see :func:`_kind`): exactly for rationals and exact sympy
-    numbers, at the exact binary value for floats, as an enclosing ball for ``"ball"``."""
-    if kind == "ball":
-        return to_arb(x)
-    if kind == "float":
-        if isinstance(x, mpmath.mpf):
-            return x
-        return to_mpf(x)
-    if kind in ("irrational", "symbolic"):
-        return _sym(to_exact(x)) if not isinstance(x, sympy.Basic) else x
-    return to_exact(x)
+    def norm_sq(self, ev, node, env):
+        inner = node.args[0]
+        acc = self.val.access
+        if inner.kind == "binop" and inner.value == "-":
+            u, v = ev.eval(inner.args[0], env), ev.eval(inner.args[1], env)
+            return acc.dist_sq(u, v)
+        return acc.norm_sq(ev.eval(inner, env))
 
 
-def unify(*xs):
-    """The values ``xs`` in one arithmetic, the weakest of theirs (rational < exact irrational <
-    mpmath float < certified ball; sympy expressions with symbols stay symbolic): Fractions never
-    meet mpf or arb values directly (Python raises TypeError there, and sympy would silently turn a
-    ball into an uncertified Float)."""
-    if all(type(x) in _PLAIN_RATIONAL for x in xs):   # ints and Fractions: unchanged
-        return list(xs)
-    kinds = [_kind(x) for x in xs]
-    top = max(kinds, key=_RANK.__getitem__)
-    if top == "rational":       # int, Fraction, sympy Rational, flint fmpq/fmpz: ints stay ints
-        return [x if isinstance(x, (int, Fraction)) else to_fraction(x) for x in xs]
-    return [x if k == top else _to_kind(x, top) for x, k in zip(xs, kinds)]
+class _RecordingNumbers(Numbers):
+    """:class:`~pyfed.evaluation.domains.Numbers` that also record every real divisor met (the
+    proof engine's symbolic reading: each must be nonzero for field arithmetic to agree with
+    Lean's ``x / 0 = 0``)."""
+
+    def __init__(self, mode: str, divisors: list):
+        super().__init__(mode)
+        self.divisors = divisors
+
+    def binop(self, node, op, a, b):
+        if op == "/" and not (node.ty == "nat" and isinstance(a, int) and isinstance(b, int)) \
+                and not isinstance(a, (Vec, Fun)) and not isinstance(b, (Vec, Fun)):
+            self.divisors.append(b)
+        return super().binop(node, op, a, b)
+
+    def inv(self, node, x):
+        self.divisors.append(x)
+        return super().inv(node, x)
 
 
-def arith(op: str, a, b):
-    """``a op b`` for op in ``+ - *`` after :func:`unify` (division: :func:`_div`)."""
-    a, b = unify(a, b)
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    return a * b
-
-
-#: The operators of :func:`nat_arith`.
-NAT_OPS = ("+", "-", "*", "/", "%")
-
-
-def nat_arith(op: str, a: int, b: int) -> int:
-    """``a op b`` as Lean computes it on ℕ: truncated subtraction (``2 - 3 = 0``), floor division
-    and modulo with ``a / 0 = 0`` and ``a % 0 = a``. ``op`` is one of :data:`NAT_OPS`."""
-    if op == "+":
-        return a + b
-    if op == "-":
-        return max(a - b, 0)
-    if op == "*":
-        return a * b
-    if op == "/":
-        return a // b if b else 0
-    return a % b if b else a
-
-
-def _div(a, b, node):
-    a, b = unify(a, b)
-    if _is_zero(b):
-        return b * 0          # Lean: x / 0 = 0
-    if _maybe_zero(b):
-        raise Undecided(f"division by a ball containing 0 at {node.line}:{node.col}")
-    return a / b
-
-
-def _exact_value(x):
-    """An exact value of a non-ball number for comparisons: Fraction (floats and mpf at their
-    exact binary value) or an exact sympy number; None for a symbolic expression."""
-    k = _kind(x)
-    if k == "symbolic":
-        return None
-    if k == "irrational":
-        return x
-    return fraction_of(x)
-
-
-def compare(a, b) -> int:
-    """Sign of ``b - a`` decided exactly (balls: certified, Undecided if they overlap)."""
-    if "ball" in (_kind(a), _kind(b)):
-        return decide_sign(to_arb(b) - to_arb(a))
-    ea, eb = _exact_value(a), _exact_value(b)
-    if ea is None or eb is None:
-        raise Undecided("comparison of symbolic expressions")
-    if isinstance(ea, sympy.Basic) or isinstance(eb, sympy.Basic):
-        return decide_sign(_sym(eb) - _sym(ea))
-    return decide_sign(eb - ea)
-
-
-def _rpow(x, y, val, node):
-    """Real.rpow x y (x >= 0); y integral -> exact power."""
-    fy = to_fraction(y) if not isinstance(y, sympy.Basic) or y.is_Rational else None
-    if fy is not None and fy.denominator == 1:
-        n = int(fy)
-        if n >= 0:
-            return x ** n
-        return _div(val.num(1), x ** (-n), node)
-    a = val.arithmetic
-    if a == "ball" or "ball" in (_kind(x), _kind(y)):
-        x, y = to_arb(x), to_arb(y)
-        if x < 0:
-            raise EvaluationError(node, "Real.rpow of a negative base is not supported")
-        if not (x > 0):
-            if _is_zero(x):
-                return x * 0
-            raise Undecided("Real.rpow of a ball containing 0")
-        return x ** y
-    if a == "float" or "float" in (_kind(x), _kind(y)):
-        if _kind(x) == "symbolic" or _kind(y) == "symbolic":
-            raise EvaluationError(node, "Real.rpow of a symbolic value")
-        xf, yf = to_mpf(x), to_mpf(y)
-        if xf < 0:
-            raise EvaluationError(node, "Real.rpow of a negative base is not supported")
-        if xf == 0:
-            return mpmath.mpf(0) if yf != 0 else mpmath.mpf(1)
-        return mpmath.power(xf, yf)
-    sx, sy = sympy.sympify(_sym(x)), sympy.sympify(_sym(y))
-    if sx.is_number and sx.is_negative:
-        raise EvaluationError(node, "Real.rpow of a negative base is not supported")
-    if sx == 0:
-        return val.num(0) if sy != 0 else val.num(1)
-    return to_exact(sympy.Pow(sx, sy))
-
-
-def _sym(x):
-    if isinstance(x, Fraction):
-        return sympy.Rational(x.numerator, x.denominator)
-    if isinstance(x, int):
-        return sympy.Integer(x)
-    if isinstance(x, (float, mpmath.mpf)):
-        f = fraction_of(x)
-        return sympy.Rational(f.numerator, f.denominator)
-    return x
-
-
-def _exact_sqrt(f: Fraction):
-    """sqrt of a rational >= 0 as a Fraction when it is one (perfect squares), else None."""
-    from math import isqrt
-    p, q = f.numerator, f.denominator
-    rp, rq = isqrt(p), isqrt(q)
-    return Fraction(rp, rq) if rp * rp == p and rq * rq == q else None
-
-
-def _sqrt(x, val, node):
-    """Real.sqrt x (Lean: 0 for x <= 0). A rational perfect square gives an exact rational in
-    every arithmetic; a ball gives the certified ball of sqrt(max(x, 0)) (never undecided);
-    floats give mpmath; exact irrational inputs stay exact (sympy)."""
-    k = _kind(x)
-    if val.arithmetic == "ball" or k == "ball":
-        b = to_arb(x)
-        if b < 0:
-            return b * 0
-        return b.nonnegative_part().sqrt()
-    if k == "rational":
-        f = to_exact(x)
-        f = Fraction(f) if isinstance(f, int) else f
-        if f <= 0:
-            return Fraction(0)
-        r = _exact_sqrt(f)
-        if r is not None:
-            return r
-        if val.arithmetic == "float":
-            return mpmath.sqrt(to_mpf(f))
-        return sympy.sqrt(_sym(f))
-    if k == "float":
-        xf = to_mpf(x)
-        return mpmath.sqrt(xf) if xf > 0 else mpmath.mpf(0)
-    sx = sympy.sympify(_sym(x))
-    if sx.is_number and sx.is_negative:
-        return val.num(0)
-    if val.arithmetic == "float" and k == "irrational":
-        xf = to_mpf(sx)
-        return mpmath.sqrt(xf) if xf > 0 else mpmath.mpf(0)
-    return to_exact(sympy.sqrt(sx))
+def evaluate(node: Node, val: Valuation, env: dict | None = None):
+    """Value of an elaborated term (see :mod:`pyfed.statements.reader`) in ``val`` (with
+    ``val.divisors`` a list, every divisor met is recorded in it)."""
+    domain = numbers(val.arithmetic) if val.divisors is None else _RecordingNumbers(val.arithmetic, val.divisors)
+    ev = Evaluator(domain, RunAtoms(val))
+    return ev.eval(node, val.env if env is None else env)
 
 
 def _theory(fn, *args, **kw):
@@ -363,8 +208,8 @@ def _theory(fn, *args, **kw):
     mode and the result is evaluated exactly."""
     vals = list(args) + list(kw.values())
     if any(isinstance(v, sympy.Basic) and not v.is_Rational for v in vals):
-        args = [_sym(a) for a in args]
-        kw = {k: _sym(v) for k, v in kw.items()}
+        args = [to_sympy(a) for a in args]
+        kw = {k: to_sympy(v) for k, v in kw.items()}
         out = fn(*args, exact="symbolic", **kw)
         out = sympy.sympify(out)
         # a sum with symbolic bounds (∑ r < T with T a symbol: the proof engine's reading) stays a sum
@@ -376,146 +221,11 @@ def _theory(fn, *args, **kw):
     return fn(*args, **kw)
 
 
-# --------------------------------------------------------------------------- evaluation
-
-def evaluate(node: Node, val: Valuation, env: dict | None = None):
-    """Value of an elaborated term (see :mod:`pyfed.statements.reader`) in ``val``."""
-    env = val.env if env is None else env
-    k = node.kind
-    if val.literal_overrides and id(node) in val.literal_overrides:
-        v = val.literal_overrides[id(node)]
-        return int(v) if node.ty == "nat" else val.num(v)
-    if k == "num":
-        if node.ty == "nat":
-            return int(node.value)
-        return val.num(node.value)
-    if k == "ident":
-        out = _ident(node, val, env)
-        if getattr(node, "coerce", False) and isinstance(out, int):
-            return val.num(out)
-        return out
-    if k == "app":
-        out = _app(node, val, env)
-        if getattr(node, "coerce", False) and isinstance(out, int):
-            return val.num(out)
-        return out
-    if k == "binop":
-        return _binop(node, val, env)
-    if k == "neg":
-        x = evaluate(node.args[0], val, env)
-        if node.ty == "nat":
-            return 0             # Lean: -n = 0 in ℕ
-        return -x
-    if k == "inv":
-        x = evaluate(node.args[0], val, env)
-        if val.divisors is not None:
-            val.divisors.append(x)
-        return _div(val.num(1), x, node)
-    if k == "cast":
-        x = evaluate(node.args[0], val, env)
-        if node.ty == "real" and isinstance(x, int):
-            return val.num(x)
-        if getattr(node, "coerce", False) and isinstance(x, int):
-            return val.num(x)
-        return x
-    if k == "coe":
-        x = evaluate(node.args[0], val, env)
-        return val.num(x) if isinstance(x, int) else x
-    if k == "norm":
-        return _norm(node, val, env)
-    if k == "abs":
-        x = evaluate(node.args[0], val, env)
-        return x if compare(0, x) >= 0 else -x
-    if k == "sum":
-        rng, body = node.args
-        upper = evaluate(rng.args[1], val, env)
-        total = 0 if node.ty == "nat" else val.num(0)
-        for r in range(int(upper)):
-            term = evaluate(body, val, {**env, node.value: r})
-            total = total + term if node.ty == "nat" else arith("+", total, term)
-        return total
-    if k == "let":
-        value = evaluate(node.args[0], val, env)
-        return evaluate(node.args[1], val, {**env, node.value: value})
-    raise EvaluationError(node, f"cannot evaluate `{k}`")
-
-
-def _ident(node, val, env):
-    name = node.value.removeprefix(model.NAMESPACE + ".")
-    if name in env:
-        v = env[name]
-        if isinstance(v, int) and node.ty == "real":
-            return val.num(v)
-        return v
-    if "." in name:
-        head, _, fld = name.partition(".")
-        if fld == "β":
-            return val.access.beta
-        if fld == "σ":
-            return val.access.sigma
-        if fld == "x0":
-            return val.access.x0
-        if fld == "f":
-            return "P.f"
-    if name in model.FUNCTIONS or name in model.STATISTICS:
-        return _apply(node, name, [], val, env)
-    defs = getattr(val, "definitions", {})
-    if name in defs:
-        return _apply_def(node, defs[name], [], val, env)
-    raise EvaluationError(node, f"name `{name}` has no value")
-
-
-def _app(node, val, env):
-    head = node.args[0].value.removeprefix(model.NAMESPACE + ".")
-    if head in ("min", "max"):
-        a, b = (evaluate(x, val, env) for x in node.args[1:])
-        return _minmax(head, a, b, node)
-    if head == "Real.rpow":
-        a, b = (evaluate(x, val, env) for x in node.args[1:])
-        return _rpow(a, b, val, node)
-    if head == "Real.sqrt":
-        return _sqrt(evaluate(node.args[1], val, env), val, node)
-    args = [evaluate(a, val, env) for a in node.args[1:]]
-    defs = getattr(val, "definitions", {})
-    if head in defs:
-        return _apply_def(node, defs[head], args, val, env)
-    return _apply(node, head, args, val, env)
-
-
-def _minmax(head, a, b, node):
-    """Lean ``min a b`` / ``max a b`` for every mix of the engines' numbers: exact inputs give
-    the chosen input itself (decided exactly, floats at their binary value); a ball among them
-    gives the certified ball of the min/max (overlapping balls included); symbolic expressions
-    (the PEP's and the constant profile's unknowns) give sympy's ``Min``/``Max``."""
-    if isinstance(a, int) and isinstance(b, int):
-        return min(a, b) if head == "min" else max(a, b)
-    kinds = (_kind(a), _kind(b))
-    if "symbolic" in kinds:
-        sa, sb = _sym(to_exact(a)), _sym(to_exact(b))
-        if "ball" not in kinds:
-            return sympy.Min(sa, sb) if head == "min" else sympy.Max(sa, sb)
-        raise EvaluationError(node, f"`{head}` of a ball and a symbolic expression")
-    if "ball" in kinds:
-        ba, bb = to_arb(a), to_arb(b)
-        if ba < bb or bb < ba:       # certified order: the chosen ball itself
-            lower_first = ba < bb
-            return (ba if lower_first else bb) if head == "min" else (bb if lower_first else ba)
-        # overlapping balls: [min/max of the lower ends, min/max of the upper ends] (endpoints are exact)
-        pick = (lambda x, y: x if x < y else y) if head == "min" else (lambda x, y: x if x > y else y)
-        return pick(ba.lower(), bb.lower()).union(pick(ba.upper(), bb.upper()))
-    d = compare(a, b)
-    if head == "min":
-        return a if d >= 0 else b
-    return b if d >= 0 else a
-
-
 def _const(val, defn, key):
     return val.constants.get((defn, key), model.MODEL_CONSTANTS[(defn, key)][0])
 
 
-def _apply(node, name, args, val, env):
-    from .. import theory
-
+def _apply(node, name, args, val):
     acc = val.access
     if val.divisors is not None:
         val.divisors.extend(_definition_divisors(name, args))
@@ -582,8 +292,6 @@ def _index_value(n):
 def _definition_divisors(name, args) -> list:
     """The divisors inside the model definition ``name`` at ``args`` (symbolic reading: each must
     be nonzero for field arithmetic to agree with Lean's ``x / 0 = 0``)."""
-    from .. import theory
-
     def q(mu, h):
         return 1 - mu * h / 2
 
@@ -607,7 +315,7 @@ def _definition_divisors(name, args) -> list:
     return []
 
 
-def _apply_def(node, d, args, val, env):
+def _apply_def(ev, node, d, args, val):
     """Apply a user def: explicit parameters from ``args``, implicit ones from the arguments'
     own parameters (a run's P S K T ηl ηg, a problem's d N)."""
     local = {}
@@ -631,98 +339,4 @@ def _apply_def(node, d, args, val, env):
     for pname, (kind, info, tnode) in d.binders.items():
         if kind in ("nat", "real") and pname not in local:
             raise EvaluationError(node, f"cannot infer the implicit argument `{pname}` of `{d.name}`")
-    return evaluate(d.body, val, {**local})
-
-
-def _binop(node, val, env):
-    op = node.value
-    base = node.args[0]
-    if op == "^" and base.kind == "norm" and node.args[1].kind == "num" and node.args[1].value.denominator == 1 \
-            and int(node.args[1].value) % 2 == 0:
-        # ‖u - v‖ ^ (2k) = (‖u - v‖²)^k, without a square root
-        return _norm(base, val, env, squared=True) ** (int(node.args[1].value) // 2)
-    a = evaluate(base, val, env)
-    if op in ("^", "^r"):
-        b = evaluate(node.args[1], val, env)
-        if op == "^":
-            return a ** int(b)
-        return _rpow(a, b, val, node)
-    b = evaluate(node.args[1], val, env)
-    if node.ty == "nat":
-        a, b = int(a), int(b)
-        if op in NAT_OPS:
-            return nat_arith(op, a, b)
-    if op in ("+", "-", "*"):
-        return arith(op, a, b)
-    if op == "/":
-        if val.divisors is not None:
-            val.divisors.append(b)
-        return _div(a, b, node)
-    raise EvaluationError(node, f"operator `{op}` on real numbers")
-
-
-def _norm(node, val, env, squared=False):
-    inner = node.args[0]
-    acc = val.access
-    if inner.kind == "binop" and inner.value == "-":
-        u, v = evaluate(inner.args[0], val, env), evaluate(inner.args[1], val, env)
-        sq = acc.dist_sq(u, v)
-    else:
-        u = evaluate(inner, val, env)
-        sq = acc.norm_sq(u)
-    return sq if squared else _sqrt(sq, val, node)
-
-
-# --------------------------------------------------------------------------- decisions
-
-_PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096)
-
-
-def decide_sign(x) -> int:
-    """Exact sign (-1, 0, +1) of a Fraction, int, certified arb ball, mpf/float (taken at its
-    exact binary value) or exact sympy number. Raises :class:`Undecided` for a ball containing 0,
-    for an irrational sympy number whose sign no precision up to 4096 bits certifies and for a
-    sympy value no certified ball encloses."""
-    from flint import arb
-    if isinstance(x, (int, Fraction)):
-        return (x > 0) - (x < 0)
-    if isinstance(x, (float, mpmath.mpf)):
-        f = fraction_of(x)
-        return (f > 0) - (f < 0)
-    if isinstance(x, arb):
-        if x > 0:
-            return 1
-        if x < 0:
-            return -1
-        if x.is_exact() and x == 0:
-            return 0
-        raise Undecided(f"ball {x.str(10, radius=True)} contains 0")
-    if isinstance(x, sympy.Basic):
-        if x.is_Rational:
-            return int(bool(x > 0)) - int(bool(x < 0))
-        from ..errors import InputError
-        from ..exact import _sympy_to_arb, precision
-        for bits in _PRECISIONS:
-            with precision(bits):
-                try:
-                    b = _sympy_to_arb(x)
-                except InputError as exc:      # a value no ball encloses (e.g. complex): not decidable here
-                    raise Undecided(f"sign of {x} not decidable: {exc.reason}") from None
-                if b > 0:
-                    return 1
-                if b < 0:
-                    return -1
-        if sympy.simplify(x) == 0 or x.equals(0):
-            return 0
-        raise Undecided(f"sign of {x} not certified at 4096 bits")
-    raise TypeError(f"cannot decide the sign of {x!r}")
-
-
-sign = decide_sign
-
-
-def decide(op: str, lhs, rhs) -> bool:
-    """``lhs op rhs`` decided exactly (see :func:`decide_sign`); ``op`` in ``≤ < = ≠``."""
-    s = compare(lhs, rhs) if not (isinstance(lhs, int) and isinstance(rhs, int)) else \
-        ((rhs > lhs) - (rhs < lhs))
-    return {"≤": s >= 0, "<": s > 0, "=": s == 0, "≠": s != 0}[op]
+    return ev.eval(d.body, {**local})

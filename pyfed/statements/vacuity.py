@@ -33,7 +33,8 @@ from fractions import Fraction
 
 import sympy
 
-from .evaluate import Valuation, decide, evaluate
+from ..evaluation.numbers import decide, to_exact
+from .evaluate import Valuation, evaluate
 
 __all__ = ["vacuity"]
 
@@ -54,7 +55,6 @@ def _closed(node):
         v = evaluate(node, Valuation("exact", {}, _NoAccess()))
     except Exception:   # a name without a value, a model quantity: not closed
         return None
-    from .evaluate import to_exact
     v = to_exact(v)
     return v if isinstance(v, (int, Fraction)) else None
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...errors import InputError
+from ...evaluation.cost import estimate_steps
 from ...exact import as_float
+from ...resources import MAX_CANDIDATE_STEPS
 from ...statements.evaluate import EvaluationError, Undecided, arith, compare, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
@@ -54,6 +56,13 @@ def interpreter_for(st) -> Interpreter:
     return Interpreter(getattr(st, "file_decls", {}), getattr(st, "context", None))
 
 
+def candidate_steps(st, env, interp) -> int:
+    """The estimated evaluation steps of deciding ``st`` on the instance ``env`` (its hypotheses and
+    conclusion, :func:`pyfed.evaluation.cost.estimate_steps`)."""
+    return sum(estimate_steps(node, env, interp.definitions)
+               for node in [h.node for h in st.hypotheses] + [st.conclusion])
+
+
 def holds_by_evaluation(h, env, interp) -> bool:
     """A hypothesis decided by evaluating it (the default of :func:`decide_instance`)."""
     return interp.holds(h.node, env)
@@ -64,12 +73,19 @@ def decide_instance(st, env, interp=None, *, encode: Callable, hypothesis: Calla
     """Decide ``st`` exactly on the instance ``env`` (name -> value): ``hypothesis(h, env, interp)``
     decides each hypothesis (raising :class:`~pyfed.statements.interpret.Structural` or an
     evaluation error when it cannot), ``encode(env)`` is the instance's exact JSON (InputError for
-    a value without one: the candidate is undecided)."""
+    a value without one: the candidate is undecided). An instance whose evaluation would take more
+    than :data:`pyfed.resources.MAX_CANDIDATE_STEPS` estimated steps is not evaluated (undecided,
+    with the estimate)."""
     interp = interp or interpreter_for(st)
     try:
         spec = encode(env)
     except InputError as exc:
         return InstanceRecord(index, "undecided", description, reason=str(exc))
+    steps = candidate_steps(st, env, interp)
+    if steps > MAX_CANDIDATE_STEPS:
+        return InstanceRecord(index, "undecided", description, spec,
+                              reason=f"not evaluated: an estimated {steps:.2g} evaluation steps, above the "
+                                     f"{MAX_CANDIDATE_STEPS:.2g} a search candidate may take")
     failing = []
     for h in st.hypotheses:
         try:

@@ -6,7 +6,11 @@ statement's names, its hypotheses, and the evaluation of its terms in one arithm
   problem's own hypotheses (convexity, smoothness, heterogeneity, noise) with margins;
 * :func:`bind` -- the statement's names on an instance (``d M τ T η``, free parameters), with
   the statement's hypotheses decided exactly;
-* :class:`Evaluator` -- a term's value: deterministic numbers in one arithmetic
+* :class:`Evaluator` -- a term's value, by the one evaluator of Lean terms
+  (:class:`pyfed.evaluation.Evaluator`: the term lowered onto its node kinds by
+  :func:`pyfed.models.fedavg.evaluation.lower`, the instance's quantities as atoms, values in the
+  domain :class:`~pyfed.models.fedavg.evaluation.RandomVariables`):
+  deterministic numbers in one arithmetic
   (:class:`Scalars`: exact rationals with exact irrationals, certified balls, or mpmath floats),
   random variables as :class:`Rand` (a constant plus a *part* the statistics backend knows:
   a quadratic form in the round start, an expectation, per-replicate samples or a deterministic
@@ -29,18 +33,16 @@ from fractions import Fraction
 import sympy
 
 from ...errors import InputError
+from ...evaluation.evaluator import NOT_MINE, Atoms
+from ...evaluation.evaluator import Evaluator as _Evaluator
+from ...evaluation.numbers import compare, to_exact
 from ...exact import as_float, rational_str, to_fraction
-from ...statements.evaluate import compare, nat_arith, to_exact
 from ...theory import fedavg as th
+from .evaluation import NotLinear, Rand, RandomVariables, lower
 from .scalars import Scalars, is_ball
 
-__all__ = ["FedAvgRunInstance", "Scalars", "Rand", "Backend", "Evaluator", "Binding", "bind", "NotLinear", "Undefined", "float_of",
-           "OutsideModel", "assignments", "hypothesis_values", "instance_json", "value_str"]
-
-
-class NotLinear(Exception):
-    """The statement combines the run's random variables non-linearly (products, powers,
-    divisions by them): the engines need a linear combination."""
+__all__ = ["FedAvgRunInstance", "Scalars", "Rand", "Backend", "Evaluator", "Binding", "bind", "NotLinear", "Undefined",
+           "float_of", "OutsideModel", "assignments", "hypothesis_values", "instance_json", "value_str"]
 
 
 class OutsideModel(Exception):
@@ -117,18 +119,6 @@ def instance_json(inst: FedAvgRunInstance) -> dict:
 
 
 # --------------------------------------------------------------------------- random variables
-
-class Rand:
-    """A random variable of the run, linear in the backend's parts: ``const + part``.
-
-    ``const`` is a deterministic number; ``part`` is what the statistics backend computes
-    (None: no random part) and is combined only by the backend's ``add``/``scale``."""
-
-    __slots__ = ("const", "part")
-
-    def __init__(self, const, part):
-        self.const, self.part = const, part
-
 
 class Backend:
     """The statistics of one instance, as the parts of :class:`Rand` values.
@@ -297,12 +287,37 @@ def assignments(st, inst, env, S, *, extra: int = 1):
 
 # --------------------------------------------------------------------------- evaluation
 
+class _RunAtoms(Atoms):
+    """The atoms of a FedAvg statement on one instance (:class:`Evaluator`): the bound names, client
+    numerals (modulo ``M``), the problem's fields and constants, the model's deterministic
+    definitions, the run's statistics and their conditional expectations, sums over the clients."""
+
+    def __init__(self, terms: "Evaluator"):
+        self.terms = terms
+
+    def ident(self, ev, node, env):
+        return self.terms.atom(node.term, env)
+
+    def apply(self, ev, node, env):
+        ref = getattr(node, "ref", None)
+        if ref is not None and ref[0] == "atom":
+            return self.terms.atom(node.term, env)
+        return NOT_MINE
+
+    def sum_items(self, ev, node, env):
+        bound = node.term.args[0]
+        return range(self.terms.inst.M if bound is None else self.terms.nat(bound, env))
+
+
 class Evaluator:
-    """Values of a FedAvg statement's terms on one instance (module docstring). ``backend``:
-    the statistics (None: deterministic terms only)."""
+    """Values of a FedAvg statement's terms on one instance (module docstring): the one evaluator
+    (:class:`pyfed.evaluation.Evaluator`) over :class:`RandomVariables` with the instance's atoms.
+    ``backend``: the statistics (None: deterministic terms only)."""
 
     def __init__(self, st, inst: FedAvgRunInstance, backend: Backend | None, S: Scalars):
         self.st, self.inst, self.backend, self.S = st, inst, backend, S
+        self.domain = RandomVariables(S, backend)
+        self.evaluator = _Evaluator(self.domain, _RunAtoms(self))
 
     # ---- entry points
     def nat(self, t, env) -> int:
@@ -328,19 +343,19 @@ class Evaluator:
 
     def value(self, t, env):
         """The value of term ``t``: int (ℕ, client), a number of ``S``, or :class:`Rand`."""
-        m = getattr(self, "_" + _OPS.get(t.op, t.op), None)
+        return self.evaluator.eval(lower(t), env)
+
+    def atom(self, t, env):
+        """The value of a term the instance supplies (an atom of :func:`lower`)."""
+        m = getattr(self, "_" + t.op, None)
         if m is None:
             raise InputError("statement", f"cannot evaluate `{t.text}` ({t.op})")
         return m(t, env)
 
-    # ---- leaves
-    def _num(self, t, env):
-        if t.sort in ("nat", "client"):
-            v = int(t.value)
-            if t.sort == "client":
-                return v % self.inst.M if self.inst.M else 0
-            return v
-        return self.S.lift(t.value)
+    # ---- atoms
+    def _num(self, t, env):          # a numeral of Fin M
+        v = int(t.value)
+        return v % self.inst.M if self.inst.M else 0
 
     def _var(self, t, env):
         if t.value not in env:
@@ -397,108 +412,6 @@ class Evaluator:
             return to_exact(v) if isinstance(v, sympy.Basic) else v
         return self.S.lift(v)
 
-    # ---- arithmetic
-    def _arith(self, t, env):
-        a, b = self.value(t.args[0], env), self.value(t.args[1], env)
-        op = t.op
-        if t.sort == "nat":
-            return nat_arith(op, int(a), int(b))
-        a, b = self._real(a), self._real(b)
-        ra, rb = isinstance(a, Rand), isinstance(b, Rand)
-        if op in ("+", "-"):
-            if not ra and not rb:
-                return self.S.add(a, b) if op == "+" else self.S.sub(a, b)
-            if op == "-":
-                b = self._scale(b, self.S.lift(-1))
-            return self._add(a, b)
-        if op == "*":
-            if ra and rb:
-                raise NotLinear(f"`{t.text}` multiplies two random variables")
-            if ra or rb:
-                return self._scale(a, b) if ra else self._scale(b, a)
-            return self.S.mul(a, b)
-        if op == "/":
-            if rb:
-                raise NotLinear(f"`{t.text}` divides by a random variable")
-            if ra:
-                if self.S.is_zero(b):
-                    return self.S.lift(0)
-                return self._scale(a, self.S.div(self.S.lift(1), b))
-            return self.S.div(a, b)
-        raise InputError("statement", f"`{t.text}`: `%` of real numbers")
-
-    def _real(self, v):
-        return self.S.lift(v) if isinstance(v, int) else v
-
-    def _add(self, a, b):
-        be = self.backend
-        if not isinstance(a, Rand):
-            a, b = b, a
-        if not isinstance(b, Rand):
-            return Rand(self.S.add(a.const, b), a.part)
-        part = a.part if b.part is None else (b.part if a.part is None else be.add(a.part, b.part))
-        return Rand(self.S.add(a.const, b.const), part)
-
-    def _scale(self, r, s):
-        s = self._real(s)
-        if isinstance(s, Rand):
-            raise NotLinear("a product of random variables")
-        return Rand(self.S.mul(r.const, s), None if r.part is None else self.backend.scale(r.part, s))
-
-    def _pow(self, t, env):
-        a = self.value(t.args[0], env)
-        n = self.value(t.args[1], env)
-        if isinstance(a, Rand):
-            if n == 1:
-                return a
-            raise NotLinear(f"`{t.text}` is a power of a random variable")
-        if t.sort == "nat":
-            return int(a) ** int(n)
-        return self.S.pow(self._real(a), int(n))
-
-    def _rpow(self, t, env):
-        return self.S.rpow(self._real(self.value(t.args[0], env)), self._real(self.value(t.args[1], env)))
-
-    def _neg(self, t, env):
-        a = self.value(t.args[0], env)
-        if isinstance(a, Rand):
-            return self._scale(a, self.S.lift(-1))
-        return self.S.neg(self._real(a))
-
-    def _inv(self, t, env):
-        a = self._real(self.value(t.args[0], env))
-        return self.S.div(self.S.lift(1), a)
-
-    def _cast(self, t, env):
-        return self.S.lift(int(self.value(t.args[0], env)))
-
-    def _abs(self, t, env):
-        return self.S.abs(self._real(self.value(t.args[0], env)))
-
-    def _sqrt(self, t, env):
-        return self.S.sqrt(self._real(self.value(t.args[0], env)))
-
-    def _minmax(self, t, env):
-        a, b = self.value(t.args[0], env), self.value(t.args[1], env)
-        if t.sort == "nat":
-            return min(int(a), int(b)) if t.op == "min" else max(int(a), int(b))
-        return self.S.minmax(t.op, self._real(a), self._real(b))
-
-    def _sum(self, t, env):
-        bound, body = t.args
-        var = t.value
-        n = self.inst.M if bound is None else self.nat(bound, env)
-        total = 0 if t.sort == "nat" else self.S.lift(0)
-        for j in range(n):
-            v = self.value(body, dict(env, **{var: j}))
-            if t.sort == "nat":
-                total += int(v)
-            elif isinstance(v, Rand) or isinstance(total, Rand):
-                total = self._add(total if isinstance(total, Rand) else v, v if isinstance(total, Rand) else total)
-            else:
-                total = self.S.add(total, self._real(v))
-        return total
-
     # ---- the run
     def _condexp(self, t, env):
         return self.as_rand(self.value(t.args[0], env))
@@ -508,7 +421,7 @@ class Evaluator:
 
     def as_rand(self, v):
         """``v`` as a random variable (a number: a constant one)."""
-        return v if isinstance(v, Rand) else Rand(self._real(v), None)
+        return v if isinstance(v, Rand) else Rand(self.domain.real(v), None)
 
     def _stat(self, t, env):
         be = self.backend
@@ -525,7 +438,7 @@ class Evaluator:
         # the model's definitions with conditional expectations: affine in them (module docstring)
         (r,) = idx
         be.check(inst, t=r)
-        eta = self._real(self.value(self.st.spec.run_args["eta"], env))
+        eta = self.domain.real(self.value(self.st.spec.run_args["eta"], env))
         S = self.S
         fixed = dict(tau=S.theory(S.lift(inst.tau)) if S.mode != "exact" else inst.tau, eta=S.theory(eta))
         start = lambda: be.primitive("shadowDistanceSq", r, 0, None)           # noqa: E731
@@ -554,7 +467,7 @@ class Evaluator:
         for i in range(inst.M):
             for k in range(inst.tau):
                 v = be.primitive("clientDriftSq", r, k, i)
-                total = v if total is None else self._add(total, v)
+                total = v if total is None else self.domain.add_rand(total, v)
         return total if total is not None else Rand(self.S.lift(0), None)
 
     def affine(self, fn, rands: dict) -> Rand:
@@ -566,16 +479,12 @@ class Evaluator:
         out = Rand(c0, None)
         for k, v in rands.items():
             ck = S.sub(self._public(fn(**dict(zero, **{k: S.theory(S.lift(1))}))), c0)
-            out = self._add(out, self._scale(v, ck))
+            out = self.domain.add_rand(out, self.domain.scale(v, ck))
         return out
 
 
 class Undefined(Exception):
     """A definition has no value on the instance (e.g. the tuned step when σ = 0)."""
-
-
-_OPS = {"+": "arith", "-": "arith", "*": "arith", "/": "arith", "%": "arith", "^": "pow", "min": "minmax",
-        "max": "minmax", "Real.sqrt": "sqrt", "min ": "minmax"}
 
 
 def float_of(v) -> float:

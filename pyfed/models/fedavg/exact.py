@@ -45,7 +45,7 @@ from ...engines.exact.fedavg_margin import (
 )
 from ...errors import InputError
 from ...exact import precision, to_arb, to_fraction
-from ...statements.evaluate import Undecided, compare, to_exact
+from ...evaluation.numbers import Undecided, compare, to_exact
 from ...verdicts import Evidence, Holds, Inconclusive, Violated, inequality_phrase
 from .access import (
     Backend,

@@ -211,7 +211,7 @@ class HuberClients:
         return out
 
     def grad(self, i, x, S):
-        from ...statements.evaluate import compare
+        from ...evaluation.numbers import compare
         d = len(x)
         Qx = self._Qx(x, S)
         out = [S.sub(Qx[j], S.lift(self.b[i][j])) for j in range(d)]

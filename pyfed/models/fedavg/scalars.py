@@ -1,6 +1,9 @@
 """Deterministic numbers of the FedAvg engines in one arithmetic (:class:`Scalars`): exact
-rationals with exact irrationals (sympy), certified balls (python-flint ``arb``) or mpmath floats,
-with Lean's conventions (``x / 0 = 0``, ``Real.sqrt`` of a negative number is 0)."""
+rationals with exact irrationals (sympy), certified balls (python-flint ``arb``) or mpmath floats.
+Its operations are Lean's arithmetic of the evaluator (:mod:`pyfed.evaluation.numbers`:
+``x / 0 = 0``, ``Real.sqrt`` of a negative number is 0, ``min``/``max`` of balls certified), so the
+engines' own formulas and the statements' terms (:class:`pyfed.models.fedavg.access.RandomVariables`)
+compute alike."""
 
 from __future__ import annotations
 
@@ -10,8 +13,19 @@ import mpmath
 import sympy
 
 from ...errors import InputError
+from ...evaluation.numbers import (
+    Undecided,
+    arith,
+    decide_sign,
+    lean_abs,
+    lean_div,
+    lean_minmax,
+    lean_rpow,
+    lean_sqrt,
+    to_exact,
+    to_sympy,
+)
 from ...exact import to_arb, to_fraction, to_mpf
-from ...statements.evaluate import Undecided, compare, decide_sign, to_exact, unify
 
 __all__ = ["Scalars", "is_ball", "to_sympy"]
 
@@ -25,6 +39,9 @@ class Scalars:
         if mode not in ("exact", "ball", "float"):
             raise ValueError(mode)
         self.mode = mode
+
+    def __repr__(self):
+        return f"Scalars({self.mode!r})"
 
     def lift(self, v):
         """A number of any kind in this mode (ints stay ints for ℕ)."""
@@ -42,16 +59,13 @@ class Scalars:
         return to_mpf(v)
 
     def add(self, a, b):
-        a, b = unify(a, b)
-        return a + b
+        return arith("+", a, b)
 
     def sub(self, a, b):
-        a, b = unify(a, b)
-        return a - b
+        return arith("-", a, b)
 
     def mul(self, a, b):
-        a, b = unify(a, b)
-        return a * b
+        return arith("*", a, b)
 
     def is_zero(self, b) -> bool:
         try:
@@ -60,10 +74,7 @@ class Scalars:
             raise Undecided("division by a ball containing 0") from None
 
     def div(self, a, b):
-        a, b = unify(a, b)
-        if self.is_zero(b):
-            return b * 0                  # Lean: x / 0 = 0
-        return a / b
+        return lean_div(a, b)
 
     def neg(self, a):
         return -a
@@ -72,55 +83,16 @@ class Scalars:
         return a ** int(n)
 
     def sqrt(self, a):
-        if self.mode == "ball" or is_ball(a):
-            b = to_arb(a)
-            return b * 0 if b < 0 else b.nonnegative_part().sqrt()
-        if self.mode == "float" or isinstance(a, (float, mpmath.mpf)):
-            x = to_mpf(a)
-            return mpmath.sqrt(x) if x > 0 else mpmath.mpf(0)
-        e = to_exact(a)
-        if isinstance(e, (int, Fraction)):
-            f = Fraction(e)
-            if f <= 0:
-                return Fraction(0)
-            return to_exact(sympy.sqrt(sympy.Rational(f.numerator, f.denominator)))
-        if e.is_number and e.is_negative:
-            return Fraction(0)
-        return to_exact(sympy.sqrt(e))
+        return lean_sqrt(a, self.mode)
 
     def rpow(self, a, y):
-        fy = to_exact(y) if isinstance(y, sympy.Basic) else to_fraction(y)
-        if isinstance(fy, Fraction) and fy.denominator == 1:
-            n = int(fy)
-            return a ** n if n >= 0 else self.div(self.lift(1), a ** (-n))
-        if self.mode == "ball" or is_ball(a) or is_ball(y):
-            x, yy = to_arb(a), to_arb(y)
-            if x < 0:
-                raise InputError("statement", "Real.rpow of a negative base is not supported")
-            if not (x > 0):
-                if x.is_exact() and x == 0:
-                    return x * 0
-                raise Undecided("Real.rpow of a ball containing 0")
-            return x ** yy
-        if self.mode == "float":
-            x = to_mpf(a)
-            return mpmath.power(x, to_mpf(y)) if x > 0 else mpmath.mpf(0)
-        sx = sympy.sympify(to_sympy(a))
-        if sx.is_number and sx.is_negative:
-            raise InputError("statement", "Real.rpow of a negative base is not supported")
-        if sx == 0:
-            return Fraction(0) if to_sympy(y) != 0 else Fraction(1)
-        return to_exact(sympy.Pow(sx, to_sympy(y)))
+        return lean_rpow(a, y, self.mode)
 
     def minmax(self, op, a, b):
-        a, b = unify(a, b)
-        s = compare(a, b)           # sign of b - a
-        if op == "min":
-            return a if s >= 0 else b
-        return b if s >= 0 else a
+        return lean_minmax(op, a, b)
 
     def abs(self, a):
-        return a if decide_sign(a) >= 0 else -a
+        return lean_abs(a)
 
     def theory(self, v):
         """A value for :mod:`pyfed.theory` (Fraction, sympy, arb, mpf as the mode wants)."""
@@ -133,12 +105,3 @@ def is_ball(x) -> bool:
     """True for a python-flint ball."""
     from flint import arb
     return isinstance(x, arb)
-
-
-def to_sympy(x):
-    """An exact number as sympy (Fraction, int); anything else unchanged."""
-    if isinstance(x, Fraction):
-        return sympy.Rational(x.numerator, x.denominator)
-    if isinstance(x, int):
-        return sympy.Integer(x)
-    return x

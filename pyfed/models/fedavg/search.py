@@ -34,7 +34,7 @@ from ...engines.statement.search import (
 )
 from ...errors import InputError
 from ...exact import format_number, rational_str
-from ...statements.evaluate import Undecided, compare, to_exact
+from ...evaluation.numbers import Undecided, compare, to_exact
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .access import Evaluator, Scalars, Undefined, bind, float_of, value_str
 from .exact import decide_instance

@@ -19,7 +19,7 @@ from .identity import identity_proof
 from .proof import PUBLISHED, closed_proof, proof_form
 from .ranges import certificate_proof
 from .reader import RunFreeStatement, statements_from
-from .search import recheck_lemma, search_lemma
+from .search import largest_candidate_steps, recheck_lemma, search_lemma
 
 __all__ = ["RunFreeModel", "MODEL"]
 
@@ -45,6 +45,9 @@ class RunFreeModel(Model):
 
     def search(self, st, *, seed=0, budget=24, progress=None, pool=None):
         return search_lemma(st, seed=seed, budget=budget, progress=progress)
+
+    def evaluation_steps(self, st) -> int | None:
+        return largest_candidate_steps(st)
 
     def recheck(self, st, witness):
         return recheck_lemma(st, witness)

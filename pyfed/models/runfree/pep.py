@@ -50,6 +50,8 @@ from fractions import Fraction
 from itertools import product
 
 from ...engines.pep.exact_pep import ExactPEP, Form, Vec, _q, fvalue, inner, sq
+from ...engines.pep.forms import LinearForms, Norm, as_form
+from ...evaluation.evaluator import Atoms, Evaluator
 from ...exact import rational_str as _fmt
 from ...lean.terms import Node
 from ...statements.elaboration import resolved
@@ -66,13 +68,6 @@ _SUP_TOL = 1e-6
 class NoLemmaPEP(Exception):
     """The statement has no PEP row; ``str(exc)`` says why, in words a user can act on."""
 
-
-
-class _Norm:
-    """c · ‖v‖ (only allowed as a whole side, compared through squares, or squared)."""
-
-    def __init__(self, v: Vec, c=Fraction(1)):
-        self.v, self.c = v, _q(c)
 
 
 class _Problem:
@@ -359,41 +354,16 @@ def _free_values(pl, env, name) -> list:
 
 
 # ------------------------------------------------------------------------------------- terms
-class _Eval:
-    """Symbolic evaluation of a term over one PEP: vectors as :class:`Vec`, scalars as Fraction,
-    quadratic quantities as :class:`Form` (module docstring)."""
+class _GramAtoms(Atoms):
+    """The PEP's atoms for the evaluator: the statement's points (leaves of the Gram basis),
+    functions (with their interpolation points), scalars and problems (``P.f``, ``P.β``) by name;
+    ``⟪u, v⟫``, ``∇h x``, ``h x`` and ``objective P.f x`` as forms; sums over the ``count``
+    clients only."""
 
-    def __init__(self, pep: ExactPEP, env: dict, count: int | None):
-        self.pep, self.env, self.count = pep, env, count
+    def __init__(self, count: int | None):
+        self.count = count
 
-    def __call__(self, node, env=None):
-        env = self.env if env is None else env
-        k = node.kind
-        if k == "num":
-            return _q(node.value)
-        if k == "ident":
-            return self._ident(node, env)
-        if k in ("cast", "coe"):
-            return self(node.args[0], env)
-        if k == "neg":
-            return self._mul(Fraction(-1), self(node.args[0], env), node)
-        if k == "inv":
-            return self._div(Fraction(1), self(node.args[0], env), node)
-        if k == "norm":
-            v = self(node.args[0], env)
-            if not isinstance(v, Vec):
-                raise NoLemmaPEP(f"`{node.text}`: a norm of something that is not a vector")
-            return _Norm(v)
-        if k == "binop":
-            return self._binop(node, env)
-        if k == "app":
-            return self._app(node, env)
-        if k == "sum":
-            return self._sum(node, env)
-        raise NoLemmaPEP(f"`{node.text}` ({'∃' if k == 'exists' else k}) is not a linear form in the Gram entries "
-                         "and function values")
-
-    def _ident(self, node, env):
+    def ident(self, ev, node, env):
         name = node.value
         if name in env:
             return env[name]
@@ -407,102 +377,32 @@ class _Eval:
                 raise NoLemmaPEP(f"`{name}`: the PEP models the clients P.f and the constant P.β only")
         raise NoLemmaPEP(f"`{name}` is not a point, function or scalar the PEP models")
 
-    def _binop(self, node, env):
-        op = node.value
-        a = self(node.args[0], env)
-        if op == "^":
-            e = node.args[1]
-            if e.kind != "num" or _q(e.value).denominator != 1:
-                raise NoLemmaPEP(f"`{node.text}`: exponent not a natural number")
-            n = int(e.value)
-            if isinstance(a, _Norm) and n == 2:
-                return (a.c * a.c) * sq(a.v)
-            if isinstance(a, Fraction):
-                return a ** n
-            if isinstance(a, Form) and n == 1:
-                return a
-            raise NoLemmaPEP(f"`{node.text}` is not a linear form in the Gram entries (a power other than ‖u‖ ^ 2)")
-        b = self(node.args[1], env)
-        if op in ("+", "-"):
-            return self._add(a, b, op, node)
-        if op in ("*", "•"):
-            return self._mul(a, b, node)
-        if op == "/":
-            return self._div(a, b, node)
-        raise NoLemmaPEP(f"`{node.text}`: operator {op} inside a side")
-
-    @staticmethod
-    def _scalar(x):
-        if isinstance(x, Fraction):
-            return x
-        if isinstance(x, int):
-            return Fraction(x)
-        if isinstance(x, Form) and not x.gram and not x.fval:
-            return x.const
-        return None
-
-    def _add(self, a, b, op, node):
-        s = 1 if op == "+" else -1
-        if isinstance(a, Vec) and isinstance(b, Vec):
-            return a + s * b
-        if isinstance(a, _Norm) or isinstance(b, _Norm):
-            raise NoLemmaPEP(f"`{node.text}`: a norm ‖u‖ without a square is not a linear form in the Gram entries")
-        if isinstance(a, Vec) or isinstance(b, Vec):
-            raise NoLemmaPEP(f"`{node.text}`: a vector added to a scalar")
-        sa, sb = self._scalar(a), self._scalar(b)
-        if sa is not None and sb is not None:
-            return sa + s * sb
-        fa = a if isinstance(a, Form) else Form({}, {}, _q(a))
-        fb = b if isinstance(b, Form) else Form({}, {}, _q(b))
-        return fa + s * fb
-
-    def _mul(self, a, b, node):
-        sa, sb = self._scalar(a), self._scalar(b)
-        if sa is None and sb is None:
-            raise NoLemmaPEP(f"`{node.text}`: a product of two non-constant terms is not a linear form in the Gram "
-                             "entries")
-        if sa is None:
-            a, b, sa, sb = b, a, sb, sa
-        if isinstance(b, _Norm):
-            return _Norm(b.v, sa * b.c)
-        if isinstance(b, (Vec, Form)):
-            return sa * b
-        return sa * sb
-
-    def _div(self, a, b, node):
-        sb = self._scalar(b)
-        if sb is None:
-            raise NoLemmaPEP(f"`{node.text}`: a division by a non-constant term is not a linear form")
-        if sb == 0:
-            raise NoLemmaPEP(f"`{node.text}`: division by zero at the chosen parameters")
-        return self._mul(1 / sb, a, node)
-
-    def _app(self, node, env):
+    def apply(self, ev, node, env):
         head = _head(node)
         args = node.args[1:]
         if head == "inner":
-            vs = [self(a, env) for a in args if not (a.kind == "ident" and a.value == "ℝ")]
+            vs = [ev.eval(a, env) for a in args if not (a.kind == "ident" and a.value == "ℝ")]
             if len(vs) != 2 or not all(isinstance(v, Vec) for v in vs):
                 raise NoLemmaPEP(f"`{node.text}`: an inner product of two vectors expected")
             return inner(vs[0], vs[1])
         if head == "gradient":
-            f = self(args[0], env)
-            x = self(args[1], env)
+            f = ev.eval(args[0], env)
+            x = ev.eval(args[1], env)
             if not hasattr(f, "gradient") or not isinstance(x, Vec):
                 raise NoLemmaPEP(f"`{node.text}`: the gradient of a class function at a point expected")
             return f.gradient(x, args[1].text)
         if head == "objective":
-            fs = self(args[0], env)
-            x = self(args[1], env)
+            fs = ev.eval(args[0], env)
+            x = ev.eval(args[1], env)
             if not isinstance(fs, list) or not isinstance(x, Vec):
                 raise NoLemmaPEP(f"`{node.text}`: objective of the clients at a point expected")
             total = Form()
             for f in fs:
                 total = total + fvalue(f.add_point(x, name=args[1].text)[2])
             return Fraction(1, len(fs)) * total
-        fn = self(node.args[0], env)
+        fn = ev.eval(node.args[0], env)
         for a in args:
-            v = self(a, env)
+            v = ev.eval(a, env)
             if isinstance(fn, list) and isinstance(v, int):
                 fn = fn[v]
             elif hasattr(fn, "value") and isinstance(v, Vec):
@@ -511,17 +411,22 @@ class _Eval:
                 raise NoLemmaPEP(f"`{node.text}`: {head or 'this application'} is not a class function at a point")
         return fn
 
-    def _sum(self, node, env):
-        rng, body = node.args[0], node.args[1]
-        if rng is not None or self.count is None:
+    def sum_items(self, ev, node, env):
+        if node.args[0] is not None or self.count is None:
             raise NoLemmaPEP(f"`{node.text}`: only sums ∑ i over the clients are modelled")
-        total = None
-        for i in range(self.count):
-            v = self(body, {**env, node.value: i})
-            if isinstance(v, _Norm):
-                raise NoLemmaPEP(f"`{node.text}`: a sum of norms without squares is not a linear form")
-            total = v if total is None else self._add(total, v, "+", node)
-        return total if total is not None else Fraction(0)
+        return range(self.count)
+
+
+class _Eval:
+    """A term's value over one PEP: the evaluator over :class:`~pyfed.engines.pep.forms.LinearForms`
+    with the Gram basis' atoms (module docstring); ``env`` binds the statement's names."""
+
+    def __init__(self, pep: ExactPEP, env: dict, count: int | None):
+        self.env, self.count = env, count
+        self.evaluator = Evaluator(LinearForms(NoLemmaPEP), _GramAtoms(count))
+
+    def __call__(self, node, env=None):
+        return self.evaluator.eval(node, self.env if env is None else env)
 
 
 # ------------------------------------------------------------------------------------- cases
@@ -567,7 +472,7 @@ def _function_class(pep, ev, fname, pl, env):
         local = {**env, fname: f, names[0]: x, names[1]: y}
         va, vb = ev2(a, local), ev2(b, local)
         if what == "smooth":
-            if not (isinstance(va, _Norm) and isinstance(vb, _Norm)):
+            if not (isinstance(va, Norm) and isinstance(vb, Norm)):
                 raise NoLemmaPEP(f"hypothesis `{node.text}`: ‖∇h x - ∇h y‖ ≤ L * ‖x - y‖ expected")
             gx, gy = f.gradient(x, "x"), f.gradient(y, "y")
             want = sq(gx - gy)
@@ -600,11 +505,7 @@ def _diag(v: Vec):
 
 
 def _as_form(v):
-    if isinstance(v, Form):
-        return v
-    if isinstance(v, (Fraction, int)):
-        return Form({}, {}, _q(v))
-    raise NoLemmaPEP("a side that is not a scalar")
+    return as_form(v, NoLemmaPEP)
 
 
 def _diff(a: Form, b: Form) -> bool:
@@ -681,8 +582,8 @@ def _build_case(st, pl, env0, idx, counts) -> LemmaPEPCase:
     if st.relation == "≥":
         lhs, rhs = rhs, lhs
     squared = False
-    if isinstance(lhs, _Norm) or isinstance(rhs, _Norm):
-        if not (isinstance(lhs, _Norm) and isinstance(rhs, _Norm)) or rhs.c < 0:
+    if isinstance(lhs, Norm) or isinstance(rhs, Norm):
+        if not (isinstance(lhs, Norm) and isinstance(rhs, Norm)) or rhs.c < 0:
             raise NoLemmaPEP("a side ‖u‖ without a square compared with something other than c * ‖v‖ (c ≥ 0): "
                              "not a linear form in the Gram entries")
         if lhs.c < 0:

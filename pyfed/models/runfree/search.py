@@ -19,13 +19,16 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from ...engines.statement.lean_search import InstanceRecord, decide_instance, interpreter_for, search_instances
+from ...engines.statement.lean_search import (InstanceRecord, candidate_steps, decide_instance, interpreter_for,
+                                              search_instances)
+from ...errors import InputError
 from ...engines.statement.search import SearchResult
 from ...exact import rational_str
 from ...statements.evaluate import EvaluationError, Undecided, to_exact
 from ...statements.interpret import NotFinite, Structural
 from .hypotheses import decide_hypothesis, last_member_roots, tighten
 from .instances import (
+    DIM_CAP,
     STRUCTURED,
     Unevaluable,
     draw,
@@ -45,6 +48,17 @@ LEMMA_WITNESS_SCHEMA = "pyfed.lemma-instance/1"
 
 #: One decided candidate (:class:`pyfed.engines.statement.lean_search.InstanceRecord`).
 LemmaRecord = InstanceRecord
+
+
+def largest_candidate_steps(st) -> int | None:
+    """:func:`candidate_steps` at the largest naturals the draws reach (dimensions up to
+    ``DIM_CAP``, other naturals up to 100), or None for a statement the search cannot plan."""
+    try:
+        pl = plan(st)
+    except (InputError, NotFinite, Structural, EvaluationError):
+        return None
+    env = {n: DIM_CAP if n in pl.dims else 100 for n, t in pl.types.items() if getattr(t, "kind", "") == "nat"}
+    return candidate_steps(st, env, interpreter_for(st))
 
 
 def decide_lemma_instance(st, env, interp=None, *, index=0, description="") -> LemmaRecord:

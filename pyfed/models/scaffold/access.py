@@ -12,17 +12,8 @@ import numpy as np
 import sympy
 
 from ...exact import as_float, to_arb, to_fraction
-from ...statements.evaluate import (
-    MINIMIZER_KEY,
-    X0_KEY,
-    EvaluationError,
-    RunRef,
-    Undecided,
-    Valuation,
-    VecRef,
-    evaluate,
-    to_exact,
-)
+from ...evaluation.numbers import EvaluationError, Undecided, to_exact
+from ...statements.evaluate import MINIMIZER_KEY, RunRef, Valuation, VecRef, X0_KEY, evaluate
 from ...theory import (
     effective_step,
     initial_control_error,

@@ -11,7 +11,8 @@ from fractions import Fraction
 
 import sympy
 
-from ...statements.evaluate import Undecided, decide_sign, evaluate, to_exact
+from ...evaluation.numbers import Undecided, decide_sign, to_exact
+from ...statements.evaluate import evaluate
 
 __all__ = ["Literal", "literals", "safe_set", "skipped_numerals"]
 

@@ -13,14 +13,8 @@ import sympy
 
 from ...errors import InputError
 from ...exact import number_json, to_arb
-from ...statements.evaluate import (
-    EvaluationError,
-    Undecided,
-    arith,
-    compare,
-    evaluate,
-    to_exact,
-)
+from ...evaluation.numbers import EvaluationError, Undecided, arith, compare, to_exact
+from ...statements.evaluate import evaluate
 from ...verdicts import (
     Evidence,
     Holds,

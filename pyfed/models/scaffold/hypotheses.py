@@ -13,16 +13,8 @@ from fractions import Fraction
 import sympy
 
 from ...errors import InputError
-from ...statements.evaluate import (
-    MINIMIZER_KEY,
-    EvaluationError,
-    Undecided,
-    arith,
-    decide,
-    decide_sign,
-    evaluate,
-    to_exact,
-)
+from ...evaluation.numbers import EvaluationError, Undecided, arith, decide, decide_sign, to_exact
+from ...statements.evaluate import MINIMIZER_KEY, evaluate
 from ...theory.hypotheses import Hypothesis
 from .access import ExactAccess, FloatAccess, bind
 from .instance import RunInstance, _is_exact_quadratic

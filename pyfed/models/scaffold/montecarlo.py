@@ -9,7 +9,8 @@ import sympy
 
 from ...errors import Diverged, InputError
 from ...exact import as_float, number_json
-from ...statements.evaluate import MINIMIZER_KEY, EvaluationError, evaluate, to_exact
+from ...evaluation.numbers import EvaluationError, to_exact
+from ...statements.evaluate import MINIMIZER_KEY, evaluate
 from ...theory import effective_step, weight_sum
 from ...verdicts import Inconclusive, Verdict
 from .access import ExactAccess, FloatAccess, NotLinear, bind, linear_form

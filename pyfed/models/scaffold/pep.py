@@ -47,7 +47,8 @@ from ...engines.pep.solver import (
     _solve,
 )
 from ...exact import as_float
-from ...statements.evaluate import EvaluationError, evaluate, to_exact
+from ...evaluation.numbers import EvaluationError, to_exact
+from ...statements.evaluate import evaluate
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
 
 __all__ = ["NoPEP", "pep_plan", "pep_row"]

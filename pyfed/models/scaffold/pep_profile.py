@@ -62,7 +62,8 @@ def rhs_dependence(st, key: str, *, N: int = 2, K: int = 2, T: int = 2, beta=1, 
     when the statement has no PEP row at these parameters."""
     import sympy
 
-    from ...statements.evaluate import Undecided, evaluate
+    from ...evaluation.numbers import Undecided
+    from ...statements.evaluate import evaluate
     from .access import ExactAccess, SymbolicAccess, bind
     from .constants import safe_set
 

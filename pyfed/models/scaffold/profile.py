@@ -16,13 +16,7 @@ import sympy
 from ...engines.statement.search import Record, exact_text
 from ...errors import InputError
 from ...exact import as_float, enclosure, outward_decimal, rational_str
-from ...statements.evaluate import (
-    EvaluationError,
-    Undecided,
-    compare,
-    decide_sign,
-    to_exact,
-)
+from ...evaluation.numbers import EvaluationError, Undecided, compare, decide_sign, to_exact
 from .candidates import structured_count
 from .constants import literals, skipped_numerals
 from .exact import sides_exact

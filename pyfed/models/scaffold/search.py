@@ -17,7 +17,7 @@ from ...engines.statement.search import (
     short_side,
 )
 from ...errors import InputError
-from ...statements.evaluate import EvaluationError, Undecided, arith, compare
+from ...evaluation.numbers import EvaluationError, Undecided, arith, compare
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .candidates import candidate, structured_count
 from .constants import literals
