@@ -140,12 +140,12 @@ def report_json(verdicts: list, *, seed: int, quick: bool, replicates, budget=No
     ``verdicts`` are the built-in theorem instances' (then the PEP row and the FedAvg rows);
     ``statements`` the ``[(display name, Verdict)]`` of :func:`pyfed.search.run_all`, one entry
     each, their verdicts appended to the top-level list; ``files`` the statement files."""
-    rows = [(v, (v.details or {}).get("source")) for v in verdicts]
+    rows = [(v, v.facts.source) for v in verdicts]
     entries = []
     for name, v in statements:
-        rows.append((v, (v.details or {}).get("source")))
+        rows.append((v, v.facts.source))
         proof = getattr(v, "proof", None)
-        entries.append({"lean_name": name, "statement": v.statement, "source": (v.details or {}).get("source"),
+        entries.append({"lean_name": name, "statement": v.statement, "source": v.facts.source,
                         "family": (v.details or {}).get("family"), "verdicts": [v], "_proof": proof,
                         **({"holds": proof.to_json()} if proof is not None else {})})
     head = {"seed": seed, "quick": quick, "replicates": replicates, "budget": budget, "files": [str(f) for f in files]}

@@ -146,6 +146,11 @@ class Verdict:
         a, b = self._numeric_sides()
         return ratio_display(a, b)
 
+    @property
+    def facts(self) -> Facts:
+        """What the verdict's engine found beyond the sides, typed (:class:`Facts`)."""
+        return facts_of(self.details)
+
     def __str__(self) -> str:
         name = self.statement if "." in self.statement else f"SCAFFOLD.{self.statement}"
         parts = [f"{self.status}: {name}"]
@@ -199,6 +204,155 @@ class Verdict:
             "evidence": None if self.evidence is None else self.evidence.value,
             "details": cap_report(self.details, max_exact_chars),
         }
+
+
+# --------------------------------------------------------------------------- typed facts
+#
+# What an engine found beyond the two sides, by kind. An engine builds the kind it decides by and
+# writes it into the verdict's ``details`` (:meth:`details`: the JSON report's documented keys,
+# docs/reference/json-report.md); the report reads it back typed (:attr:`Verdict.facts`), never a
+# key of ``details`` by name.
+
+@dataclass(frozen=True)
+class HypothesisCheck:
+    """One hypothesis on an instance: its statement (Lean text or the model's words) and whether
+    it holds there."""
+
+    statement: str
+    holds: bool
+
+
+@dataclass(frozen=True)
+class InstanceFacts:
+    """A verdict decided on one named instance: ``instance`` (its name), ``parameters`` (name ->
+    value, as printed under the table), ``hypotheses`` (each checked on the instance),
+    ``arithmetic`` (how an exact-moment verdict was computed: ``"exact"`` / ``"ball …"`` or "" when
+    not by exact moments), ``every_round_start`` (a conditional statement decided at every round
+    start), ``step_reduced`` (the instance's step halved to fit the hypotheses: ``{"text", "h"}``)."""
+
+    instance: str | None = None
+    parameters: dict[str, Any] | None = None
+    hypotheses: tuple[HypothesisCheck, ...] = ()
+    arithmetic: str = ""
+    every_round_start: bool = False
+    step_reduced: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> InstanceFacts:
+        return cls(instance=d.get("instance"), parameters=d.get("parameters") or None,
+                   hypotheses=tuple(HypothesisCheck(str(h.get("statement", "")), bool(h.get("holds")))
+                                    for h in d.get("hypotheses") or ()),
+                   arithmetic=str(d.get("arithmetic", "") or ""), every_round_start=bool(d.get("checked")),
+                   step_reduced=d.get("step_reduced"))
+
+
+@dataclass(frozen=True)
+class MonteCarloFacts:
+    """A Monte Carlo left side: the replicate ``mean``, its Student-t interval ``[lower, upper]`` at
+    level ``confidence`` over ``replicates`` runs; for a conditional statement simulated from
+    several round starts, their number ``starts`` and the ``joint_confidence`` of the row."""
+
+    mean: float
+    lower: float
+    upper: float
+    confidence: float
+    replicates: int
+    starts: int | None = None
+    joint_confidence: float | None = None
+
+    @property
+    def half_width(self) -> float:
+        return self.upper - self.mean
+
+    @property
+    def level(self) -> float:
+        """The level the row's interval holds at (joint over the round starts when there are several)."""
+        return self.joint_confidence if self.joint_confidence is not None else self.confidence
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> MonteCarloFacts | None:
+        est = d.get("estimate")
+        if not est:
+            return None
+        mean, upper = float(est["mean"]), float(est["upper"])
+        return cls(mean=mean, lower=float(est.get("lower", 2 * mean - upper)), upper=upper,
+                   confidence=float(est.get("confidence", 0.999)), replicates=int(est.get("replicates", 0)),
+                   starts=d.get("starts") or None, joint_confidence=d.get("joint_confidence"))
+
+
+@dataclass(frozen=True)
+class SearchFacts:
+    """An adversarial search's row: how many candidates were drawn (``drawn``; ``candidates``
+    without refinements), decided (``decided``, of which ``decided_in_balls`` in certified balls),
+    held (``holds``), fell inside the hypotheses with an undecided conclusion (``in_hypotheses``);
+    ``result`` (the table's words), the witness (``index``, ``description``, ``witness_text``,
+    ``lhs_exact`` / ``rhs_exact`` as text) or the tightest instance (``tightest_exact``: decided
+    exactly; ``lhs_ball``: in balls)."""
+
+    candidates: int = 0
+    drawn: int | None = None
+    decided: int = 0
+    decided_in_balls: int = 0
+    holds: int | None = None
+    in_hypotheses: int | None = None
+    result: str = ""
+    index: Any = None
+    description: str = ""
+    witness_text: str | None = None
+    lhs_exact: str | None = None
+    rhs_exact: str | None = None
+    tightest_exact: bool | None = None
+    lhs_ball: bool = False
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> SearchFacts | None:
+        if not (str(d.get("engine", "")).startswith("adversarial search")
+                or any(k in d for k in ("search_result", "decided", "candidates"))):
+            return None
+        return cls(candidates=int(d.get("candidates", 0) or 0), drawn=d.get("drawn"), decided=int(d.get("decided", 0) or 0),
+                   decided_in_balls=int(d.get("decided_in_balls", 0) or 0), holds=d.get("holds"),
+                   in_hypotheses=d.get("in_hypotheses"), result=str(d.get("search_result", "") or ""),
+                   index=d.get("index"), description=str(d.get("description", "") or ""),
+                   witness_text=d.get("witness_text"), lhs_exact=d.get("lhs_exact"), rhs_exact=d.get("rhs_exact"),
+                   tightest_exact=d.get("tightest_exact"), lhs_ball=bool(d.get("lhs_ball")))
+
+
+@dataclass(frozen=True)
+class PEPFacts:
+    """A PEP row: the SDP solver's tolerance (``solver_tol``, None for an exact certificate) and
+    whether a numerical violation was re-verified exactly on a concrete instance (``reproduced``)."""
+
+    solver_tol: float | None = None
+    reproduced: bool = False
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> PEPFacts | None:
+        rv = d.get("reverification") or {}
+        if "solver_tol" not in d and not rv:
+            return None
+        return cls(solver_tol=d.get("solver_tol"), reproduced=bool(rv.get("reproduced")))
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything a report reads of a verdict beyond its sides, typed: ``instance``
+    (:class:`InstanceFacts`), ``monte_carlo``, ``search``, ``pep`` (None when the verdict has none
+    of that kind), ``source`` (``file:line`` of the statement), ``witness_text`` (a violation in
+    words: "left side 2 > right side 3/2")."""
+
+    instance: InstanceFacts
+    monte_carlo: MonteCarloFacts | None
+    search: SearchFacts | None
+    pep: PEPFacts | None
+    source: str | None
+    witness_text: str | None = None
+
+
+def facts_of(details: dict[str, Any] | None) -> Facts:
+    """The typed :class:`Facts` of a verdict's ``details`` (the one place that reads its keys)."""
+    d = details or {}
+    return Facts(InstanceFacts.of(d), MonteCarloFacts.of(d), SearchFacts.of(d), PEPFacts.of(d), d.get("source"),
+                 d.get("witness_text"))
 
 
 def _estimate_sides(est: dict[str, Any], rhs: Any) -> dict[str, Any]:

@@ -59,7 +59,8 @@ def test_the_search_does_not_evaluate_a_candidate_above_the_cap(monkeypatch):
     env = {"d": 1, "m": 3, "u": fam.fin_family([vec([1]), vec([2]), vec([3])])}
     steps = search.candidate_steps(st, env, Interpreter(st.file_decls))
     assert search.decide_lemma_instance(st, env).status == "holds"
-    monkeypatch.setattr(search, "MAX_CANDIDATE_STEPS", steps - 1)
+    from pyfed.engines.statement import lean_search
+    monkeypatch.setattr(lean_search, "MAX_CANDIDATE_STEPS", steps - 1)   # the generic decision of every run-free model
     rec = search.decide_lemma_instance(st, env)
     assert rec.status == "undecided" and f"not evaluated: an estimated {steps:.2g} evaluation steps" in rec.reason
 

@@ -23,31 +23,28 @@ def evidence(v) -> str:
     """What a theorem verdict rests on: exact rationals, a certified ball, a Monte Carlo
     interval (with its level and R: the ± in the left-side column is its half-width) or a
     numerical SDP (PEP)."""
-    d = v.details or {}
-    est = d.get("estimate")
+    f = v.facts
+    inst, mc, search, pep = f.instance, f.monte_carlo, f.search, f.pep
     # conditional FedAvg lemmas: Monte Carlo from several round starts (joint level), or exact at
     # every round start
-    where = f", {d['starts']} round starts (joint)" if d.get("starts") else ""
-    every = ", every round start" if d.get("checked") else ""
-    if est:
-        level = d.get("joint_confidence", est["confidence"])
-        return f"Monte Carlo {level:.1%} t-interval, R={est['replicates']}{where}"
+    if mc is not None:
+        where = f", {mc.starts} round starts (joint)" if mc.starts else ""
+        return f"Monte Carlo {mc.level:.1%} t-interval, R={mc.replicates}{where}"
     if getattr(v, "evidence", None) is Evidence.PEP_CERTIFICATE:
         return "PEP certificate over the class, exact"
-    rv = d.get("reverification") or {}
-    if v.status == "violated" and rv.get("reproduced"):     # the SDP's violation, decided again exactly
+    if pep is not None and v.status == "violated" and pep.reproduced:   # the SDP's violation, decided again exactly
         return "PEP worst case, re-verified in exact rationals"
-    if "solver_tol" in d:
-        return f"PEP SDP, numerical (tol {d['solver_tol']:g})"
-    if str(d.get("engine", "")).startswith("adversarial search"):
-        n, b = d.get("decided", 0), d.get("decided_in_balls", 0)
+    if pep is not None and pep.solver_tol is not None:
+        return f"PEP SDP, numerical (tol {pep.solver_tol:g})"
+    if search is not None:
+        n, b = search.decided, search.decided_in_balls
         if b:
             return f"search: {n} instance{'' if n == 1 else 's'} decided ({n - b} exactly, {b} in certified balls)"
         return f"search: {n} instance{'' if n == 1 else 's'} decided exactly"
-    arith = str(d.get("arithmetic", ""))
-    if "ball" in arith:
+    every = ", every round start" if inst.every_round_start else ""
+    if "ball" in inst.arithmetic:
         return "exact moments, certified ball" + every
-    if arith:
+    if inst.arithmetic:
         return "exact moments, exact rationals" + every
     return "exact" if v.exact else "-"
 
@@ -83,7 +80,7 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
     for v in verdicts:
         by_theorem.setdefault(v.statement, []).append(v)
     for theorem, vs in by_theorem.items():
-        src = next((v.details.get("source") for v in vs if (v.details or {}).get("source")), None)
+        src = next((v.facts.source for v in vs if v.facts.source), None)
         ours = not src or str(src).startswith("lean/Pyfed/Scaffold/")      # pyfed's SCAFFOLD statements
         name = f"SCAFFOLD.{theorem}" if ours and "." not in theorem else theorem
         t = Table(title=escape(f"{title}: {name}" + (f" ({src})" if src else "")), show_lines=False)
@@ -92,38 +89,37 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
         for col in ("instance", "hypotheses", "left side", "right side", "ratio", "verdict", "evidence"):
             t.add_column(col)
         for v in vs:
-            d = v.details
-            hyps = d.get("hypotheses", [])
-            bad = [h["statement"] for h in hyps if not h["holds"]]
+            f = v.facts
+            bad = [h.statement for h in f.instance.hypotheses if not h.holds]
             if bad:
                 hyp = escape("FAIL: " + ", ".join(bad))
-            elif not hyps and d.get("decided") == 0:    # a search that decided no instance
-                met = d.get("in_hypotheses")            # candidates inside the hypotheses (conclusion undecided)
-                hyp = f"met on {met} of {d.get('candidates')}" if met else "none met"
+            elif not f.instance.hypotheses and f.search is not None and f.search.decided == 0:
+                met = f.search.in_hypotheses        # candidates inside the hypotheses (conclusion undecided)
+                hyp = f"met on {met} of {f.search.candidates}" if met else "none met"
             else:
                 hyp = "all met"
-            est = d.get("estimate")
+            mc = f.monte_carlo
             balls = getattr(v, "balls", None) or {}
-            lhs = (format_estimate(est["mean"], est["upper"] - est["mean"]) if est
-                   else _fmt(balls.get("lhs", v.lhs)))
+            lhs = format_estimate(mc.mean, mc.half_width) if mc else _fmt(balls.get("lhs", v.lhs))
             # the ratio of an estimate: no more significant digits than its printed mean has
-            ratio = (format_estimate_ratio(v.ratio, est["mean"], est["upper"] - est["mean"]) if est
+            ratio = (format_estimate_ratio(v.ratio, mc.mean, mc.half_width) if mc
                      else _fmt(balls.get("ratio", v.ratio), 4))
-            t.add_row(escape(str(d.get("instance", "-"))), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
+            t.add_row(escape(str(f.instance.instance or "-")), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
                       ratio, f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
         print_table(console, t)
         for v in vs:
-            d = v.details
-            p = d.get("parameters")
+            f = v.facts
+            p = f.instance.parameters
             if p:
-                print_line(console, "  [dim]" + escape(f"{d.get('instance')}: " + ", ".join(f"{k}={format_parameter(p[k])}" for k in p))
-                              + "[/dim]")
+                print_line(console, "  [dim]" + escape(f"{f.instance.instance}: "
+                                                       + ", ".join(f"{k}={format_parameter(p[k])}" for k in p))
+                           + "[/dim]")
             reason = getattr(v, "reason", "")
             if reason:
-                print_line(console, f"  [yellow]{escape(str(d.get('instance')))}: {escape(str(reason))}[/yellow]")
-            wt = d.get("witness_text")
-            if v.status == "violated" and wt and not str(d.get("engine", "")).startswith("adversarial search"):
-                print_line(console, f"  [red]{escape(str(d.get('instance')))}: {escape(str(wt))}[/red]")
+                print_line(console, f"  [yellow]{escape(str(f.instance.instance))}: {escape(str(reason))}[/yellow]")
+            wt = f.witness_text if f.search is None else None     # a search's witness is printed under its file
+            if v.status == "violated" and wt:
+                print_line(console, f"  [red]{escape(str(f.instance.instance))}: {escape(str(wt))}[/red]")
 
 
 def render_statement_verdicts(console, results) -> None:
@@ -139,16 +135,18 @@ def render_statement_verdicts(console, results) -> None:
     for col in ("search result", "verdict", "tightest lhs", "rhs", "lhs/rhs", "candidates decided", "drawn"):
         t.add_column(col, no_wrap=True)
     for name, v in results:
-        d = v.details or {}
+        sf = v.facts.search
         if v.status == "violated":
             result = "[bold red]COUNTEREXAMPLE[/]"
         else:
-            result = d.get("search_result", "-")
-        how = ("exactly" if d.get("tightest_exact", v.exact) else
-               "in certified balls" if d.get("lhs_ball") else "mpmath")
-        decided = f"{d.get('holds', '-')} ({how})" if v.status != "violated" else "-"
+            result = (sf.result if sf is not None else "") or "-"
+        exactly = v.exact if sf is None or sf.tightest_exact is None else sf.tightest_exact
+        how = "exactly" if exactly else "in certified balls" if sf is not None and sf.lhs_ball else "mpmath"
+        held = sf.holds if sf is not None and sf.holds is not None else "-"
+        decided = f"{held} ({how})" if v.status != "violated" else "-"
+        drawn = "-" if sf is None else (sf.drawn if sf.drawn is not None else sf.candidates)
         t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
-                  _fmt(v.ratio), decided, str(d.get("drawn", d.get("candidates", "-"))))
+                  _fmt(v.ratio), decided, str(drawn))
     print_table(console, t)
     print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
                         "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
@@ -279,22 +277,22 @@ def render_file(console, path, reports, theorem=None) -> None:
         if note:
             print_line(console, f"  [bold yellow]{escape(note)}[/bold yellow]")
         for v in rep.verdicts:
-            red = (v.details or {}).get("step_reduced")
+            red = v.facts.instance.step_reduced
             if red:
-                print_line(console, "  " + escape(f"{rep.statement.name}: {v.details.get('instance')}: {red['text']} "
+                print_line(console, "  " + escape(f"{rep.statement.name}: {v.facts.instance.instance}: {red['text']} "
                                                   f"(h = K ηl ηg = {red['h']})"))
         for name, why in rep.skipped:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: built-in instance {name} not used: {why}')}[/yellow]")
         if rep.pep_note:
             print_line(console, f"  [yellow]{escape(f'{rep.statement.name}: {rep.pep_note}')}[/yellow]")
         s = rep.search.verdict
-        if s.status == "violated":
+        sf = s.facts.search
+        if s.status == "violated" and sf is not None:
             rel = rep.statement.relation if rep.statement.relation in ("≤", "<", "=") else "≤"
-            wording = s.details.get("witness_text") or violation_wording(
-                rel, _short(s.details.get("lhs_exact")), _short(s.details.get("rhs_exact")),
-                s.details.get("lhs_exact") == s.details.get("rhs_exact"))
-            print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {s.details.get('index')}): "
-                                             f"{s.details.get('description')}; {wording} "
+            wording = sf.witness_text or violation_wording(rel, _short(sf.lhs_exact), _short(sf.rhs_exact),
+                                                           sf.lhs_exact == sf.rhs_exact)
+            print_line(console, "  [red]" + escape(f"{rep.statement.name}: counterexample (candidate {sf.index}): "
+                                             f"{sf.description}; {wording} "
                                              + ("(certified ball enclosures; the JSON report has their bounds)"
                                                 if getattr(s, "balls", None) else
                                                 "(exact; the JSON report has every digit)")) + "[/red]")
