@@ -216,11 +216,32 @@ def test_the_numeral_0_where_a_point_is_expected_is_lean_s_zero_point():
     assert it.eval(st.lhs, env) == vec([1]) and it.eval(st.rhs, env) == vec([Fr(3, 2)])
 
 
-def _timed_cpu(fn):
-    import time
-    t0 = time.process_time()
-    out = fn()
-    return out, time.process_time() - t0
+def _steps(it, node, env) -> tuple:
+    """(value, term evaluations): the evaluation steps the interpreter took, counted exactly (no clock)."""
+    from pyfed.evaluation.evaluator import Evaluator
+
+    calls = [0]
+    original = Evaluator.eval
+
+    def counting(self, n, e):
+        calls[0] += 1
+        return original(self, n, e)
+
+    Evaluator.eval = counting
+    try:
+        out = it.eval(node, env)
+    finally:
+        Evaluator.eval = original
+    return out, calls[0]
+
+
+def _linear_and_under_a_second(steps_at: dict) -> None:
+    """Steps at r and 2r grow linearly (twice the index costs at most 2.2 times the steps), and the
+    steps at the largest index cost under a second at the calibrated seconds per step."""
+    from pyfed.resources import SECONDS_PER_STEP
+    (r1, s1), (r2, s2) = sorted(steps_at.items())
+    assert r2 == 2 * r1 and s2 <= 2.2 * s1, steps_at
+    assert s2 * SECONDS_PER_STEP < 1.0, steps_at
 
 
 def test_the_scaffold_recursion_costs_linear_time_in_the_round_index():
@@ -235,9 +256,14 @@ def test_the_scaffold_recursion_costs_linear_time_in_the_round_index():
     env = {"d": 1, "N": 1, "opt": "SCAFFOLD.ControlOption.optionII", "S": 1, "K": 1, "ηl": Fr(1, 4),
            "ηg": Fr(1), "oracle": oracles, "samples": fam.samples([[0]]), "x0": vec([Fr(3, 2)]),
            "c0": fam.fin_family([vec([0])]), "r": 60}
-    (lhs, rhs), cpu = _timed_cpu(lambda: (it.eval(st.lhs, env), it.eval(st.rhs, env)))
-    assert lhs == rhs
-    assert cpu < 1.0, f"60 rounds took {cpu:.2f} s of CPU"
+    steps = {}
+    for r in (30, 60):
+        lhs, n_l = _steps(Interpreter(st.file_decls), st.lhs, dict(env, r=r))
+        rhs, n_r = _steps(Interpreter(st.file_decls), st.rhs, dict(env, r=r))
+        assert lhs == rhs
+        steps[r] = n_l + n_r
+    _linear_and_under_a_second(steps)
+    del it
     # the server model after 60 rounds, read through the same recursion (a field of the state)
     from pyfed.lean.terms import Node  # noqa: F401 (the proj node below is built by the reader)
     from pyfed import read_text
@@ -247,10 +273,10 @@ def test_the_scaffold_recursion_costs_linear_time_in_the_round_index():
             "    (scaffold opt S K ηl ηg oracle samples x0 c0 r).x = (scaffold opt S K ηl ηg oracle samples x0 c0 r).x "
             ":= by sorry\n\nend SCAFFOLD\n")
     (st2,) = read_text(text, "rounds.lean")
-    it2 = Interpreter(st2.file_decls)
-    x60, cpu = _timed_cpu(lambda: it2.eval(st2.lhs, env))
-    assert x60 == vec([Fr(1, 2) + Fr(1, 2 ** 60)])
-    assert cpu < 1.0
+    x30, n30 = _steps(Interpreter(st2.file_decls), st2.lhs, dict(env, r=30))
+    x60, n60 = _steps(Interpreter(st2.file_decls), st2.lhs, env)
+    assert x30 == vec([Fr(1, 2) + Fr(1, 2 ** 30)]) and x60 == vec([Fr(1, 2) + Fr(1, 2 ** 60)])
+    _linear_and_under_a_second({30: n30, 60: n60})
 
 
 def test_the_local_sgd_recursion_costs_linear_time_in_the_step_index():
@@ -268,6 +294,7 @@ def test_the_local_sgd_recursion_costs_linear_time_in_the_step_index():
     draws = Fun(lambda t: Fun(lambda k: Fun(lambda q: 0, n=1), n=1))
     env = {"d": 1, "n": 1, "workers": 1, "b": 1, "grads": grads, "η": Fun(lambda t: Fr(1, 2)),
            "sync": frozenset(range(1, 61)), "draws": draws, "x0": vec([Fr(3)]), "t": 60, "k": 0}
-    x60, cpu = _timed_cpu(lambda: it.eval(st.lhs, env))
-    assert x60 == vec([Fr(3, 2 ** 60)])
-    assert cpu < 1.0, f"60 steps took {cpu:.2f} s of CPU"
+    x30, n30 = _steps(Interpreter(st.file_decls), st.lhs, dict(env, t=30))
+    x60, n60 = _steps(it, st.lhs, env)
+    assert x30 == vec([Fr(3, 2 ** 30)]) and x60 == vec([Fr(3, 2 ** 60)])
+    _linear_and_under_a_second({30: n30, 60: n60})
