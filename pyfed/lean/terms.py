@@ -147,6 +147,7 @@ _TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)
   | (?P<ident>[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*(?:\.[^\W\d][\w'!?₀-₉ᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ]*)*(?:\.\d+)?)
+  | (?P<empty>∅)
   | (?P<op>⁻¹|≤ᵐ|=ᵐ|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
 """, re.VERBOSE | re.UNICODE)
 
@@ -174,7 +175,8 @@ def tokenize(text: str, *, line: int = 1, col: int = 1, path: str = "<text>") ->
                                   supported="Lean terms of the arithmetic subset (see pyfed.lean.terms)")
         if m.lastgroup != "ws":
             tok = m.group()
-            out.append(Token(m.lastgroup, _ASCII.get(tok, tok), cur_line, pos - line_start + 1, m.start(), m.end()))
+            kind = "ident" if m.lastgroup == "empty" else m.lastgroup      # ∅: the empty collection, a name
+            out.append(Token(kind, _ASCII.get(tok, tok), cur_line, pos - line_start + 1, m.start(), m.end()))
         else:
             nl = m.group().count("\n")
             if nl:

@@ -272,6 +272,8 @@ class Interpreter:
         if ref is not None and ref[0] == "mathlib":
             if ref[1] == "Finset.univ":
                 return self.universe(node, env)
+            if ref[1] == "∅":
+                return frozenset()
             return self.mathlib(ref[1], node, env)
         if ref is not None and ref[0] == "decl":
             return self.decl_value(node, ref[1], [], env, node)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..search.run import search_statement
+
 __all__ = ["Context", "EngineOutcome", "NoPEPRow", "ENGINES", "engines_for", "applicable_engines", "BuiltinInstances",
            "AdversarialSearch", "PEPRow", "ConstantProfile"]
 
@@ -87,7 +89,8 @@ class BuiltinInstances:
 
 class AdversarialSearch:
     """The adversarial search: instances drawn inside the statement's own hypotheses, structured
-    edge cases first, each decided exactly (the model's search)."""
+    edge cases first, each decided exactly (the model's search), then the search by optimisation
+    over the model's search space (:func:`pyfed.engines.search.run.search_statement`)."""
 
     name = "adversarial search"
 
@@ -96,7 +99,7 @@ class AdversarialSearch:
 
     def decide(self, st, ctx) -> EngineOutcome:
         ctx.tell(f"{st.name}: adversarial search")
-        res = st.model.search(st, seed=ctx.seed, budget=ctx.budget)
+        res = search_statement(st, seed=ctx.seed, budget=ctx.budget, quick=ctx.quick, progress=ctx.tell)
         return EngineOutcome([res.verdict], tried=res.tried, search=res)
 
 

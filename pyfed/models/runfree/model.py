@@ -16,7 +16,8 @@ from ...export import render_values_counterexample
 from ..protocol import Model, NoPEPRow
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
 from .reader import RunFreeStatement, statements_from
-from .search import recheck_lemma, search_lemma
+from .search import lemma_verdict, recheck_lemma, search_lemma
+from .space import evaluate_point, runfree_space
 
 __all__ = ["RunFreeModel", "MODEL"]
 
@@ -42,6 +43,15 @@ class RunFreeModel(Model):
 
     def search(self, st, *, seed=0, budget=24, progress=None, pool=None):
         return search_lemma(st, seed=seed, budget=budget, progress=progress)
+
+    def search_space(self, st, *, quick=False, seed=0):
+        return runfree_space(st, quick=quick, seed=seed)
+
+    def evaluate_point(self, st, config, values, *, index=0):
+        return evaluate_point(st, config, values, index=index)
+
+    def search_verdict(self, st, records, *, seed, budget):
+        return lemma_verdict(st, records, seed, budget)
 
     def recheck(self, st, witness):
         return recheck_lemma(st, witness)

@@ -49,7 +49,7 @@ from .instances import (
 from .plan import plan
 from .refine import lp_worst, worst_points
 
-__all__ = ["LemmaRecord", "search_lemma", "decide_lemma_instance", "recheck_lemma",
+__all__ = ["LemmaRecord", "search_lemma", "decide_lemma_instance", "recheck_lemma", "lemma_verdict",
            "LEMMA_WITNESS_SCHEMA"]
 
 #: Version tag of a lemma witness (the instance's values as exact JSON specs).
@@ -149,13 +149,25 @@ def _candidates(st, pl, seed, index, interp):
         worst = worst_points(st, pl, drawn.env, vecs, interp)
         if worst is not None:
             out.append((worst, f"{drawn.description}, points where the inequality is worst (exact)"))
-    seqs = [n for n in pl.order if _is_sequence(pl.types[n])]
+    seqs = [n for n in pl.order if _is_sequence(pl.types[n]) and not _passed_to_definition(st, n)]
     if seqs:
         env, how = out[0]
         lp = lp_worst(st, pl, env, seqs, interp)
         if lp is not None:
             out.append((lp, f"{how}, worst sequences of a linear program"))
     return out
+
+
+def _passed_to_definition(st, name) -> bool:
+    """``name`` is an argument of a model definition somewhere in ``st`` (``localSGD grads η …``):
+    the definition's values are not linear in it, so the linear program does not apply."""
+    nodes = [h.node for h in st.hypotheses] + [st.conclusion]
+    for root in nodes:
+        for n in root.walk():
+            if n.kind == "app" and getattr(n, "ref", (None,))[0] == "decl" and any(
+                    a.kind == "ident" and a.value == name for a in n.args[1:]):
+                return True
+    return False
 
 
 def _real_families(pl) -> list:
@@ -313,7 +325,7 @@ def search_lemma(st, *, seed: int = 0, budget: int = 24, progress=None) -> Searc
             progress(1)
         if any(r.status == "violated" for r in records):
             break
-    return SearchResult(records, _verdict(st, records, seed, budget), seed, budget, tried=len(records))
+    return SearchResult(records, lemma_verdict(st, records, seed, budget), seed, budget, tried=len(records))
 
 
 def _s(v):
@@ -329,7 +341,7 @@ def _num(v):
     return v
 
 
-def _verdict(st, records, seed, budget):
+def lemma_verdict(st, records, seed, budget):
     decided = [r for r in records if r.status in ("holds", "violated")]
     viol = [r for r in decided if r.status == "violated"]
     details = {"engine": f"adversarial search ({st.family}, decided exactly)", "seed": seed, "budget": budget,
