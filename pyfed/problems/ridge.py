@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..exact import rational_str
 
 __all__ = ["RidgeFunction", "PROFILES", "EXACT_PROFILES", "CURVATURE_SUP", "ridge_from_json", "centred",
-           "certified_upper", "certified_lower", "NotExact"]
+           "certified_upper", "certified_lower", "NotExact", "gradient_rational", "value_at_zero", "dphi_at_zero"]
 
 #: The profiles φ and their sup of φ'' (the κ of the smoothness bound).
 CURVATURE_SUP = {"huber": Fraction(1), "relu2": Fraction(1), "logcosh": Fraction(1), "softplus": Fraction(1, 4),
@@ -440,7 +440,7 @@ def centred(clients: list, at=None) -> list:
     at = [Fraction(0)] * d if at is None else [Fraction(v) for v in at]
     total = [Fraction(0)] * d
     for f in clients:
-        g = _grad_rational(f, at)
+        g = gradient_rational(f, at)
         total = [t + gi for t, gi in zip(total, g)]
     shift = [t / n for t in total]
     out = []
@@ -450,7 +450,9 @@ def centred(clients: list, at=None) -> list:
     return out
 
 
-def _grad_rational(f: RidgeFunction, x) -> list:
+def gradient_rational(f: RidgeFunction, x) -> list:
+    """∇f(x) exactly where it is rational: anywhere for an exact profile, at 0 with offsets 0 for a
+    transcendental one (φ'(0) is rational); InputError elsewhere."""
     if f.exact:
         return f.grad(x)
     if any(x) or any(f.offsets):

@@ -24,7 +24,8 @@ from ..protocol import BuiltinRows, Model
 from .builtin import applicable_fedavg_engines, default_fedavg_rows, run_builtin
 from .families import family_formula
 from .reader import FedAvgRunStatement, statements_from
-from .search import lean_record, recheck_witness, search
+from .search import fedavg_verdict, lean_record, recheck_witness, search
+from .space import evaluate_point, fedavg_space
 
 __all__ = ["FedAvgRunModel", "MODEL", "theorems_path", "our_statements"]
 
@@ -81,6 +82,15 @@ class FedAvgRunModel(Model):
         res = search(st, seed=seed, budget=budget, progress=progress)
         res.tried = int((res.verdict.details or {}).get("candidates", 0))
         return res
+
+    def search_space(self, st, *, quick=False, seed=0):
+        return fedavg_space(st, quick=quick, seed=seed)
+
+    def evaluate_point(self, st, config, values, *, index=0):
+        return evaluate_point(st, config, values, index=index)
+
+    def search_verdict(self, st, records, *, seed, budget):
+        return fedavg_verdict(st, records, seed, budget)
 
     def recheck(self, st, witness):
         return recheck_witness(st, witness)

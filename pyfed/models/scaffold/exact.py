@@ -34,10 +34,12 @@ from .access import BallAccess, ExactAccess, _sympy, bind
 from .hypotheses import evaluate_hypotheses, fits
 from .instance import (
     RunInstance,
-    _is_exact_quadratic,
     instance_from_json,
     instance_to_json,
+    is_client_set,
+    is_exact_problem,
 )
+from .paths import path_moments
 
 __all__ = ["decide_exact", "sides_exact", "recheck"]
 
@@ -181,6 +183,15 @@ def _run_moments(inst, F, x0v, c0v, rounds: int, warm: bool):
                         arithmetic=res.arithmetic, algorithm=res.algorithm, mean_x=[list(m) for m in res.mean_x])
 
 
+def _moments(inst, F, x0v, c0v, rounds: int, warm: bool):
+    """The run's per-round statistics: exact moments of a quadratic instance (:func:`_run_moments`),
+    every sample path of a client set (:func:`pyfed.models.scaffold.paths.path_moments`)."""
+    if is_client_set(inst.problem):
+        return path_moments(inst.problem, S=int(inst.S), K=int(inst.K), T=rounds, eta_l=inst.eta_l, eta_g=inst.eta_g,
+                            x0=inst.x0, c0=None if warm else inst.c0)
+    return _run_moments(inst, F, x0v, c0v, rounds, warm)
+
+
 def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int | None = None,
                  details_extra: dict | None = None) -> Verdict:
     """Decide ``st`` on a rational quadratic instance with the exact-moment engine.
@@ -200,8 +211,9 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     from ...engines.exact.verdict import _pick_field, _rhs_terms
 
     p = inst.problem
-    if not _is_exact_quadratic(p):
-        raise InputError("instance", "the exact-moment engine needs quadratic clients with rational data")
+    if not is_exact_problem(p):
+        raise InputError("instance", "the exact-moment engine needs quadratic clients with rational data or an exact "
+                                     "client set")
     why = fits(st, inst)
     if why:
         raise InputError("instance", why)
@@ -211,6 +223,8 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     rational = all(_is_rational(v) for v in _field_inputs(inst))
     n_state = d * (N + 1)
     ladder = [prec] if prec else list(_PREC_LADDER)
+    if is_client_set(p):        # every sample path, exactly (no ball fallback: the data are rational)
+        arithmetic, ladder = "exact", ladder[:1]
     witness = {"instance": instance_to_json(inst), "statement": st.name, "source": st.source}
     warm = st.init == "none"
     base = {"engine": "exact moments (pyfed.engines.exact)",
@@ -225,8 +239,12 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
         with F.active():
             x0v = _vector(F, "x0", inst.x0, d)
             c0v = None if warm else mk_controls(F, "c0", inst.c0, N, d)
-        res = _run_moments(inst, F, x0v, c0v, rounds, warm)
+        res = _moments(inst, F, x0v, c0v, rounds, warm)
         details = dict(base, arithmetic=F.name)
+        if is_client_set(p):
+            details.update(engine="every sample path of the Run, exact rationals (pyfed.models.scaffold.paths)",
+                           model=base["model"].replace("virtual paths, then sampling",
+                                                       "virtual paths, then sampling; exact gradients"))
         from ...engines.exact.verdict import (
             _short,  # 8 correct digits at any magnitude (no float overflow)
         )
@@ -309,7 +327,7 @@ def sides_exact(st, inst: RunInstance):
     with F.active():
         x0v = _vector(F, "x0", inst.x0, p.d)
         c0v = None if warm else mk_controls(F, "c0", inst.c0, p.N, p.d)
-    res = _run_moments(inst, F, x0v, c0v, int(inst.T), warm)
+    res = _moments(inst, F, x0v, c0v, int(inst.T), warm)
     access = ExactAccess(inst, res)
     val = bind(st, inst, access)
     return evaluate(st.lhs, val), evaluate(st.rhs, val), val

@@ -25,7 +25,7 @@ from ...statements.evaluate import (
 )
 from ...theory.hypotheses import Hypothesis
 from .access import ExactAccess, FloatAccess, bind
-from .instance import RunInstance, _is_exact_quadratic
+from .instance import RunInstance, is_exact_problem
 
 __all__ = ["fits", "evaluate_hypotheses", "fit_step", "step_hypothesis", "hypothesis_mentions", "max_eta_l", "STEP_HALVINGS"]
 
@@ -70,7 +70,7 @@ def evaluate_hypotheses(st, inst: RunInstance, *, relax=()) -> list:
     reported as they are (the caller decides what to do with them)."""
     out = _structural(inst)
     p = inst.problem
-    if _is_exact_quadratic(p):
+    if is_exact_problem(p):
         access = ExactAccess(inst)
     else:
         access = FloatAccess(inst, exact_scalars=True)
@@ -152,14 +152,14 @@ def _hypothesis(hs, st, inst, val, access) -> Hypothesis:
         return Hypothesis(hs.key, hs.text, bool(holds), margin)
     if hs.kind == "minimizer":
         xs = evaluate(hs.args[1], val)
-        if _is_exact_quadratic(p):
+        if is_exact_problem(p):
             ok = xs.key == MINIMIZER_KEY or all(Fraction(a) == Fraction(b) for a, b in zip(xs.value, p.x_star_exact))
             return Hypothesis(hs.key, hs.text, bool(ok), Fraction(0) if ok else None)
         ok = xs.key == MINIMIZER_KEY
         return Hypothesis(hs.key, hs.text + " (the problem's numerical minimiser)", bool(ok), None)
     if hs.kind == "lower_bound":
         fl = evaluate(hs.args[0], val)
-        if _is_exact_quadratic(p):
+        if is_exact_problem(p):
             margin = Fraction(p.f_star) - to_exact(fl)
             return Hypothesis(hs.key, hs.text, decide_sign(margin) >= 0, margin)
         cert = p.derivations.get("f_low")

@@ -31,7 +31,8 @@ from .instance import instance_from_json
 from .pep import NoPEP, find_plan, pep_row
 from .profile import constant_profile, profile_size
 from .reader import ScaffoldRunStatement, statements_from
-from .search import search
+from .search import scaffold_verdict, search
+from .space import evaluate_point, scaffold_space
 from .two_sided import TwoSidedProfile
 
 __all__ = ["ScaffoldRunModel", "MODEL", "our_statements", "theorems_path", "statement_of"]
@@ -142,6 +143,15 @@ class ScaffoldRunModel(Model):
 
     def search_pool(self, st) -> bool:
         return True
+
+    def search_space(self, st, *, quick=False, seed=0):
+        return scaffold_space(st, quick=quick, seed=seed)
+
+    def evaluate_point(self, st, config, values, *, index=0):
+        return evaluate_point(st, config, values, index=index)
+
+    def search_verdict(self, st, records, *, seed, budget):
+        return scaffold_verdict(st, records, seed, budget)
 
     def recheck(self, st, witness):
         """The witness's instance read back (:class:`RecheckError` naming the field that does not
