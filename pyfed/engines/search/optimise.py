@@ -10,7 +10,10 @@ engine spends a fixed number of exact decisions in three stages:
    points (``scipy.stats.qmc.Sobol`` seeded from ``[seed, configuration]``);
 2. *focus*: more Sobol points in the configurations whose best margin is highest;
 3. *local optimisation*: Nelder–Mead (``scipy.optimize.minimize``, bounded to the unit cube) from
-   the best points found, on the margin (a float computed from the exact sides: it only steers).
+   the best points found, on the margin (a float computed from the exact sides: it only steers);
+4. *simpler witness*: a violation found is decided again with each number replaced by the simplest
+   rational within 30 %, 10 %, 3 %, 1 % of it (:func:`~pyfed.engines.search.space.coarse_numbers`);
+   the coarsest that still violates, re-checked, is the witness.
 
 Every point is decided exactly by the model; the first violation is turned into the model's own
 verdict (:meth:`~pyfed.models.protocol.Model.search_verdict`) and re-checked from its witness alone
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .space import PointOutcome, SearchSpace
+from .space import PointOutcome, SearchSpace, coarse_numbers
 
 __all__ = ["Optimised", "optimise", "DEFAULT_DECISIONS", "QUICK_DECISIONS"]
 
@@ -75,20 +78,23 @@ class _Run:
         self.records_seed, self.records_budget = records_seed, records_budget
         self.progress = progress
         self.points: list = []          # (margin, config index, unit point)
+        self.coarse = None              # the relative tolerance of simpler numbers (the last stage)
+        self.found = None               # (config index, unit point) of the confirmed violation
 
     def evaluate(self, k: int, u) -> float:
         """Decide point ``u`` of configuration ``k`` exactly; returns the margin for the optimiser
         (−2 when there is no number: outside the hypotheses or undecided)."""
         cfg = self.space.configs[k]
         u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
-        key = (k, tuple(np.round(u, 6)))
+        key = (k, tuple(np.round(u, 6)), self.coarse)
         if key in self.memo:
             return self.memo[key]
-        if self.out.evaluations >= self.budget:
+        if self.out.evaluations >= self.budget and self.coarse is None:
             raise _Stop()
         self.out.evaluations += 1
         try:
-            res = self.st.model.evaluate_point(self.st, cfg, cfg.values(u), index=self.index)
+            with coarse_numbers(self.coarse):
+                res = self.st.model.evaluate_point(self.st, cfg, cfg.values(u), index=self.index)
         except Exception as exc:          # noqa: BLE001 -- one undecidable point never stops the search
             res = PointOutcome("undecided", None, None, f"{cfg.label}: {type(exc).__name__}: {exc}")
         self.index += 1
@@ -100,10 +106,10 @@ class _Run:
             self.out.best = (m, res.description or cfg.label)
         self.points.append((m, k, u))
         if res.status == "violated" and res.record is not None:
-            self._confirm(res.record)
+            self._confirm(res.record, k, u)
         return m
 
-    def _confirm(self, record) -> None:
+    def _confirm(self, record, k, u) -> None:
         """The model's verdict of a violated record, re-checked from its witness alone; a
         confirmed one stops the search."""
         model = self.st.model
@@ -117,8 +123,24 @@ class _Run:
             again = None
         if getattr(again, "status", None) == "violated":
             self.out.verdict = v
+            self.found = (k, u)
             raise _Stop()
         self.out.rejected += 1
+
+    def simplify(self, tell) -> None:
+        """Re-decide the confirmed violation with simpler numbers (each real the simplest rational
+        within 30 %, 10 %, 3 %, 1 % of its value): the coarsest that still violates, re-checked,
+        becomes the witness."""
+        k, u = self.found
+        tell("search by optimisation: the witness with simpler numbers")
+        for rel in (0.3, 0.1, 0.03, 0.01):
+            self.coarse = rel
+            try:
+                self.evaluate(k, u)
+            except _Stop:
+                self.out.stages.append(f"witness with numbers within {int(rel * 100)} %")
+                break
+        self.coarse = None
 
 
 def _sobol(n_axes: int, n: int, seed) -> np.ndarray:
@@ -154,6 +176,8 @@ def optimise(st, *, seed: int = 0, quick: bool = False, start_index: int = 0, bu
         _local(run, tell, quick)
     except _Stop:
         pass
+    if run.found is not None:
+        run.simplify(tell)
     return run.out
 
 

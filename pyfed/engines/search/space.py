@@ -14,14 +14,60 @@ search that found nothing.
 
 from __future__ import annotations
 
+import contextvars
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
 
-__all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number"]
+__all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number", "coarse_numbers", "short_rational"]
 
 
 class NoSearchSpace(Exception):
     """A model has no search space for a statement; the message says why (the report names it)."""
+
+
+#: The relative tolerance within which :func:`short_rational` replaces a number by the simplest
+#: rational (None: the caller's resolution); the engine sets it while it simplifies a witness.
+_COARSE: contextvars.ContextVar = contextvars.ContextVar("pyfed_search_coarse", default=None)
+
+
+@contextmanager
+def coarse_numbers(rel: float | None):
+    """Within the block, :func:`short_rational` gives the simplest rational within a relative ``rel``
+    (the engine's last stage re-decides a witness with simpler numbers)."""
+    token = _COARSE.set(rel)
+    try:
+        yield
+    finally:
+        _COARSE.reset(token)
+
+
+def short_rational(x: float, bits: int = 12, coarse: float | None = None) -> Fraction:
+    """A short exact rational for the float ``x``, how a model turns a point of its search space
+    into exact data: within :func:`coarse_numbers` (or with ``coarse``) the rational with the
+    smallest denominator within that relative tolerance of ``x``; else ``x`` rounded to ``bits``
+    significant bits (a dyadic rational). 0 for 0 or a non-finite ``x``."""
+    coarse = coarse if coarse is not None else _COARSE.get()
+    if x == 0 or not math.isfinite(x):
+        return Fraction(0)
+    if coarse:
+        lo, hi = sorted((x * (1 - coarse), x * (1 + coarse)))
+        return _simplest(Fraction(lo), Fraction(hi))
+    e = math.floor(math.log2(abs(x))) - bits
+    return Fraction(round(x / 2.0 ** e)) * (Fraction(2) ** e)
+
+
+def _simplest(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational with the smallest denominator in [lo, hi] (Stern–Brocot)."""
+    if lo <= 0 <= hi:
+        return Fraction(0)
+    if hi < 0:
+        return -_simplest(-hi, -lo)
+    fl = math.floor(lo)
+    if fl + 1 <= hi or fl == lo:
+        return Fraction(fl if fl == lo else fl + 1)
+    return fl + 1 / _simplest(1 / (hi - fl), 1 / (lo - fl))
 
 
 def fmt_number(v) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ...engines.search.space import Axis, Config, PointOutcome, SearchSpace
+from ...engines.search.space import Axis, Config, short_rational, PointOutcome, SearchSpace
 from ...errors import InputError
 from ...problems.ridge import RidgeFunction, certified_upper, gradient_rational
 from ...statements.evaluate import Undecided
@@ -74,12 +74,6 @@ def fedavg_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
                        scale=0.5 if quick else 0.6)
 
 
-def _rat(x: float, bits: int = 10) -> Fraction:
-    if x == 0 or not math.isfinite(x):
-        return Fraction(0)
-    e = math.floor(math.log2(abs(x))) - bits
-    return Fraction(round(x / 2.0 ** e)) * (Fraction(2) ** e)
-
 
 def _instance(cfg: Config, v: dict) -> dict:
     """The family JSON of a point (without the step): F minimised at 0 with F(0) = 0."""
@@ -88,22 +82,22 @@ def _instance(cfg: Config, v: dict) -> dict:
     T = max(1, min(int(v["T"]), MAX_LOCAL_STEPS // max(tau, 1)))
     lam = v["curvature"]
     rho = v.get("anisotropy", 1.0)
-    Q = [[_rat(lam * rho ** j) if j == k else Fraction(0) for k in range(d)] for j in range(d)]
+    Q = [[short_rational(lam * rho ** j) if j == k else Fraction(0) for k in range(d)] for j in range(d)]
     het = v["heterogeneity"]
-    hb = [[_rat(het * (i - (M - 1) / 2)) if j == d - 1 else Fraction(0) for j in range(d)] for i in range(M)]
+    hb = [[short_rational(het * (i - (M - 1) / 2)) if j == d - 1 else Fraction(0) for j in range(d)] for i in range(M)]
     r = v["|x0 - x*|"]
     direc = [v.get(f"x0 direction[{j}]", 1.0) for j in range(d)]
     norm = math.sqrt(sum(x * x for x in direc)) or 1.0
-    x0 = [q(_rat(r * x / norm)) for x in direc]
+    x0 = [q(short_rational(r * x / norm)) for x in direc]
     common = {"tau": str(tau), "T": str(T), "x0": x0}
     if fam == "quadratic":
         L = certified_upper(Q)
         zeta_sq = max(sum((x * x for x in row), Fraction(0)) for row in hb)
         return dict(common, A=[[q(x) for x in row] for row in Q], b=[[q(x) for x in row] for row in hb],
-                    L=q(max(L, Fraction(1, 1024))), sigma=q(_rat(v["sigma"], 6)), zeta_sq=q(zeta_sq))
-    off = _rat(v["ridge offset"] * 2, 6) if fam in ("huber", "relu2") else Fraction(0)
-    w = _rat(v["ridge weight"], 6)
-    delta = _rat(v.get("huber threshold", 1.0), 6)
+                    L=q(max(L, Fraction(1, 1024))), sigma=q(short_rational(v["sigma"], 6)), zeta_sq=q(zeta_sq))
+    off = short_rational(v["ridge offset"] * 2, 6) if fam in ("huber", "relu2") else Fraction(0)
+    w = short_rational(v["ridge weight"], 6)
+    delta = short_rational(v.get("huber threshold", 1.0), 6)
     rows = [[1] + [0] * (d - 1)]
     base = RidgeFunction.make(Q, [0] * d, rows, [off], [w], fam, delta)
     g0 = gradient_rational(base, [Fraction(0)] * d)        # ∇ of the ridge part at 0: b̄ = it
@@ -131,7 +125,7 @@ def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOut
     docstring); the record is the model's search record."""
     desc = f"search by optimisation: {cfg.label}"
     try:
-        inst = dict(_instance(cfg, values), step_fraction=q(_rat(values["step fraction"], 6)))
+        inst = dict(_instance(cfg, values), step_fraction=q(short_rational(values["step fraction"], 6)))
         inst, desc, vals = fit_to_statement(st, inst, desc)
     except (InputError, ValueError, ZeroDivisionError) as exc:
         return PointOutcome("undecided", None, None, f"{desc} ({exc})")

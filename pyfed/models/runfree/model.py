@@ -12,7 +12,7 @@ This model claims every theorem no other model claims, so it comes last in the r
 
 from __future__ import annotations
 
-from ...export import render_values_counterexample
+from ...export import counterexample_record, render_values_counterexample
 from ..protocol import Model, NoPEPRow
 from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_row
 from .reader import RunFreeStatement, statements_from
@@ -85,6 +85,20 @@ class RunFreeModel(Model):
 
     def render_counterexample(self, record):
         return render_values_counterexample(record)
+
+    def reverified_pep_record(self, st, verdict, *, seed, budget):
+        """The counterexample record of a PEP row whose worst case became an exact witness (a
+        fitted quadratic or the interpolating function of the class, re-checked exactly): index
+        ``"pep"``, the instance re-decided from the record alone by ``pyfed check --replay``."""
+        w = verdict.witness or {}
+        if verdict.status != "violated" or w.get("origin") != "PEP worst case":
+            return None
+        view = type(verdict)(verdict.statement, verdict.lhs, verdict.rhs, True, dict(verdict.details or {}),
+                             evidence=verdict.evidence, witness=dict(w, index="pep"))
+        rec = counterexample_record(st, view, seed=seed, budget=budget)
+        rec.update(engine="PEP worst case over the class, made concrete and re-checked exactly",
+                   generated_by="pyfed check (PEP row)")
+        return rec
 
 
 #: The run-free model (its statements' ``model``).

@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace
+from ...engines.search.space import Axis, Config, short_rational, NoSearchSpace, PointOutcome, SearchSpace
 from ...engines.statement.naturals import natural_hypotheses
 from ...exact import as_float
 from ...problems.ridge import RidgeFunction, centred
@@ -259,15 +259,8 @@ def _from_symlog(u: float) -> Fraction:
     """u in [0, 1] -> ±10⁻³ … ±10³ (negative below 1/2, positive above; 1/2 itself gives 10⁻³)."""
     s = 2 * float(u) - 1
     mag = 10 ** (-3 + 6 * abs(s))
-    return _rat(math.copysign(mag, s if s else 1.0))
+    return short_rational(math.copysign(mag, s if s else 1.0))
 
-
-def _rat(x: float, bits: int = 12) -> Fraction:
-    """A short rational near ``x`` (about ``bits`` significant bits): exact data stay small."""
-    if x == 0 or not math.isfinite(x):
-        return Fraction(0)
-    e = math.floor(math.log2(abs(x))) - bits
-    return Fraction(round(x / 2.0 ** e)) * (Fraction(2) ** e)
 
 
 # ---------------------------------------------------------------------- building an instance
@@ -283,16 +276,16 @@ def _client_set(n, d, famname, v, seed_offset=0) -> list:
     for i in range(n):
         t = (i / (n - 1)) if n > 1 else 0.0
         li = lam * spread ** t
-        Q = [[_rat(li * rho ** j) if j == jj else Fraction(0) for jj in range(d)] for j in range(d)]
-        b = [_rat(het * (i - (n - 1) / 2)) if j == 0 else Fraction(0) for j in range(d)]
+        Q = [[short_rational(li * rho ** j) if j == jj else Fraction(0) for jj in range(d)] for j in range(d)]
+        b = [short_rational(het * (i - (n - 1) / 2)) if j == 0 else Fraction(0) for j in range(d)]
         if famname == "quadratic" or d == 0:
             out.append(RidgeFunction.make(Q, b))
             continue
         rows = [[1] + [0] * (d - 1)]
         off = _from_symlog(v.get("ridge offset", 0.5)) if famname in ("huber", "relu2") else 0
-        out.append(RidgeFunction.make(Q, b, rows, [off + _rat(het * i / 2) if famname != "logcosh" else 0],
-                                      [_rat(v.get("ridge weight", 1.0))], famname,
-                                      _rat(v.get("huber threshold", 1.0))))
+        out.append(RidgeFunction.make(Q, b, rows, [off + short_rational(het * i / 2) if famname != "logcosh" else 0],
+                                      [short_rational(v.get("ridge weight", 1.0))], famname,
+                                      short_rational(v.get("huber threshold", 1.0))))
     return centred(out)
 
 
@@ -327,7 +320,7 @@ def _build(ctx: _Ctx, cfg: Config, values: dict):
             elif k == "vec":
                 d = int(interp.dim(t.args[0], env, None))
                 r = values.get(f"|{name}|", 1.0)
-                env[name] = Vec(_rat(r * values.get(f"{name}[{j}]", (-1) ** j * 0.5)) for j in range(d))
+                env[name] = Vec(short_rational(r * values.get(f"{name}[{j}]", (-1) ** j * 0.5)) for j in range(d))
             elif k == "fin":
                 n = int(interp.dim(t.args[0], env, None))
                 if n <= 0:
@@ -349,9 +342,9 @@ def _build(ctx: _Ctx, cfg: Config, values: dict):
                 d = int(interp.dim(resolved(t.args[1]).args[0], env, None))
                 r = values.get(f"|{name}|", 1.0)
                 if f"{name}[0][0]" in values:
-                    vs = [Vec(_rat(r * values[f"{name}[{i}][{j}]"]) for j in range(d)) for i in range(m)]
+                    vs = [Vec(short_rational(r * values[f"{name}[{i}][{j}]"]) for j in range(d)) for i in range(m)]
                 else:
-                    vs = [Vec(_rat(r * float(rng.uniform(-1, 1))) for _ in range(d)) for _ in range(m)]
+                    vs = [Vec(short_rational(r * float(rng.uniform(-1, 1))) for _ in range(d)) for _ in range(m)]
                 env[name] = fam.fin_family(vs)
             else:
                 env[name] = _value(st, pl, name, env, rng, None, 0, interp)
@@ -402,7 +395,7 @@ def _measurable_vectors(ctx, name, t, env, rng, values):
         block = {}
         for lab in labels:
             if lab not in block:
-                block[lab] = Vec(_rat(r * float(rng.uniform(-1, 1))) for _ in range(d))
+                block[lab] = Vec(short_rational(r * float(rng.uniform(-1, 1))) for _ in range(d))
         out.append(fam.random_variable([block[lab] for lab in labels]))
     return fam.fin_family(out)
 
@@ -414,13 +407,13 @@ def _function(ctx, name, t, env, famname, values):
     t = resolved(t)
     fam_name = "quadratic" if famname == "-" else famname
     if role == "steps":
-        step = _rat(values.get("step", 0.1))
+        step = short_rational(values.get("step", 0.1))
         return fam.sequence([step] * (int(env.get("__nat_bound__", 0)) + 64), tail=step)
     if role == "problem":
         d = int(interp.dim(t.args[1], env, None))
         n = int(interp.dim(t.args[2], env, None))
         fs = [_as_fun(f, f"f{i}") for i, f in enumerate(_client_set(n, d, fam_name, values))]
-        x0 = Vec(_rat(values.get("|x0|", 1.0) * (1 if j == 0 else 0.5)) for j in range(d))
+        x0 = Vec(short_rational(values.get("|x0|", 1.0) * (1 if j == 0 else 0.5)) for j in range(d))
         P = fam.problem(str(t.args[0]), fs, {"β": max(f.props["beta"] for f in fs), "σ": Fraction(1), "x0": x0})
         P.argmin = Vec([Fraction(0)] * d)
         return P

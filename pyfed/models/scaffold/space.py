@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace
+from ...engines.search.space import Axis, Config, short_rational, NoSearchSpace, PointOutcome, SearchSpace
 from ...engines.statement.naturals import TYPE_NAMES, nearest_naturals, numerals_of
 from ...errors import InputError
 from ...exact import as_float
@@ -44,12 +44,6 @@ REGIMES = ("quiet", "noisy", "controls off")
 _REGIME_WORDS = {"quiet": "sigma = 0, c0 = grad f_i(x*)", "noisy": "sigma > 0, c0 = grad f_i(x*)",
                  "controls off": "sigma = 0, c0 off the optimum's gradients"}
 
-
-def _rat(x: float, bits: int = 10) -> Fraction:
-    if x == 0 or not math.isfinite(x):
-        return Fraction(0)
-    e = math.floor(math.log2(abs(x))) - bits
-    return Fraction(round(x / 2.0 ** e)) * (Fraction(2) ** e)
 
 
 def _pairs(st, Ns) -> list:
@@ -182,14 +176,14 @@ def _clients(N, d, fam, v):
     out = []
     for i in range(N):
         t = i / (N - 1) if N > 1 else 0.0
-        Q = [[_rat(lam * spread ** t * rho ** j) if j == k else Fraction(0) for k in range(d)] for j in range(d)]
-        b = [_rat(het * (i - (N - 1) / 2)) if j == d - 1 else Fraction(0) for j in range(d)]
+        Q = [[short_rational(lam * spread ** t * rho ** j) if j == k else Fraction(0) for k in range(d)] for j in range(d)]
+        b = [short_rational(het * (i - (N - 1) / 2)) if j == d - 1 else Fraction(0) for j in range(d)]
         if fam == "quadratic":
             out.append((Q, b))
             continue
-        out.append(RidgeFunction.make(Q, b, [[1] + [0] * (d - 1)], [_rat(2 * v.get("ridge offset", 0.0), 6)],
-                                      [_rat(v.get("ridge weight", 1.0), 6)], fam,
-                                      _rat(v.get("huber threshold", 1.0), 6)))
+        out.append(RidgeFunction.make(Q, b, [[1] + [0] * (d - 1)], [short_rational(2 * v.get("ridge offset", 0.0), 6)],
+                                      [short_rational(v.get("ridge weight", 1.0), 6)], fam,
+                                      short_rational(v.get("huber threshold", 1.0), 6)))
     if fam == "quadratic":
         return QuadraticProblem(np.array([q for q, _ in out], dtype=object), np.array([b for _, b in out], dtype=object),
                                 name="search by optimisation")
@@ -203,19 +197,19 @@ def _instance(st, cfg: Config, v: dict) -> tuple:
     xs = list(p.x_star_exact)
     dirs = [1.0] + ([v.get("x0 direction", 0.5)] if d > 1 else [])
     norm = math.sqrt(sum(x * x for x in dirs))
-    x0 = np.array([xs[j] + _rat(v["|x0 - x*|"] * dirs[j] / norm) for j in range(d)], dtype=object)
+    x0 = np.array([xs[j] + short_rational(v["|x0 - x*|"] * dirs[j] / norm) for j in range(d)], dtype=object)
     c0 = None
     if st.init != "none":
         c0 = np.array(p.grads_exact(p.x_star_exact), dtype=object)
         if reg == "controls off":
-            kappa = _rat(v["control error"], 6)
+            kappa = short_rational(v["control error"], 6)
             c0 = np.array([[c0[i][j] + (kappa if (i + j) % 2 == 0 else -kappa) for j in range(d)]
                            for i in range(N)], dtype=object)
     K, T = int(v["K"]), int(v["T"])
     cap = 400 if fam != "quadratic" else 2000
     T = max(1, min(T, cap // K))
-    sigma = _rat(v["sigma"], 6) if reg == "noisy" else Fraction(0)
-    eta_g = _rat(v["eta_g"], 8) if "eta_g" in v else Fraction(1)
+    sigma = short_rational(v["sigma"], 6) if reg == "noisy" else Fraction(0)
+    eta_g = short_rational(v["eta_g"], 8) if "eta_g" in v else Fraction(1)
     inst = RunInstance("search by optimisation", p, sigma, S, K, T, Fraction(1, 1000), eta_g, x0, c0)
     _fill_roles(st, inst, None)
     moved = _move_run_naturals(st, inst)
@@ -230,12 +224,12 @@ def _instance(st, cfg: Config, v: dict) -> tuple:
     if bounded and any(h.op == "=" for h in _step_relevant(st)):
         inst.eta_l = top                # a step fixed by an equality: the step axis does not apply
     elif bounded:
-        inst.eta_l = _rat(float(top) * v["step"], 12) if v["step"] < 0.999 else top
+        inst.eta_l = short_rational(float(top) * v["step"], 12) if v["step"] < 0.999 else top
         if inst.eta_l <= 0:
             inst.eta_l = top
     else:
         h = 10 ** (-3 + 5 * (math.log10(v["step"]) + 3) / 3)        # [1e-3, 1] -> h beta in [1e-3, 1e2]
-        inst.eta_l = _rat(h, 10) / (inst.K * Fraction(inst.eta_g) * Fraction(p.beta))
+        inst.eta_l = short_rational(h, 10) / (inst.K * Fraction(inst.eta_g) * Fraction(p.beta))
     return inst, moved
 
 
