@@ -6,6 +6,7 @@ without a verdict (the search and the profile); :func:`recheck` re-decides a wit
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import numpy as np
@@ -300,7 +301,11 @@ def _add_model_numbers(st, access, val, details):
 
 def _model_rhs_terms(st, val, lhs, rhs, rhs_terms):
     """The default report's ``rhs_terms`` (first term, noise term, the noise constant this
-    instance needs) when the right side is the model's convexRHS / nonconvexRHS itself."""
+    instance needs) when the right side is the model's convexRHS / nonconvexRHS itself. The
+    constants are read off the definitions' own bodies (lean/Pyfed/Scaffold/Model.lean), not written
+    here: the noise constant is the right side's increase from σ = 0 to σ = 1 over the noise term's
+    form h σ²/(K S)(1 + S/ηg²) (times β for nonconvexRHS), the first term's constant its value at
+    σ = 0 over its form ((F(x0) − f_low)/(h T) for nonconvexRHS)."""
     from ... import theory
     head = st.rhs.head_name()
     if head not in ("convexRHS", "nonconvexRHS") or not isinstance(rhs, Fraction):
@@ -308,10 +313,30 @@ def _model_rhs_terms(st, val, lhs, rhs, rhs_terms):
     args = [evaluate(a, val) for a in st.rhs.args[1:]]
     S, K, eg = args[1], args[2], args[5]
     h = theory.effective_step(K, args[4], eg)
+    unit = Fraction(1) if head == "convexRHS" else Fraction(val.access.beta)
+    first0, one = _rhs_at_sigma(st, val, 0), _rhs_at_sigma(st, val, 1)
+    form1 = theory.noise_term(unit, 1, S, K, eg, h)
+    if not (isinstance(first0, Fraction) and isinstance(one, Fraction) and form1):
+        return None
+    constant = (one - first0) / form1
+    constant = int(constant) if constant.denominator == 1 else constant
     if head == "convexRHS":
-        return rhs_terms(lhs, rhs, theory.noise_term(1, val.access.sigma, S, K, eg, h), 12, "V0/(h W_T)")
-    return rhs_terms(lhs, rhs, theory.noise_term(val.access.beta, val.access.sigma, S, K, eg, h), 70,
-                     "14 (f(x0) - f_low)/(h T)")
+        name = "V0/(h W_T)"
+    else:
+        gap = val.access.objective(val.access.x0) - args[6]
+        c = first0 * h * args[3] / gap if gap else None
+        c = int(c) if c is not None and Fraction(c).denominator == 1 else c
+        name = f"{c if c is not None else 'c'} (f(x0) - f_low)/(h T)"
+    return rhs_terms(lhs, rhs, theory.noise_term(unit, val.access.sigma, S, K, eg, h), constant, name)
+
+
+def _rhs_at_sigma(st, val, sigma):
+    """The statement's right side on the same instance with the problem's σ replaced by ``sigma``."""
+    access = copy.copy(val.access)
+    access.sigma = Fraction(sigma)
+    again = copy.copy(val)
+    again.access = access
+    return to_exact(evaluate(st.rhs, again))
 
 
 def sides_exact(st, inst: RunInstance):
