@@ -9,6 +9,7 @@ import os
 
 from rich.markup import escape
 
+from ..engines.search.space import reach_text
 from ..errors import InputError
 from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
 from ..verdicts import violation_wording
@@ -342,6 +343,8 @@ def _render_file(console, path, reports, theorem=None) -> None:
                                              + ("(certified ball enclosures; the JSON report has their bounds)"
                                                 if getattr(s, "balls", None) else
                                                 "(exact; the JSON report has every digit)")) + "[/red]")
+        elif (s.details or {}).get("reach"):      # how far a search without counterexample went
+            print_line(console, "  [dim]" + escape(f"{rep.statement.name}: {reach_text(s.details['reach'])}") + "[/dim]")
         for out in rep.exports:
             print_line(console, f"  counterexample written to {escape(str(out))}")
         if rep.profile is not None:

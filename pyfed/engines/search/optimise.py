@@ -56,7 +56,7 @@ class Optimised:
 
     def reach(self) -> dict:
         """How far the search went (:meth:`SearchSpace.reach`) plus the closest point's margin."""
-        out = self.space.reach(self.evaluations) if self.space is not None else {"exact_decisions": self.evaluations}
+        out = self.space.reach(self.evaluations) if self.space is not None else {"points": self.evaluations}
         if self.best[0] is not None:
             out["closest"] = {"margin": round(float(self.best[0]), 6), "instance": self.best[1]}
         out["stages"] = list(self.stages)

@@ -15,7 +15,7 @@ from ..statement.search import SearchResult
 from .optimise import optimise
 from .space import NoSearchSpace
 
-__all__ = ["search_statement", "reach_text"]
+__all__ = ["search_statement"]
 
 
 def search_statement(st, *, seed: int = 0, budget: int = 24, quick: bool = False, progress=None,
@@ -41,25 +41,3 @@ def search_statement(st, *, seed: int = 0, budget: int = 24, quick: bool = False
                             tried=int(res.tried) + opt.evaluations)
     res.verdict.details = dict(res.verdict.details or {}, reach=opt.reach())
     return res
-
-
-def reach_text(reach: dict) -> str:
-    """One line for the report: how far a search without counterexample went."""
-    if not reach:
-        return ""
-    if "not_searched" in reach:
-        return f"no search by optimisation: {reach['not_searched']}"
-    parts = [f"search by optimisation: {reach.get('exact_decisions', 0)} exact decisions"]
-    if reach.get("configurations"):
-        parts.append(f"{reach['configurations']} configurations")
-    if reach.get("sizes"):
-        parts.append("sizes " + ", ".join(f"{k} {v}" for k, v in reach["sizes"].items()))
-    if reach.get("families"):
-        parts.append("families " + ", ".join(reach["families"]))
-    if reach.get("ranges"):
-        parts.append("; ".join(reach["ranges"]))
-    if reach.get("closest"):
-        parts.append(f"closest margin {reach['closest']['margin']:.3g} (at {reach['closest']['instance']})")
-    if reach.get("not_drawn"):
-        parts.append("not drawn: " + "; ".join(reach["not_drawn"]))
-    return "; ".join(parts)

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number", "coarse_numbers", "short_rational"]
+__all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number", "coarse_numbers", "short_rational",
+           "reach_text"]
 
 
 class NoSearchSpace(Exception):
@@ -92,6 +93,7 @@ class Axis:
     log: bool = True
     integer: bool = False
     why: str = ""
+    shown: str = ""         # the range in words when the unit cube is mapped otherwise (a symmetric log)
 
     def value(self, u: float):
         """The value at ``u`` in [0, 1] (clipped): lo at 0, hi at 1."""
@@ -115,6 +117,8 @@ class Axis:
         return min(1.0, max(0.0, (v - self.lo) / (self.hi - self.lo)))
 
     def describe(self) -> str:
+        if self.shown:
+            return f"{self.name} {self.shown}"
         scale = " (log scale)" if self.log and self.lo > 0 and self.hi / max(self.lo, 1e-300) >= 100 else ""
         return f"{self.name} in [{fmt_number(self.lo)}, {fmt_number(self.hi)}]{scale}"
 
@@ -157,13 +161,13 @@ class SearchSpace:
             for a in c.axes:
                 lo, hi = out.get(a.name, (a.lo, a.hi, a))[:2]
                 out[a.name] = (min(lo, a.lo), max(hi, a.hi), a)
-        return {k: Axis(k, lo, hi, a.log, a.integer).describe() for k, (lo, hi, a) in out.items()}
+        return {k: Axis(k, lo, hi, a.log, a.integer, shown=a.shown).describe() for k, (lo, hi, a) in out.items()}
 
     def reach(self, evaluations: int = 0) -> dict:
         """How far the search went, for a row without counterexample: configurations, the naturals'
-        sizes, the families, each axis' range, the exact decisions spent, the binders not drawn."""
+        sizes, the families, each axis' range, the points evaluated, the binders not drawn."""
         return {"configurations": len(self.configs), "sizes": dict(self.sizes), "families": list(self.families),
-                "ranges": sorted(self.ranges().values()), "exact_decisions": int(evaluations),
+                "ranges": sorted(self.ranges().values()), "points": int(evaluations),
                 "not_drawn": list(self.notes)}
 
 
@@ -181,3 +185,25 @@ class PointOutcome:
     margin: float | None = None
     record: object = None
     description: str = ""
+
+
+def reach_text(reach: dict) -> str:
+    """One line for the report: how far a search without counterexample went."""
+    if not reach:
+        return ""
+    if "not_searched" in reach:
+        return f"no search by optimisation: {reach['not_searched']}"
+    parts = [f"search by optimisation: {reach.get('points', 0)} points (a violation only after an exact re-check)"]
+    if reach.get("configurations"):
+        parts.append(f"{reach['configurations']} configurations")
+    if reach.get("sizes"):
+        parts.append("sizes " + ", ".join(f"{k} {v}" for k, v in reach["sizes"].items()))
+    if reach.get("families"):
+        parts.append("families " + ", ".join(reach["families"]))
+    if reach.get("ranges"):
+        parts.append("; ".join(reach["ranges"]))
+    if reach.get("closest"):
+        parts.append(f"closest margin {reach['closest']['margin']:.3g} (at {reach['closest']['instance']})")
+    if reach.get("not_drawn"):
+        parts.append("not drawn: " + "; ".join(reach["not_drawn"]))
+    return "; ".join(parts)

@@ -41,8 +41,9 @@ from .search import _is_sequence, _passed_to_definition, _repair, decide_lemma_i
 
 __all__ = ["runfree_space", "evaluate_point", "FAMILIES"]
 
-#: Function families of the search space, in the order configurations use them.
-FAMILIES = ("quadratic", "huber", "relu2", "logcosh")
+#: Function families of the search space, in the order configurations use them (non-quadratic
+#: first: the model's own search draws quadratics already).
+FAMILIES = ("huber", "relu2", "quadratic", "logcosh")
 
 
 @dataclass
@@ -168,10 +169,19 @@ def runfree_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
     draws = ["round robin", "random"] if any(_is_draws(pl.types[n]) for n in pl.order) else ["-"]
     cap = 16 if quick else 72
     configs = []
-    combos = itertools.product(range(len(nat_cfgs)), families, range(len(syncs)), draws)
-    ordered = sorted(combos, key=lambda c: (c[0] // 2, c[2], c[3] != draws[0], FAMILIES.index(c[1])
-                                            if c[1] in FAMILIES else 0, c[0]))
-    for k, (ni, famname, si, dr) in enumerate(ordered[:cap]):
+    variants = list(itertools.product(families, range(len(syncs)), draws))
+    # every assignment of the naturals (small first) gets a variant (family, synchronisation, draws) in
+    # turn, so that the first configurations already spread over sizes and variants alike; when the
+    # assignments run out, the next round gives each the next variant
+    ordered = []
+    for rnd in range(len(variants)):
+        for ni in range(len(nat_cfgs)):
+            ordered.append((ni,) + variants[(ni + rnd) % len(variants)])
+            if len(ordered) >= cap:
+                break
+        if len(ordered) >= cap:
+            break
+    for k, (ni, famname, si, dr) in enumerate(ordered):
         nats = nat_cfgs[ni]
         data = {"ctx": ctx, "nats": nats, "family": famname, "sync": dict(syncs[si]), "draws": dr, "index": k}
         axes = _axes(st, pl, interp, nats, funs, famname)
@@ -209,7 +219,8 @@ def _is_draws(t) -> bool:
 
 
 def _symlog(name, why=""):
-    return Axis(name, 0.0, 1.0, log=False, why=why or "symmetric log scale: ±10⁻³ … ±10³")
+    return Axis(name, 0.0, 1.0, log=False, why=why or "symmetric log scale: ±10⁻³ … ±10³",
+                shown="in ±[0.001, 1000] (symmetric log scale)")
 
 
 def _axes(st, pl, interp, nats, funs, famname) -> list:
@@ -226,7 +237,8 @@ def _axes(st, pl, interp, nats, funs, famname) -> list:
             axes += [Axis(f"{name}[{j}]", -1.0, 1.0, log=False) for j in range(min(d, 3))]
             axes.append(Axis(f"|{name}|", 1e-2, 1e3, why="distance from the origin (far points)"))
         elif k == "fun" and _random_vectors(t):
-            axes.append(Axis(f"|{name}|", 1e-2, 1e3, why="size of the random vectors"))
+            axes += [Axis(f"|{name}|", 1e-2, 1e3, why="size of the random vectors"),
+                     Axis(f"{name} centring", 0.0, 1.0, log=False, why="their mean moved to the minimiser")]
         elif k == "fun" and _kind(resolved(t.args[0])) == "fin" and _kind(resolved(t.args[1])) == "vec":
             m = _dim(interp, resolved(t.args[0]).args[0], nats)
             d = _dim(interp, resolved(t.args[1]).args[0], nats)
@@ -348,8 +360,8 @@ def _build(ctx: _Ctx, cfg: Config, values: dict):
                 env[name] = fam.fin_family(vs)
             else:
                 env[name] = _value(st, pl, name, env, rng, None, 0, interp)
-        except (_Retry, EvaluationError, NotFinite, Structural, Undecided, ZeroDivisionError, ValueError):
-            return None
+        except (_Retry, EvaluationError, NotFinite, Structural, Undecided, ZeroDivisionError, ValueError, TypeError):
+            return None         # TypeError: a value without an exact form (a ball inside a random variable)
     env["__nat_bound__"] = max([v for v in env.values() if isinstance(v, int) and not isinstance(v, bool)] + [1]) + 5
     return env
 
@@ -390,14 +402,24 @@ def _measurable_vectors(ctx, name, t, env, rng, values):
     n = space.n if space else 2
     labels = _measurable_level(ctx.st, name, env, interp) or tuple(range(n))
     r = values.get(f"|{name}|", 1.0)
-    out = []
+    blocks = []
     for _ in range(m):
         block = {}
         for lab in labels:
             if lab not in block:
                 block[lab] = Vec(short_rational(r * float(rng.uniform(-1, 1))) for _ in range(d))
-        out.append(fam.random_variable([block[lab] for lab in labels]))
-    return fam.fin_family(out)
+        blocks.append(block)
+    # centring: the members' mean moved toward the minimiser (or the origin) by the fraction c, at
+    # every outcome (c = 1: the mean is the minimiser, where the terms of its distance vanish)
+    c = Fraction(min(1.0, 1.25 * values.get(f"{name} centring", 0.0))).limit_denominator(64)
+    if c and m:
+        anchor = next((v for v in env.values() if isinstance(v, Vec) and len(v) == d), Vec([Fraction(0)] * d))
+        for lab in set(labels):
+            mean = Vec(sum((b[lab][j] for b in blocks), Fraction(0)) / m for j in range(d))
+            shift = (mean - anchor).scale(c)
+            for b in blocks:
+                b[lab] = b[lab] - shift
+    return fam.fin_family([fam.random_variable([b[lab] for lab in labels]) for b in blocks])
 
 
 def _function(ctx, name, t, env, famname, values):

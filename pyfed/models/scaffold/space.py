@@ -138,7 +138,7 @@ def scaffold_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
     configs.sort(key=lambda c: (c.data["N"] > 2, c.data["d"], c.data["family"] != "quadratic", c.data["N"],
                                 c.data["S"], REGIMES.index(c.data["regime"])))
     sizes = {"N": f"{min(n for n, _ in pairs)}…{max(n for n, _ in pairs)}", "S": "1, N/2, N (as admitted)",
-             "d": "1, 2"}
+             "d": ", ".join(str(d) for d in sorted({c.data["d"] for c in configs}))}
     return SearchSpace(configs, list(fams), sizes, [], scale=0.5 if quick else 0.7)
 
 

@@ -71,4 +71,14 @@ theorem DriftLinearInLocalSteps {d M : ℕ} (P : FedAvg.Problem d M) {Ω : Type*
     μ[FedAvg.clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ =>
       18 * (τ : ℝ) * η ^ 2 * P.ζ ^ 2 + 4 * (τ : ℝ) * η ^ 2 * P.σ ^ 2 := by sorry
 
+/-- True: with σ = ζ = 0 FedAvg is gradient descent with η ≤ 1/(4L), which never moves away from
+x⋆, so every loss is at most L D²/2. -/
+theorem FedAvgLossBelowSmoothness :
+  ∀ (d M : ℕ) (P : FedAvg.Problem d M) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ]
+    (τ T : ℕ) (η : ℝ),
+    0 < τ → 0 < T → 0 < η → η ≤ 1 / (4 * P.L) → P.σ = 0 → P.ζ = 0 →
+    ∀ R : FedAvg.Run P μ τ T η,
+      (∫ ω, FedAvg.avgLoss R ω ∂μ) ≤ P.L * FedAvg.distance P ^ 2 / 2 := by sorry
+
 end SearchTests

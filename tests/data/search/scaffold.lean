@@ -86,4 +86,16 @@ theorem FewLocalSteps :
     ∀ A : Run P ν S K T ηl ηg (some c0),
       weightedGap A xstar 0 ≤ convexRHS P S K T ηl ηg 0 c0 xstar := by sorry
 
+/-- False: the seed's convex bound divided by 4 (the theorem's constants are not that loose).
+Witness: N = 1, d = 1, f(x) = x²/2 (β = 1, μ = 1/2 taken as 0), x0 = 1, c0 = 0, σ = 0, K = T = 1,
+ηl = ηg = 1 (h = 1): the weighted gap is f(x0) = 1/2 and the right side ‖x0‖²/(h·1)/4 = 1/4. -/
+theorem SeedQuarterBound :
+  ∀ (d N : ℕ) (P : Problem d N) (Ω : Type u) [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (ν : Measure Ω) [IsProbabilityMeasure ν]
+    (S K T : ℕ) (ηl ηg μ : ℝ) (c0 : Fin N → Space d) (xstar : Space d),
+    Convexity P μ → IsMinimizer P xstar → 0 < ηl → 1 ≤ ηg →
+    effectiveStep K ηl ηg ≤ 1 / P.β →
+    ∀ A : Run P ν S K T ηl ηg (some c0),
+      weightedGap A xstar μ ≤ convexRHS P S K T ηl ηg μ c0 xstar / 4 := by sorry
+
 end SCAFFOLD.SearchTests
