@@ -201,7 +201,11 @@ def runfree_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
         if _kind(t) == "fun" and name not in funs and name not in pl.defined and not _is_sequence(t) \
                 and not _is_draws(t) and _kind(resolved(t.args[0])) not in ("fin", "point", "nat"):
             notes.append(f"`{name}` is drawn as the model's search draws it (no axes)")
-    return SearchSpace(configs, [f for f in families if f != "-"], sizes, notes, scale=0.5 if quick else 1.0)
+    # statements over finite probability spaces (random variables defined by their hypotheses) cost
+    # several times more per point: half the points
+    costly = bool(pl.defined) or any(_kind(t) in ("measure", "filtration") for t in pl.types.values())
+    return SearchSpace(configs, [f for f in families if f != "-"], sizes, notes,
+                       scale=(0.5 if quick else 1.0) * (0.5 if costly else 1.0))
 
 
 def _range_words(vals) -> str:

@@ -37,8 +37,8 @@ theorem LocalSGDSyncedNextStep {d n workers b : ℕ} (grads : Fin n → Space d 
     (ht : t ∈ sync) (k l : Fin workers) :
     ‖localSGD grads η sync draws x0 (t + 1) k - localSGD grads η sync draws x0 (t + 1) l‖ ^ 2 ≤ 0 := by sorry
 
-/-- Stich's one-step lemma (Lemma 3.1) without the drift term `2ηL/K ∑ₖ E‖x̄ - xᵏ‖²`: false only
-on non-quadratic functions (on quadratics the mean gradient is the gradient at the mean). Witness:
+/-- False only on non-quadratic functions: Stich's one-step lemma (Lemma 3.1) without the drift term
+`2ηL/K ∑ₖ E‖x̄ - xᵏ‖²` (on quadratics the mean gradient is the gradient at the mean). Witness:
 one client f(x) = x²/2 + max(0, x)²/2 (L = 2, μ = 1, x⋆ = 0), η = 1/8, two workers at 2 and -2 with
 exact gradients (one outcome): x̄ = 0 and ḡ = (4 - 2)/2 = 1, so the left side is ‖-1/8‖² = 1/64
 and the right side (1 - 1/8)·0 + 0 - (1/16)·0 = 0. -/
