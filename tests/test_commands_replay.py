@@ -90,3 +90,26 @@ def test_long_or_irrational_sides_are_shown_with_their_certified_decimal_first()
     big = Fraction(10 ** 60 + 1, 3 * 10 ** 63)
     assert _full(big) == f"0.000333333333333 (exactly {big.numerator}/{big.denominator})"
     assert _full(sympy.Rational(3, 4) - sympy.log(4)) == "-0.636294361120 (exactly 3/4 - log(4))"
+
+
+#: The five special cases of the search by optimisation (tests/data/search): false only on
+#: non-quadratic functions, only at a global step above 100, only from a far start, only at N = 2,
+#: only along a narrow direction of a vector family.
+SPECIAL = [("scaffold.lean", "OneStepEighth"), ("scaffold.lean", "GlobalStepUnbounded"),
+           ("fedavg.lean", "FedAvgDistanceNotSquared"), ("lemmas.lean", "SamplingVarianceThreeHalves"),
+           ("lemmas.lean", "SumSquaresNarrow"), ("lemmas.lean", "BregmanSymmetrised")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file,theorem", SPECIAL)
+def test_special_cases_are_caught_by_default_and_replay(file, theorem, tmp_path, capsys):
+    from pathlib import Path
+    data = Path(__file__).parent / "data" / "search" / file
+    out = tmp_path / "out"
+    code, _, _ = run_main(["check", str(data), "--theorem", theorem, "--no-profile", "--out", str(out)], capsys)
+    assert code == 1
+    records = sorted(out.glob("*.json"))
+    assert records and sorted(out.glob("*.lean"))
+    for rec in records:
+        code, text, _ = run_main(["check", "--replay", str(rec)], capsys)
+        assert code == 1 and "both sides equal the recorded ones exactly" in text

@@ -34,7 +34,8 @@ import numpy as np
 from ..errors import InputError
 from ..exact import rational_str
 
-__all__ = ["InterpolatedFunction", "NotInterpolable", "check_interpolable", "repair_values", "interpolated_from_json"]
+__all__ = ["InterpolatedFunction", "NotInterpolable", "check_interpolable", "repair_values", "interpolated_from_json",
+           "solve_exact"]
 
 
 class NotInterpolable(Exception):
@@ -182,7 +183,7 @@ class InterpolatedFunction:
         A = [[Lp * _dot(Zs[a], Zs[b]) for b in range(m)] + [Fraction(1)] for a in range(m)]
         A.append([Fraction(1)] * m + [Fraction(0)])
         rhs = [Lp * _dot(Zs[a], x) - self.cst[S[a]] for a in range(m)] + [Fraction(1)]
-        sol = _solve_linear(A, rhs)
+        sol = solve_exact(A, rhs)
         if sol is None:
             return None
         lamS, nu = sol[:m], sol[m]
@@ -278,8 +279,9 @@ def _all_supports(n):
         yield from itertools.combinations(range(n), k)
 
 
-def _solve_linear(A, b):
-    """The solution of A y = b in exact rationals, or None when A is singular."""
+def solve_exact(A, b):
+    """The solution of A y = b (square, exact rationals) by Gauss–Jordan elimination, or None when A is
+    singular."""
     n = len(A)
     M = [list(A[i]) + [b[i]] for i in range(n)]
     for c in range(n):

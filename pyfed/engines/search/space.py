@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 __all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number", "coarse_numbers", "short_rational",
-           "reach_text"]
+           "reach_text", "bisect"]
 
 
 class NoSearchSpace(Exception):
@@ -69,6 +69,18 @@ def _simplest(lo: Fraction, hi: Fraction) -> Fraction:
     if fl + 1 <= hi or fl == lo:
         return Fraction(fl if fl == lo else fl + 1)
     return fl + 1 / _simplest(1 / (hi - fl), 1 / (lo - fl))
+
+
+def bisect(ok, good, bad, steps: int):
+    """The boundary of what ``ok`` admits between ``good`` (admitted) and ``bad`` (not), bisected
+    ``steps`` times: the last admitted point (exact when the points are Fractions)."""
+    for _ in range(int(steps)):
+        mid = (good + bad) / 2
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def fmt_number(v) -> str:

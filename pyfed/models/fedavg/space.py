@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ...engines.search.space import Axis, Config, short_rational, PointOutcome, SearchSpace
+from ...engines.search.space import Axis, Config, PointOutcome, SearchSpace, short_rational
 from ...errors import InputError
 from ...problems.ridge import RidgeFunction, certified_upper, gradient_rational
 from ...statements.evaluate import Undecided

@@ -29,6 +29,7 @@ from ...engines.statement.naturals import (
     nearest_naturals,
     numerals_of,
 )
+from ...problems.interpolation import solve_exact
 from ...statements.elaboration import resolved
 from ...statements.types import show as show_type
 from ...statements.evaluate import EvaluationError, Undecided
@@ -345,25 +346,10 @@ def _minimiser(spec, env, interp):
     d = len(clients[0].quadratic[1])
     A = [[sum(c.quadratic[0][i][j] for c in clients) for j in range(d)] for i in range(d)]
     b = [sum(c.quadratic[1][i] for c in clients) for i in range(d)]
-    x = _solve(A, b)
+    x = solve_exact(A, b)
     if x is None:
         raise _Retry()
     return Vec(x)
-
-
-def _solve(A, b):
-    d = len(A)
-    M = [list(A[i]) + [b[i]] for i in range(d)]
-    for c in range(d):
-        piv = next((r for r in range(c, d) if M[r][c] != 0), None)
-        if piv is None:
-            return None
-        M[c], M[piv] = M[piv], M[c]
-        for r in range(d):
-            if r != c and M[r][c] != 0:
-                f = M[r][c] / M[c][c]
-                M[r] = [x - f * y for x, y in zip(M[r], M[c])]
-    return [M[i][d] / M[i][i] for i in range(d)]
 
 
 def _offset(name: str) -> int:

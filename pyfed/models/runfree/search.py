@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ...engines.search.space import bisect
 from ...engines.statement.search import (
     SearchResult,
     decided_count,
@@ -272,13 +273,7 @@ def _boundaries(st, pl, env, name, h, interp) -> list:
     for (a, oa), (b, ob) in zip(vals, vals[1:]):
         if oa != ob:
             lo, hi = (a, b) if oa else (b, a)          # lo admissible
-            for _ in range(24):
-                mid = (lo + hi) / 2
-                if ok(mid):
-                    lo = mid
-                else:
-                    hi = mid
-            out.append(lo)
+            out.append(bisect(ok, lo, hi, 24))
     return out
 
 

@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...engines.search.space import Axis, Config, short_rational, NoSearchSpace, PointOutcome, SearchSpace
+from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, short_rational
 from ...engines.statement.naturals import natural_hypotheses
 from ...exact import as_float
 from ...problems.ridge import RidgeFunction, centred
@@ -35,7 +35,7 @@ from ...statements.elaboration import resolved
 from ...statements.evaluate import EvaluationError, Undecided, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
 from .instances import SYNC_PERIODS, _Retry, _value, sync_steps
-from .plan import _kind, plan
+from .plan import _kind, _subtypes, plan
 from .refine import worst_points
 from .search import _is_sequence, _passed_to_definition, _repair, decide_lemma_instance
 
@@ -67,7 +67,7 @@ def _classify(st, pl):
     sizes, dims = set(), set()
     funs, finsets = [], []
     for name, t in pl.types.items():
-        for sub in _walk_types(t):
+        for sub in _subtypes(t):
             if _kind(sub) == "fin" and getattr(sub.args[0], "kind", "") == "ident":
                 sizes.add(sub.args[0].value)
             if _kind(sub) == "vec" and getattr(sub.args[0], "kind", "") == "ident":
@@ -87,16 +87,6 @@ def _classify(st, pl):
     dim_n = [n for n in free_nats if n in dims and n not in sizes]
     other = [n for n in free_nats if n not in sizes and n not in dims]
     return size_n, dim_n, other, funs, finsets
-
-
-def _walk_types(t):
-    t = resolved(t)
-    if t is None or not hasattr(t, "args"):
-        return
-    yield t
-    for a in t.args:
-        if hasattr(a, "kind") and hasattr(a, "args") and a.__class__.__name__ != "Node":
-            yield from _walk_types(a)
 
 
 def _function_role(st, pl, name, t) -> str | None:

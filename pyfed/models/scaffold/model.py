@@ -11,6 +11,7 @@ profiled constant by constant (:mod:`.profile`); pyfed's own statements live in
 
 from __future__ import annotations
 
+from ...errors import InputError
 from ...export import is_reverified_pep_violation, pep_counterexample_record
 from ...suites.scaffold import CONVEX, default_suite
 from ..protocol import BuiltinRows, Model, NoPEPRow, RecheckError

@@ -49,6 +49,7 @@ from ...engines.pep.solver import (
 from ...exact import as_float
 from ...statements.evaluate import EvaluationError, evaluate, to_exact
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
+from .pep_witness import interpolated_reverification
 
 __all__ = ["NoPEP", "pep_plan", "pep_row"]
 
@@ -528,9 +529,8 @@ def _reverify(st, plan, handles, res, common):
     if isinstance(v, Violated):
         return Violated(st.name, v.lhs, v.rhs, True, res.details, evidence=Evidence.EXACT, witness=v.witness)
     # no quadratic reproduces it: the interpolating functions of the class through the worst case
-    from .pep_witness import interpolated_reverification
     vi, info = interpolated_reverification(st, plan, float(plan["gamma"] / plan["alpha"]), _check_solver(None),
-                                           DEFAULT_SOLVER_TOL)
+                                           DEFAULT_SOLVER_TOL, _build)
     if vi is not None and vi.status == "violated":
         res.details["reverification"] = info
         res.details["instance"] += " (realised as a function of the class, re-checked exactly)"

@@ -19,8 +19,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...engines.pep.solver import _solve
 from ...problems.clients import ClientSet
 from ...problems.interpolation import InterpolatedFunction, NotInterpolable, repair_values
+from .exact import decide_exact
+from .instance import RunInstance
 
 __all__ = ["interpolated_reverification", "SHRINK"]
 
@@ -33,13 +36,14 @@ def _dyadic(v) -> list:
     return [Fraction(round(float(t) * 2 ** _BITS), 2 ** _BITS) for t in np.atleast_1d(v)]
 
 
-def interpolated_reverification(st, plan, pot_coef: float, solver: str, solver_tol: float) -> tuple:
+def interpolated_reverification(st, plan, pot_coef: float, solver: str, solver_tol: float, build) -> tuple:
     """``(verdict, info)``: the exact verdict of ``st`` on the interpolated worst case of the row's
     ``plan`` (Violated when it reproduces the violation) and a dict saying what was built, or
-    ``(None, info)`` with ``info["reason"]`` when no attempt got that far (module docstring)."""
+    ``(None, info)`` with ``info["reason"]`` when no attempt got that far (module docstring).
+    ``build(plan, pot_coef)``: the row's PEPit problem and its handles (:func:`.pep._build`)."""
     info = {"reproduced": False, "how": "interpolating functions of the class through the worst case"}
     for eps in SHRINK:
-        v, why, r = _attempt(st, plan, pot_coef, solver, solver_tol, eps)
+        v, why, r = _attempt(st, plan, pot_coef, solver, solver_tol, eps, build)
         info.update(reason=why, dimension=r, shrink=str(eps))
         if v is not None and v.status == "violated":
             info.update(reproduced=True, exact_status="violated", reason="",
@@ -50,15 +54,11 @@ def interpolated_reverification(st, plan, pot_coef: float, solver: str, solver_t
     return None, info
 
 
-def _attempt(st, plan, pot_coef, solver, solver_tol, eps):
-    from ...engines.pep.solver import _solve
-    from .exact import decide_exact
-    from .instance import RunInstance
-    from .pep import _build
+def _attempt(st, plan, pot_coef, solver, solver_tol, eps, build):
 
     beta, mu = plan["beta"], plan["mu"]
     shrunk = dict(plan, beta=beta * (1 - eps), mu=mu + eps * (beta - mu) if mu > 0 else mu)
-    problem, handles = _build(shrunk, pot_coef)
+    problem, handles = build(shrunk, pot_coef)
     _dual, _primal, status, _name, _secs, _tol = _solve(problem, solver, solver_tol, None)
     if status not in ("optimal", "optimal_inaccurate"):
         return None, f"the smaller class's PEP did not solve (status {status!r})", 0

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...engines.search.space import Axis, Config, short_rational, NoSearchSpace, PointOutcome, SearchSpace
+from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, bisect, short_rational
 from ...engines.statement.naturals import TYPE_NAMES, nearest_naturals, numerals_of
 from ...errors import InputError
 from ...exact import as_float
@@ -103,13 +103,7 @@ def _eta_g_range(st):
     lo = 1.0 if admissible(1) else (0.01 if admissible(Fraction(1, 100)) else 1.0)
     if admissible(1000):
         return lo, 1000.0, "unbounded by the hypotheses: up to 10^3"
-    a, b = Fraction(lo), Fraction(1000)
-    for _ in range(20):
-        m = (a + b) / 2
-        if admissible(m):
-            a = m
-        else:
-            b = m
+    a = bisect(admissible, Fraction(lo), Fraction(1000), 20)
     return lo, max(float(a), lo * 1.0001), "up to the largest value the hypotheses admit"
 
 
