@@ -168,16 +168,19 @@ def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile:
     """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check PATH.lean``
     on the statements read: each statement's Monte Carlo instances with ``replicates``
     replicates (only the statements the built-in instances apply to: none for a run-free
-    statement), its search (``budget`` random draws) and constant profile
+    statement), its search (``budget`` random draws, then the search by optimisation's points) and
+    constant profile
     (:func:`pyfed.engines.statement.profile_size` candidates)."""
     from .. import resources
 
+    from ..engines.search.optimise import DEFAULT_DECISIONS, QUICK_DECISIONS
     with_runs = sum(st.model.builtin_applies(st) is None for st in statements)
+    points = QUICK_DECISIONS if quick else DEFAULT_DECISIONS      # the search by optimisation's, at most
 
     def estimate(**kw):
         b = kw["--budget"]
-        cands = sum(b + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None else 0)
-                    for st in statements)
+        cands = sum(b + points + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None
+                                  else 0) for st in statements)
         return resources.statement_file(cands, kw["--replicates"], with_runs, quick)
 
     values = {"--replicates": replicates, "--budget": budget}
