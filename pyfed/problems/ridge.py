@@ -386,7 +386,8 @@ def _nice(x: float, up: bool):
     certifies each exactly; floating point only proposes)."""
     import math
     tol = 1e-6 * max(abs(x), 1e-3)
-    out = []
+    out = [Fraction(x).limit_denominator(k) for k in (12, 1000)]       # 109/12: the exact value, often
+    out = [c for c in out if abs(float(c) - x) <= tol]
     for den in (1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 2 ** 16, 2 ** 24, 2 ** 40):
         for v in ((math.ceil(x * den), math.ceil(x * den) + 1) if up else (math.floor(x * den), math.floor(x * den) - 1)):
             cand = Fraction(int(v), den)

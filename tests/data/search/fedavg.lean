@@ -9,7 +9,7 @@ statement's docstring gives the counterexample the test checks by hand.
 
 open MeasureTheory
 
-namespace SearchTests
+namespace FedAvg.SearchTests
 
 universe u
 
@@ -81,4 +81,4 @@ theorem FedAvgLossBelowSmoothness :
     ∀ R : FedAvg.Run P μ τ T η,
       (∫ ω, FedAvg.avgLoss R ω ∂μ) ≤ P.L * FedAvg.distance P ^ 2 / 2 := by sorry
 
-end SearchTests
+end FedAvg.SearchTests
