@@ -6,7 +6,6 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
-from search_cases import REPLAYED, assert_caught_by_default, assert_never_violated
 
 from pyfed.checkers import families as fam
 from pyfed.models.registry import read_file
@@ -16,13 +15,6 @@ from pyfed.problems.ridge import RidgeFunction
 from pyfed.statements.interpret import FiniteSpace, Filtration
 
 DATA = Path(__file__).parent / "data" / "search"
-FALSE = [("lemmas", "SumSquaresNarrow"), ("lemmas", "SamplingVarianceThreeHalves"),
-         ("lemmas", "BregmanSymmetrised"), ("lemmas", "GradientStepThree"),
-         ("local_sgd", "LocalSGDNoSyncTogether"), ("local_sgd", "LocalSGDSyncedNextStep"),
-         ("local_sgd", "LocalSGDOneStepNoDrift")]
-TRUE = [("lemmas", "SumSquaresNarrowSmall"), ("lemmas", "SamplingVarianceThreeHalvesLarge"),
-        ("lemmas", "GradientCocoercive"), ("lemmas", "DescentLemma"),
-        ("local_sgd", "LocalSGDSyncedTogether"), ("local_sgd", "LocalSGDOneStepWeaker")]
 
 
 def _st(file, name):
@@ -78,15 +70,3 @@ def test_space_enumerates_sizes_and_families():
     assert {p for c in sgd.configs for p in c.data["sync"].values()} == {0, 1, 2, 3}
     assert {c.data["draws"] for c in sgd.configs} == {"round robin", "random"}
     assert {c.data["family"] for c in sgd.configs} == {"huber", "relu2", "quadratic", "logcosh"}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("file,name", [(f, n) for f, n in FALSE if n not in REPLAYED])
-def test_false_statements_are_caught_by_default(file, name):
-    assert_caught_by_default(_st(file, name))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("file,name", TRUE)
-def test_true_statements_are_never_violated(file, name):
-    assert_never_violated(_st(file, name))

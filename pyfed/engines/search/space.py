@@ -71,16 +71,17 @@ def _simplest(lo: Fraction, hi: Fraction) -> Fraction:
     return fl + 1 / _simplest(1 / (hi - fl), 1 / (lo - fl))
 
 
-def bisect(ok, good, bad, steps: int):
+def bisect(ok, good, bad, steps: int) -> tuple:
     """The boundary of what ``ok`` admits between ``good`` (admitted) and ``bad`` (not), bisected
-    ``steps`` times: the last admitted point (exact when the points are Fractions)."""
+    ``steps`` times: ``(good, bad)``, the last admitted and refused points (exact when the points
+    are Fractions)."""
     for _ in range(int(steps)):
         mid = (good + bad) / 2
         if ok(mid):
             good = mid
         else:
             bad = mid
-    return good
+    return good, bad
 
 
 def fmt_number(v) -> str:

@@ -273,7 +273,7 @@ def _boundaries(st, pl, env, name, h, interp) -> list:
     for (a, oa), (b, ob) in zip(vals, vals[1:]):
         if oa != ob:
             lo, hi = (a, b) if oa else (b, a)          # lo admissible
-            out.append(bisect(ok, lo, hi, 24))
+            out.append(bisect(ok, lo, hi, 24)[0])
     return out
 
 

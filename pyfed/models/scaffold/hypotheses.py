@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import sympy
 
+from ...engines.search.space import bisect
 from ...errors import InputError
 from ...statements.evaluate import (
     MINIMIZER_KEY,
@@ -265,12 +266,7 @@ def max_eta_l(st, inst: RunInstance, *, ignore=(), bits: int = 60) -> tuple:
                     break
             else:
                 return None, True
-        for _ in range(int(bits)):
-            mid = (lo + hi) / 2
-            if ok(mid):
-                lo = mid
-            else:
-                hi = mid
+        lo, hi = bisect(ok, lo, hi, bits)
         s = _simplest_between(lo, hi)
         if s > lo and ok(s):
             lo = s

@@ -103,7 +103,7 @@ def _eta_g_range(st):
     lo = 1.0 if admissible(1) else (0.01 if admissible(Fraction(1, 100)) else 1.0)
     if admissible(1000):
         return lo, 1000.0, "unbounded by the hypotheses: up to 10^3"
-    a = bisect(admissible, Fraction(lo), Fraction(1000), 20)
+    a, _ = bisect(admissible, Fraction(lo), Fraction(1000), 20)
     return lo, max(float(a), lo * 1.0001), "up to the largest value the hypotheses admit"
 
 
