@@ -47,7 +47,7 @@ def test_hand_checked_witnesses(name, inst, lhs, rhs):
 
 def test_space_spans_far_starts_long_epochs_and_non_quadratic_clients():
     sp = fedavg_space(_st("FedAvgThirdOfDistance"))
-    assert {c.data["family"] for c in sp.configs} == {"quadratic", "huber", "relu2", "logcosh"}
+    assert {c.data["family"] for c in sp.configs} == {"quadratic", "huber", "relu2", "logcosh", "softplus"}
     axes = {a.name: a for c in sp.configs for a in c.axes}
     assert axes["|x0 - x*|"].hi == 1e3 and axes["tau"].hi == 64 and axes["T"].hi == 200
     assert axes["step fraction"].lo == 1e-3

@@ -244,7 +244,8 @@ class InterpolatedFunction:
                 "values": [q(v) for v in self.values]}
 
     def formula(self) -> str:
-        return (f"the Taylor–Hendrickx–Glineur interpolant of F_(μ={rational_str(self.mu)}, L={rational_str(self.L)}) "
+        cls = f"F_(μ={rational_str(self.mu)}, L={rational_str(self.L)})"
+        return (f"the Taylor–Hendrickx–Glineur interpolant of {cls} "
                 f"through {len(self.points)} points: f(x) = μ‖x‖²/2 + min over the simplex of "
                 "L'/2 ‖x − Σ λ_i z_i‖² + Σ λ_i c_i")
 

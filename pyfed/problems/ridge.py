@@ -389,7 +389,8 @@ def _nice(x: float, up: bool):
     out = [Fraction(x).limit_denominator(k) for k in (12, 1000)]       # 109/12: the exact value, often
     out = [c for c in out if abs(float(c) - x) <= tol]
     for den in (1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 2 ** 16, 2 ** 24, 2 ** 40):
-        for v in ((math.ceil(x * den), math.ceil(x * den) + 1) if up else (math.floor(x * den), math.floor(x * den) - 1)):
+        k = math.ceil(x * den) if up else math.floor(x * den)
+        for v in ((k, k + 1) if up else (k, k - 1)):
             cand = Fraction(int(v), den)
             if abs(float(cand) - x) <= tol or den == 2 ** 40:
                 out.append(cand)

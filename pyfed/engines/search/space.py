@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number", "coarse_numbers", "short_rational",
-           "reach_text", "bisect"]
+__all__ = ["Axis", "Config", "SearchSpace", "PointOutcome", "NoSearchSpace", "fmt_number", "coarse_numbers",
+           "short_rational", "reach_text", "bisect"]
 
 
 class NoSearchSpace(Exception):

@@ -4,9 +4,9 @@
 A configuration fixes the client count M (1…8), the dimension d (1, 2) and the family of the clients
 (:mod:`.families`): rational quadratics sharing one Hessian with Gaussian-law noise, or the
 ``ridge`` family, whose average F is itself not quadratic (Huber with linear regions, max(0, z)²
-mixtures with a curvature that changes, log-cosh in certified balls). Its axes, on logarithmic scales
-over the whole admissible range: the local steps τ (1…64) and rounds T (1…200, with τ·T at most
-512 exact local steps per client), the step η as a fraction of the largest one the hypotheses admit
+mixtures with a curvature that changes, log-cosh and softplus in certified balls). Its axes, on
+logarithmic scales over the whole admissible range: the local steps τ (1…64) and rounds T (1…200,
+with τ·T at most 512 exact local steps per client), the step η as a fraction of the largest one the hypotheses admit
 (down to 10⁻³, where η L ≪ 1/4), the start's distance from the minimiser (10⁻²…10³: far starts)
 and direction, the curvature of F (relative to L, down to 10⁻³: weak curvature) and its
 anisotropy, the ridge's weight, threshold and offset, the clients' heterogeneity and the noise σ.
@@ -33,7 +33,7 @@ from .search import decide_record, fit_to_statement
 __all__ = ["fedavg_space", "evaluate_point", "FAMILIES", "MAX_LOCAL_STEPS"]
 
 #: Client families of the space, in configuration order.
-FAMILIES = ("quadratic", "huber", "relu2", "logcosh")
+FAMILIES = ("quadratic", "huber", "relu2", "logcosh", "softplus")
 #: At most this many local steps per client in one instance (τ·T), so an exact path stays cheap.
 MAX_LOCAL_STEPS = 512
 #: A deterministic run whose floating-point margin is below −FLOAT_SCREEN is not decided exactly

@@ -130,9 +130,9 @@ def _attempt(st, case, eps):
         d = r
         env[name] = fam.problem(ns, clients, {"β": max(Fraction(c.props["beta"]) for c in clients),
                                               "σ": Fraction(0), "x0": fam.vec([Fraction(0)] * d)})
+    points = sum(len(f.points) for f in pep.functions)
     rec = decide_lemma_instance(st, env, description=f"PEP worst case at {case.label()}, realised as a function "
-                                                     f"of the class (interpolated through {sum(len(f.points) for f in pep.functions)} "
-                                                     f"points, dimension {r})")
+                                                     f"of the class (interpolated through {points} points, dimension {r})")
     if rec.status != "violated":
         why = rec.reason or (f"hypotheses {', '.join(rec.failing)} fail" if rec.failing else rec.status)
         return None, f"the interpolated worst case is not a counterexample ({why})"

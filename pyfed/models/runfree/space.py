@@ -2,7 +2,8 @@
 (:mod:`pyfed.engines.search.optimise`).
 
 A configuration fixes the statement's naturals (enumerated over small sizes: a family or client
-count 1…8, a dimension 1…3, other naturals 0…20; only assignments its natural-only hypotheses admit),
+count 1…8, a dimension 1…3, other naturals 0…8, 10 and 20; only assignments its natural-only hypotheses
+admit),
 the family of its functions (quadratic, Huber, max(0, x)² mixtures, log-cosh; clients with
 different curvature, :mod:`pyfed.problems.ridge`), the synchronisation steps of a ``Finset ℕ``
 (none, every step, every 2nd or 3rd) and the procedure's index draws (round robin or random). Its
@@ -121,7 +122,7 @@ def _nat_values(role: str, quick: bool) -> list:
         return list(range(1, 5 if quick else 9))
     if role == "dim":
         return [1, 2] if quick else [1, 2, 3]
-    return [0, 1, 2, 3, 5] if quick else [0, 1, 2, 3, 4, 6, 10, 20]
+    return [0, 1, 2, 3, 4, 5] if quick else list(range(9)) + [10, 20]
 
 
 def _nat_assignments(st, pl, interp, size_n, dim_n, other, quick) -> list:

@@ -5,7 +5,8 @@ second moment by σ², so a noiseless oracle is a ``Run`` for every σ ≥ 0) th
 mixture over its client samples: each round every client's virtual local path
 ``y_{k+1} = y_k − ηl (∇fᵢ(y_k) − cᵢ + c̄)`` from the server iterate (c̄ the mean control), then a
 uniformly random S-subset 𝒮 of the N clients (probability 1/C(N, S) each), the sampled clients'
-controls ``cᵢ⁺ = K⁻¹ Σ_k ∇fᵢ(y_k)`` and the server step ``x⁺ = x + (ηg/S) Σ_{i∈𝒮} (y_K − x)``; the
+controls ``cᵢ⁺ = K⁻¹ Σ_k ∇fᵢ(y_k)`` and the server step
+``x⁺ = x + (ηg/S) Σ_{i∈𝒮} (y_K − x)``; the
 warm start ``none`` gives ``cᵢ⁰ = ∇fᵢ(x0)``. :func:`path_moments` follows every state exactly
 (states reached by several subsets merged, so full participation is one path), and returns the
 per-round E[F(x_r)] − F⋆ and E‖∇F(x_r)‖² the exact-moment engine returns for quadratics

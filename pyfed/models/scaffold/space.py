@@ -1,8 +1,9 @@
 """The search space of a statement about a SCAFFOLD run for the search by optimisation
 (:mod:`pyfed.engines.search.optimise`).
 
-A configuration fixes the client count N (1…8), the clients per round S (1, N/2 and N: only pairs the
-statement's hypotheses on N and S admit), the dimension (1, and 2 for N ≤ 2), the clients' family —
+A configuration fixes the client count N (1…8), the clients per round S (every S ≤ N up to N = 4,
+then 1, N/2 and N: only pairs the statement's hypotheses on N and S admit), the dimension (1, and 2
+for N ≤ 2), the clients' family —
 rational quadratics (exact moments, Gaussian-law noise) or exact client sets beyond quadratics
 (Huber with linear regions, max(0, z)² mixtures: every sample path exactly, :mod:`.paths`) — and a
 regime: no noise with the controls at the optimum's gradients, noise σ > 0, or controls off the
@@ -57,7 +58,7 @@ def _pairs(st, Ns) -> list:
             and {n.value for n in h.node.walk() if n.kind == "ident"} <= names | TYPE_NAMES]
     out = []
     for N in Ns:
-        for S in sorted({1, max(1, N // 2), N}):
+        for S in (range(1, N + 1) if N <= 4 else sorted({1, N // 2, N})):      # every S <= N up to N = 4
             if hyps:
                 probe = _probe(st, N, S)
                 val = bind(st, probe, ExactAccess(probe))
@@ -131,7 +132,8 @@ def scaffold_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
                     configs.append(_config(N, S, d, fam, reg, eg, quick))
     configs.sort(key=lambda c: (c.data["N"] > 2, c.data["d"], c.data["family"] != "quadratic", c.data["N"],
                                 c.data["S"], REGIMES.index(c.data["regime"])))
-    sizes = {"N": f"{min(n for n, _ in pairs)}…{max(n for n, _ in pairs)}", "S": "1, N/2, N (as admitted)",
+    sizes = {"N": f"{min(n for n, _ in pairs)}…{max(n for n, _ in pairs)}",
+             "S": "every S <= N up to N = 4, then 1, N/2, N (as admitted)",
              "d": ", ".join(str(d) for d in sorted({c.data["d"] for c in configs}))}
     return SearchSpace(configs, list(fams), sizes, [], scale=0.5 if quick else 0.7)
 
@@ -170,7 +172,8 @@ def _clients(N, d, fam, v):
     out = []
     for i in range(N):
         t = i / (N - 1) if N > 1 else 0.0
-        Q = [[short_rational(lam * spread ** t * rho ** j) if j == k else Fraction(0) for k in range(d)] for j in range(d)]
+        Q = [[short_rational(lam * spread ** t * rho ** j) if j == k else Fraction(0) for k in range(d)]
+             for j in range(d)]
         b = [short_rational(het * (i - (N - 1) / 2)) if j == d - 1 else Fraction(0) for j in range(d)]
         if fam == "quadratic":
             out.append((Q, b))
@@ -179,8 +182,8 @@ def _clients(N, d, fam, v):
                                       [short_rational(v.get("ridge weight", 1.0), 6)], fam,
                                       short_rational(v.get("huber threshold", 1.0), 6)))
     if fam == "quadratic":
-        return QuadraticProblem(np.array([q for q, _ in out], dtype=object), np.array([b for _, b in out], dtype=object),
-                                name="search by optimisation")
+        return QuadraticProblem(np.array([q for q, _ in out], dtype=object),
+                                np.array([b for _, b in out], dtype=object), name="search by optimisation")
     return ClientSet(centred(out), [Fraction(0)] * d, name="search by optimisation")
 
 
