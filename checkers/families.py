@@ -9,10 +9,16 @@ strings) from which :func:`from_spec` rebuilds it exactly, so a witness re-check
   eigenvalues are known exactly and the smoothness constant β = max |λ| and the strong convexity
   μ = min λ are *tight*; Huber functions (convex, piecewise quadratic, exact, certified β) for
   the statements whose hypotheses a quadratic cannot stress;
+* functions beyond quadratics (:mod:`pyfed.problems.ridge`): Huber and piecewise quadratics,
+  max(0, x)² mixtures (exact rationals), log-cosh / softplus (certified balls), with β and μ
+  certified from the family's own formula; the Taylor–Hendrickx–Glineur interpolant of a class
+  through given points (:mod:`pyfed.problems.interpolation`, a PEP worst case made concrete);
+  gradient maps ``Space d → Space d`` of any of them (the ``grads`` of a procedure);
 * finite probability spaces: outcomes with rational probabilities, filtrations of successively
   finer partitions, adapted processes;
 * oracles (``LocalOracle d``: the call index and the point -> a gradient sample), affine with
-  per-call offsets, and per-round client samples of a given size.
+  per-call offsets, per-round client samples of a given size, and the index draws of a procedure
+  (``ℕ → Fin w → Fin b → Fin n``: one realization, as data).
 
 Source of the constructions: the instance generators of pyfed's earlier statement checkers
 (quadratic, Huber, logistic and log-sum-exp clients; finite filtrations), here as named families
@@ -27,11 +33,14 @@ from fractions import Fraction
 
 from pyfed.errors import InputError
 from pyfed.exact import rational_str
+from pyfed.problems.interpolation import interpolated_from_json
+from pyfed.problems.ridge import ridge_from_json
 from pyfed.statements.interpret import FiniteSpace, Filtration, Fun, Record, Sigma, Vec, vec
 
 __all__ = ["q", "rat_from", "quadratic", "huber", "rotation", "sequence", "fin_family", "finset", "finite_space",
            "filtration", "random_variable", "process", "affine_oracle", "client_oracles", "samples", "from_spec",
-           "to_spec", "problem", "rand_rat", "env_to_spec", "env_from_spec"]
+           "to_spec", "problem", "rand_rat", "env_to_spec", "env_from_spec", "ridge", "interpolated", "gradient_map",
+           "index_draws"]
 
 
 def q(x) -> str:
@@ -142,6 +151,59 @@ def huber(rows, offsets, delta, name="huber") -> Fun:
     fun.props = {"beta": sum(sum(a * a for a in r) for r in rows) / n, "mu": Fraction(0), "convex": True}
     fun.spec = {"family": "huber", "rows": [[q(x) for x in r] for r in rows], "offsets": [q(x) for x in offsets],
                 "delta": q(delta)}
+    return fun
+
+
+def _function_of(obj, name: str) -> Fun:
+    """A :class:`Fun` of a function object with ``value``/``grad`` (exact) or ``value_ball``/
+    ``grad_ball`` (certified balls) and certified ``smoothness``/``strong_convexity``."""
+    exact = getattr(obj, "exact", True)
+
+    def f(x):
+        return obj.value(list(x)) if exact else obj.value_ball(list(x))
+
+    def g(x):
+        return Vec(obj.grad(list(x)) if exact else obj.grad_ball(list(x)))
+
+    fun = Fun(f, grad=g, name=name)
+    fun.props = {"beta": obj.smoothness(), "mu": obj.strong_convexity(), "convex": bool(obj.convex())}
+    fun.spec = obj.to_json()
+    fun.obj = obj
+    return fun
+
+
+def ridge(obj, name="ridge") -> Fun:
+    """A :class:`pyfed.problems.ridge.RidgeFunction` as a function value (certified β and μ from its
+    formula; exact rationals for Huber / max(0, x)², certified balls for log-cosh / softplus)."""
+    return _function_of(obj, name)
+
+
+def interpolated(obj, name="interpolated") -> Fun:
+    """A :class:`pyfed.problems.interpolation.InterpolatedFunction` as a function value (its class
+    F_{μ,L} certified by the exact interpolation conditions)."""
+    return _function_of(obj, name)
+
+
+def gradient_map(f: Fun) -> Fun:
+    """``Space d → Space d``: the gradient of the function value ``f`` (a procedure's ``grads``)."""
+    fun = Fun(lambda x: f.grad(x), name=f"gradient of {f.name}")
+    fun.spec = {"family": "gradient map", "of": to_spec(f)}
+    fun.props = dict(getattr(f, "props", {}) or {})
+    fun.of = f
+    return fun
+
+
+def index_draws(table) -> Fun:
+    """``ℕ → Fin w → Fin b → Fin n``: ``table[t][k][q]`` (beyond the table: its last step), one
+    realization of a procedure's index draws."""
+    table = [[[int(v) for v in row] for row in step] for step in table]
+
+    def at(t):
+        step = table[min(int(t), len(table) - 1)]
+        return Fun(lambda k, step=step: Fun(lambda q, row=step[int(k)]: row[int(q)], n=len(step[0]), name="draw"),
+                   n=len(step), name="draws of a step")
+    fun = Fun(at, name="index draws")
+    fun.spec = {"family": "index draws", "values": table}
     return fun
 
 
@@ -299,6 +361,14 @@ def from_spec(s):
     if fam == "huber":
         return huber([[rat_from(x) for x in r] for r in s["rows"]], [rat_from(x) for x in s["offsets"]],
                      rat_from(s["delta"]))
+    if fam == "ridge":
+        return ridge(ridge_from_json(s))
+    if fam == "interpolated":
+        return interpolated(interpolated_from_json(s))
+    if fam == "gradient map":
+        return gradient_map(from_spec(s["of"]))
+    if fam == "index draws":
+        return index_draws(s["values"])
     if fam == "fin":
         return fin_family([from_spec(x) for x in s["values"]])
     if fam == "sequence":

@@ -287,7 +287,8 @@ class SearchFacts:
     held (``holds``), fell inside the hypotheses with an undecided conclusion (``in_hypotheses``);
     ``result`` (the table's words), the witness (``index``, ``description``, ``witness_text``,
     ``lhs_exact`` / ``rhs_exact`` as text) or the tightest instance (``tightest_exact``: decided
-    exactly; ``lhs_ball``: in balls)."""
+    exactly; ``lhs_ball``: in balls); ``reach``: how far a search by optimisation without a
+    counterexample went (:func:`pyfed.engines.search.space.reach_text` words it)."""
 
     candidates: int = 0
     drawn: int | None = None
@@ -303,6 +304,7 @@ class SearchFacts:
     rhs_exact: str | None = None
     tightest_exact: bool | None = None
     lhs_ball: bool = False
+    reach: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> SearchFacts | None:
@@ -314,7 +316,7 @@ class SearchFacts:
                    in_hypotheses=d.get("in_hypotheses"), result=str(d.get("search_result", "") or ""),
                    index=d.get("index"), description=str(d.get("description", "") or ""),
                    witness_text=d.get("witness_text"), lhs_exact=d.get("lhs_exact"), rhs_exact=d.get("rhs_exact"),
-                   tightest_exact=d.get("tightest_exact"), lhs_ball=bool(d.get("lhs_ball")))
+                   tightest_exact=d.get("tightest_exact"), lhs_ball=bool(d.get("lhs_ball")), reach=d.get("reach"))
 
 
 @dataclass(frozen=True)

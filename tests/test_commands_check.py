@@ -129,9 +129,17 @@ def test_with_several_files_each_stage_names_its_file(tmp_path):
     proc = subprocess.run(cmd + ["check", str(tmp_path / "x.lean"), str(tmp_path / "y.lean"), "--quick"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert [re.sub(r" done \(\d+\.\d s\)$|, ETA \d+ s$", "", x) for x in proc.stderr.splitlines()] == [
-        "pyfed check: x.lean: A: adversarial search", "pyfed check: 1 of 2 statements done",
-        "pyfed check: y.lean: A: adversarial search", "pyfed check: 2 of 2 statements done"]
+    lines = [re.sub(r" done \(\d+\.\d s\)$|, ETA \d+ s$", "", x) for x in proc.stderr.splitlines()]
+    # each file's stages, named by the file: its adversarial search, then the search by optimisation's;
+    # after each statement the count of statements done
+    assert [x for x in lines if " statements done" in x] == ["pyfed check: 1 of 2 statements done",
+                                                              "pyfed check: 2 of 2 statements done"]
+    for name in ("x.lean", "y.lean"):
+        mine = [x for x in lines if x.startswith(f"pyfed check: {name}: A: ")]
+        assert mine[0] == f"pyfed check: {name}: A: adversarial search"
+        assert any("search by optimisation: screening" in x for x in mine[1:])
+    assert all(x.startswith(("pyfed check: x.lean: A: ", "pyfed check: y.lean: A: ")) or " statements done" in x
+               for x in lines)
 
 
 @pytest.mark.slow

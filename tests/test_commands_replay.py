@@ -123,3 +123,26 @@ def test_every_option_a_replay_does_not_take_is_refused(tmp_path, capsys, option
     record = tmp_path / "any.json"            # refused before the record is read (they used to be ignored)
     code, out, err = run_main(["check", "--replay", str(record)] + option, capsys)
     assert code == 2 and err.startswith(f"pyfed: error: {option[0]}: does not apply with --replay")
+
+
+#: The five special cases of the search by optimisation (tests/data/search): false only on
+#: non-quadratic functions, only at a global step above 100, only from a far start, only at N = 2,
+#: only along a narrow direction of a vector family.
+SPECIAL = [("scaffold.lean", "OneStepEighth"), ("scaffold.lean", "GlobalStepUnbounded"),
+           ("fedavg.lean", "FedAvgDistanceNotSquared"), ("lemmas.lean", "SamplingVarianceThreeHalves"),
+           ("lemmas.lean", "SumSquaresNarrow"), ("lemmas.lean", "BregmanSymmetrised")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file,theorem", SPECIAL)
+def test_special_cases_are_caught_by_default_and_replay(file, theorem, tmp_path, capsys):
+    from pathlib import Path
+    data = Path(__file__).parent / "data" / "search" / file
+    out = tmp_path / "out"
+    code, _, _ = run_main(["check", str(data), "--theorem", theorem, "--no-profile", "--out", str(out)], capsys)
+    assert code == 1
+    records = sorted(out.glob("*.json"))
+    assert records and sorted(out.glob("*.lean"))
+    for rec in records:
+        code, text, _ = run_main(["check", "--replay", str(rec)], capsys)
+        assert code == 1 and "both sides equal the recorded ones exactly" in text

@@ -57,7 +57,7 @@ def test_nearest_naturals_keeps_admissible_values_and_moves_the_fewest():
 
 def test_scaffold_candidates_move_into_pinning_hypotheses_and_find_the_violation():
     st = read_text(SCAFFOLD_PINNED, "pinned.lean")[0]
-    index = 16 * len(candidates.LADDER)         # "controls off": x0 = x*, zero controls, S = 1 of N = 2, T = 10
+    index = 16 * candidates.SLOTS         # "controls off": x0 = x*, zero controls, S = 1 of N = 2, T = 10
     inst, desc = candidates.candidate(st, 0, index)
     assert (inst.problem.N, inst.S, inst.K, inst.T) == (2, 2, 2, 2)
     assert "naturals moved into the hypotheses: now S = 2 (was 1), T = 2 (was 10)" in desc
@@ -65,14 +65,14 @@ def test_scaffold_candidates_move_into_pinning_hypotheses_and_find_the_violation
     v = decide_exact(st, inst)
     assert v.status == "violated" and v.rhs == 0 and v.lhs > 0       # the control error moves x off x*
     # a candidate with N = 3 clients is rebuilt with 2 (clients cycled), S = 1 -> 2
-    inst3, desc3 = candidates.candidate(st, 0, 3 * len(candidates.LADDER))
+    inst3, desc3 = candidates.candidate(st, 0, 3 * candidates.SLOTS)
     assert (inst3.problem.N, inst3.S, inst3.K, inst3.T) == (2, 2, 2, 2)
     assert "N = 2" in desc3
 
 
 def test_statements_without_natural_hypotheses_keep_their_candidates():
     st = read_text(NO_C0.replace("EXTRA", ""), "free.lean")[0]
-    inst, desc = candidates.candidate(st, 0, 16 * len(candidates.LADDER))
+    inst, desc = candidates.candidate(st, 0, 16 * candidates.SLOTS)
     assert (inst.problem.N, inst.S, inst.K, inst.T) == (2, 1, 2, 10) and "naturals" not in desc
 
 

@@ -133,9 +133,12 @@ def test_false_variants_never_hold():
     bad = read_text(text.replace("2 * P.β * (objective", "P.β * (objective"), "gg.lean", theorem="GradientGrowth")[0]
     assert gg.rhs.text != bad.rhs.text
     v = lemma_pep_row(bad, quick=True)
-    # no witness for a Problem's clients: inconclusive, never holds
-    assert v.status == "inconclusive" and v.details["cases"][0]["outcome"] == "positive"
-    assert "not for a Problem's clients" in v.reason
+    # no quadratic is fitted to a Problem's clients; the interpolating functions of the class through
+    # the worst case are, and they re-check exactly (never holds)
+    assert v.status == "violated" and v.details["cases"][0]["outcome"] == "positive"
+    assert "realised as a function of the class" in v.details["instance"]
+    _assert_witness(bad, v)
+    assert {c["family"] for c in v.witness["instance"]["P"]["clients"]} == {"interpolated"}
 
 
 def _assert_witness(st, v):

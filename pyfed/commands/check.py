@@ -392,18 +392,21 @@ def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile:
     """(estimated :class:`pyfed.resources.Cost`, option to lower) of ``pyfed check PATH.lean``
     on the statements read: each statement's Monte Carlo instances with ``replicates``
     replicates (only the statements the built-in instances apply to: none for a run-free
-    statement), its search (``budget`` random draws) and constant profile
-    (:meth:`pyfed.models.protocol.Model.profile_size` candidates), a candidate costing the evaluation
-    of the statement at the search's largest sizes (:meth:`pyfed.models.protocol.Model.evaluation_steps`)."""
+    statement), its search (``budget`` random draws, then the search by optimisation's points) and
+    constant profile (:meth:`pyfed.models.protocol.Model.profile_size` candidates), a candidate
+    costing the evaluation of the statement at the search's largest sizes
+    (:meth:`pyfed.models.protocol.Model.evaluation_steps`)."""
     from .. import resources
 
+    from ..engines.search.optimise import DEFAULT_DECISIONS, QUICK_DECISIONS
     with_runs = sum(st.model.builtin_applies(st) is None for st in statements)
     per_candidate = [resources.candidate_seconds(st.model.evaluation_steps(st)) for st in statements]
+    points = QUICK_DECISIONS if quick else DEFAULT_DECISIONS      # the search by optimisation's, at most
 
     def estimate(**kw):
         b = kw["--budget"]
-        cands = [b + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None else 0)
-                 for st in statements]
+        cands = [b + points + (st.model.profile_size(st, b) if not no_profile and st.model.profiles(st) is None
+                               else 0) for st in statements]
         seconds = sum(n * s for n, s in zip(cands, per_candidate))
         return resources.statement_file(sum(cands), kw["--replicates"], with_runs, quick,
                                         seconds / sum(cands) if sum(cands) else None)

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..engines.search.space import reach_text
 from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
 from ..verdicts import Evidence, violation_wording
 from . import STYLE, print_line
@@ -296,6 +297,8 @@ def render_file(console, path, reports, theorem=None) -> None:
                                              + ("(certified ball enclosures; the JSON report has their bounds)"
                                                 if getattr(s, "balls", None) else
                                                 "(exact; the JSON report has every digit)")) + "[/red]")
+        elif sf is not None and sf.reach:      # how far a search without counterexample went
+            print_line(console, "  [dim]" + escape(f"{rep.statement.name}: {reach_text(sf.reach)}") + "[/dim]")
         for out in rep.exports:
             print_line(console, f"  counterexample written to {escape(str(out))}")
         for out in rep.proof_files:

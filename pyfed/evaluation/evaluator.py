@@ -214,6 +214,8 @@ class Evaluator:
         if ref is not None and ref[0] == "mathlib":
             if ref[1] == "Finset.univ":
                 return self.universe(node, env)
+            if ref[1] == "∅":                 # the empty Finset
+                return frozenset()
             return self.mathlib(ref[1], node, env)
         if ref is not None and ref[0] == "decl":
             return self.decl_value(node, ref[1], [], env, node)

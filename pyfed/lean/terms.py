@@ -175,6 +175,7 @@ _TOKEN = re.compile(rf"""
     (?P<ws>[ \n]+|\r\n)
   | (?P<num>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)
   | (?P<ident>{IDENT}(?:\.[0-9]+)?)
+  | (?P<empty>∅)
   | (?P<op>⁻¹|≤ᵐ|=ᵐ|:=|=>|->|<=|>=|!=|\.\.|[-+*/^(),:↑‖∑∏∈∉≤≥<>=≠∧∨¬→↔∀∃{{}}\[\]⦃⦄⟨⟩|•∘·%;∫∂λ↦⋆@#$&~`'\\!?.⟪⟫√])
 """, re.VERBOSE)
 
@@ -249,7 +250,8 @@ def tokenize(text: str, *, line: int = 1, col: int = 1, path: str = "<text>") ->
             tok = m.group()
             if m.lastgroup == "ident" and "«" in tok:
                 tok = canonical_name(tok)
-            out.append(Token(m.lastgroup, _ASCII.get(tok, tok), cur_line, pos - line_start + 1, m.start(), m.end()))
+            kind = "ident" if m.lastgroup == "empty" else m.lastgroup      # ∅: the empty collection, a name
+            out.append(Token(kind, _ASCII.get(tok, tok), cur_line, pos - line_start + 1, m.start(), m.end()))
         else:
             nl = m.group().count("\n")
             if nl:

@@ -9,7 +9,8 @@ FedAvg ``Run``, run-free lemmas, FedProx procedures, …), one package behind th
   class attribute ``model`` is the model);
 * deciding: the built-in instances that fit a statement (:meth:`Model.builtin_rows`), its
   adversarial search (:meth:`Model.search`) with the exact re-check of a witness
-  (:meth:`Model.recheck`), its worst case over a function class (:meth:`Model.pep_row`), its
+  (:meth:`Model.recheck`), its search space for the search by optimisation
+  (:meth:`Model.search_space`, :meth:`Model.evaluate_point`, :meth:`Model.search_verdict`), its worst case over a function class (:meth:`Model.pep_row`), its
   constant profile (:meth:`Model.constant_profile`), and which evidence kinds apply
   (:meth:`Model.applicable`);
 * the default report's rows (:meth:`Model.default_rows`);
@@ -32,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from ..engines.search.space import NoSearchSpace
 from ..engines.statement.engines import NoPEPRow
 from ..engines.statement.search import SearchResult
 from ..errors import InputError
@@ -41,10 +43,11 @@ if TYPE_CHECKING:
     from ..engines.pep.exact_pep import ExactPEP
     from ..engines.proof.proof import Attempt, Proof, Published
     from ..engines.proof.scalar import ScalarForm
+    from ..engines.search.space import PointOutcome, SearchSpace
     from ..engines.statement.engines import Context
     from ..verdicts import Verdict
 
-__all__ = ["Model", "TheoremSource", "NotProvided", "NoPEPRow", "RecheckError", "BuiltinRows"]
+__all__ = ["Model", "TheoremSource", "NotProvided", "NoPEPRow", "NoSearchSpace", "RecheckError", "BuiltinRows"]
 
 
 class RecheckError(InputError):
@@ -110,6 +113,29 @@ class Model:
         the instances the report calls tried). ``progress(k)`` is called as ``k`` candidates
         finish; ``pool``: a :class:`pyfed.parallel.Pool` (the result does not depend on it)."""
         raise NotProvided(f"no adversarial search for a {st.family} yet")
+
+    # ------------------------------------------------------------------ search by optimisation
+    def search_space(self, st: Statement, *, quick: bool = False, seed: int = 0) -> SearchSpace:
+        """The :class:`~pyfed.engines.search.space.SearchSpace` of ``st`` for the search by
+        optimisation (:mod:`pyfed.engines.search.optimise`): configurations of its naturals (small
+        sizes enumerated) and function families, continuous axes over the admissible ranges (log
+        scales), seed points; ``quick``: a smaller space; ``seed``: the random numbers a configuration
+        shares among its points derive from it. :class:`NoSearchSpace` with the reason
+        when the model has none for ``st``."""
+        raise NoSearchSpace(f"no search space for a {st.family} yet")
+
+    def evaluate_point(self, st: Statement, config: Any, values: dict[str, Any], *, index: int = 0) -> PointOutcome:
+        """The exact decision of one point of :meth:`search_space` (``config`` and the values of
+        its axes, ``{axis name: value}``): a :class:`~pyfed.engines.search.space.PointOutcome` whose
+        ``record`` is the model's search record (numbered ``index``) and whose ``margin`` (a float
+        from the exact sides) steers the optimiser."""
+        raise NoSearchSpace(f"no search space for a {st.family} yet")
+
+    def search_verdict(self, st: Statement, records: list[Any], *, seed: int, budget: int) -> Verdict:
+        """The model's search verdict of ``records`` (its search's records, in index order): the
+        first violation as a Violated verdict with a witness :meth:`recheck` accepts, else
+        Inconclusive, as :meth:`search` words it."""
+        raise NoSearchSpace(f"no search space for a {st.family} yet")
 
     def recheck(self, st: Statement, witness: dict[str, Any]) -> Any:
         """Re-decide ``witness`` (``witness["instance"]``, the instance's exact JSON) on ``st``

@@ -40,7 +40,7 @@ __all__ = ["Elaboration", "Meta", "FAMILIES", "SUPPORTED", "COMPARE", "resolved"
 SUPPORTED = ("binders of types ℕ, ℝ, Space d, Fin n, A → B, Finset A, Problem d N, LocalOracle d, Type*, Measure Ω, "
              "Filtration ℕ m, the model's structures and inductives; terms: numerals, + - * / ^ ⁻¹ •, casts, ‖·‖, |·|, "
              "inner ℝ u v, ⟪u, v⟫_ℝ, gradient f x, ∑ x ∈ s, ∑ i, fun x => …, if … then … else, ∫ ω, f ω ∂ν, "
-             "condExp / μ[f | m], ≤ᵐ[ν], =ᵐ[ν], Finset.range / univ / powersetCard / card, Nat.choose, Real.sqrt, "
+             "condExp / μ[f | m], ≤ᵐ[ν], =ᵐ[ν], Finset.range / univ / powersetCard / card, ∅, Nat.choose, Real.sqrt, "
              "Real.rpow, Real.exp, Real.log, min, max, |·|, the model's definitions and the file's own defs")
 
 
@@ -124,7 +124,7 @@ _CONNECTIVES = {"∧", "∨", "→", "↔"}
 #: Mathlib names the interpreter knows, with their types (metas are fresh per use).
 _MATHLIB = {"Finset.range", "Finset.univ", "Finset.powersetCard", "Finset.card", "Nat.choose", "Real.sqrt",
             "Real.rpow", "Real.exp", "Real.log", "min", "max", "inner", "gradient", "MeasureTheory.condExp",
-            "condExp", "abs"}
+            "condExp", "abs", "∅"}
 
 #: Propositions about objects that are decided from their construction (instance families) or
 #: by finite computation on a finite probability space, never by evaluating a term.
@@ -775,7 +775,7 @@ class Elaboration:
         m = self.fresh
         if name == "Finset.range":
             return T.fun(T.NAT, T.finset(T.NAT))
-        if name == "Finset.univ":
+        if name in ("Finset.univ", "∅"):
             return T.finset(m("α"))
         if name == "Finset.powersetCard":
             a = m("α")

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
+from ..search.run import search_statement
+
 if TYPE_CHECKING:
     from ...statements.statement import Statement
     from .search import SearchResult
@@ -113,7 +115,8 @@ class BuiltinInstances:
 
 class AdversarialSearch:
     """The adversarial search: instances drawn inside the statement's own hypotheses, structured
-    edge cases first, each decided exactly (the model's search)."""
+    edge cases first, each decided exactly (the model's search), then the search by optimisation
+    over the model's search space (:func:`pyfed.engines.search.run.search_statement`)."""
 
     name = "adversarial search"
 
@@ -122,7 +125,7 @@ class AdversarialSearch:
 
     def decide(self, st: Statement, ctx: Context) -> EngineOutcome:
         ctx.tell(f"{st.name}: adversarial search")
-        res = model_of(st).search(st, seed=ctx.seed, budget=ctx.budget)
+        res = search_statement(st, seed=ctx.seed, budget=ctx.budget, quick=ctx.quick, progress=ctx.tell)
         return EngineOutcome([res.verdict], tried=res.tried, search=res)
 
 

@@ -60,7 +60,7 @@ from .access import (
     value_str,
 )
 
-__all__ = ["FormsBackend", "MomentsBackend", "PathBackend", "decide_instance", "recheck", "PREC_LADDER",
+__all__ = ["float_sides", "FormsBackend", "MomentsBackend", "PathBackend", "decide_instance", "recheck", "PREC_LADDER",
            "ExactOutcome"]
 
 #: Precisions (bits) of the certified-ball ladder.
@@ -272,6 +272,21 @@ def decide_instance(st, inst, *, gate: bool = True, values=None, name=None) -> E
     if sp.kind == "conditional" and inst.family == "quadratic" and out.status == "undecided":
         out.verdict.details["why"] = "conditional statements are decided at every round start in exact arithmetic only"
     return out
+
+
+def float_sides(st, inst, *, values=None):
+    """``(lhs, rhs)`` of ``st`` on a deterministic instance in floating point (mpmath), at its worst
+    assignment, or None when they cannot be computed: steers the search by optimisation, decides
+    nothing."""
+    if inst.family != "deterministic":
+        return None
+    try:
+        out = _decide(st, inst, Scalars("float"), False, values, st.qualified_name, field=None)
+    except (InputError, Undefined, Undecided, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        return None
+    if out.lhs is None or out.rhs is None:
+        return None
+    return out.lhs, out.rhs
 
 
 def _eta_is_rational(st, inst, values) -> bool:

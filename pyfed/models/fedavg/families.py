@@ -30,6 +30,16 @@ whose problem hypotheses (the fields of ``FedAvg.Problem``: convexity, L-smoothn
       {"family": "huber", "Q": [[d x d]] (or "a"), "b": [[d] x M], "c": [[m] x M], "u": [[d] x m], "L",
        "sigma": "0", "zeta_sq", "tau", "T", "eta", "x0": [d]}
 
+* ``ridge``: d dimensions, Fᵢ(x) = ½ xᵀQx − ⟨bᵢ, x⟩ + c + Σₘ wₘ φ(⟨aₘ, x⟩ − oₘ) with one profile φ
+  shared by every client (Huber, max(0, z)², log-cosh or softplus: :mod:`pyfed.problems.ridge`), so
+  F itself is not quadratic (linear regions, changing curvature) while ∇Fᵢ − ∇F = −(bᵢ − b̄) is
+  constant: ζ² = maxᵢ ‖bᵢ − b̄‖² exactly; ∇F(0) = 0 and F(0) = 0 (x⋆ = 0, F⋆ = 0) are checked
+  exactly, L against the family's certified β (an exact PSD test); σ = 0; exact runs for Huber and
+  max(0, z)², certified balls for log-cosh and softplus::
+
+      {"family": "ridge", "profile", "Q": [[d x d]], "b": [[d] x M], "rows": [[d] x m], "offsets": [m],
+       "weights": [m], "delta", "c", "L", "sigma": "0", "zeta_sq", "tau", "T", "eta", "x0": [d]}
+
 ``eta`` may be absent when the statement's run fixes the step (``optimizedStep P τ T``).
 
 Source: Wang et al., *A Field Guide to Federated Optimization*, arXiv:2107.06917v1, Section 6.1;
@@ -45,10 +55,12 @@ import numpy as np
 
 from ...errors import InputError
 from ...exact import rational_str
+from ...problems.ridge import RidgeFunction, gradient_rational, value_at_zero
 from ...theory.hypotheses import Hypothesis
 from .access import FedAvgRunInstance
 
-__all__ = ["instance_from_json", "SqrtClients", "HuberClients", "FAMILIES", "FAMILY_FORMULAS", "family_formula",
+__all__ = ["instance_from_json", "SqrtClients", "HuberClients", "RidgeClients", "FAMILIES", "FAMILY_FORMULAS",
+           "family_formula",
            "F", "q"]
 
 
@@ -73,7 +85,7 @@ def q(x) -> str:
     """An exact rational as its canonical ``"p/q"`` text (``"p"`` for integers)."""
     return rational_str(Fraction(x))
 
-FAMILIES = ("quadratic", "sqrt", "huber")
+FAMILIES = ("quadratic", "sqrt", "huber", "ridge")
 
 #: Each family's client functions and oracle, as the counterexample files state them (the numbers
 #: are the instance's JSON keys of the same names; the module docstring has the hypotheses).
@@ -85,6 +97,9 @@ FAMILY_FORMULAS = {
     "huber": "Fᵢ(x) = xᵀQx/2 − ⟨bᵢ, x⟩ + Σₘ c_{im} ψ(⟨uₘ, x⟩), ψ(s) = s²/2 for |s| ≤ 1 and |s| − 1/2 beyond "
              "(Q = a I when a is given; Σᵢ bᵢ = 0, Σᵢ c_{im} = 0, so F = xᵀQx/2, x⋆ = 0, F⋆ = 0), exact gradients "
              "(σ = 0)",
+    "ridge": "Fᵢ(x) = ½ xᵀQx − ⟨bᵢ, x⟩ + c + Σₘ wₘ φ(⟨aₘ, x⟩ − oₘ) with one profile φ for every client (Huber "
+             "H_δ, max(0, z)²/2, log cosh z or log(1 + eᶻ) − log 2; aₘ the rows, oₘ the offsets), ∇F(0) = 0 and "
+             "F(0) = 0 (x⋆ = 0, F⋆ = 0), exact gradients (σ = 0)",
 }
 
 
@@ -127,6 +142,8 @@ def instance_from_json(inst: dict, name: str | None = None) -> FedAvgRunInstance
             return _sqrt(inst, name)
         if fam == "huber":
             return _huber(inst, name)
+        if fam == "ridge":
+            return _ridge(inst, name)
     except InputError:
         raise
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
@@ -323,3 +340,65 @@ def _huber(inst, name):
                  Fraction(0) if smooth else None),
             _hyp("heterogeneity", "zeta^2 >= max_i max_s ||-b_i + sum_m c_im s_m u_m||^2", z2 - huber_zeta_sq(b, c, u))]
     return _deterministic(inst, name, HuberClients(Q, b, c, u), d, M, hyps, True, "huber")
+
+
+class RidgeClients:
+    """Fᵢ = one :class:`pyfed.problems.ridge.RidgeFunction` per client (module docstring, ``ridge``):
+    gradients and F in exact rationals or certified balls, as the arithmetic ``S`` asks."""
+
+    def __init__(self, fs):
+        self.fs = list(fs)
+
+    def grad(self, i, x, S):
+        f = self.fs[i]
+        if S.mode == "exact":
+            return [S.lift(v) for v in f.grad([S.lift(v) for v in x])]
+        if S.mode == "float":       # steering the search only
+            return [S.lift(float(v)) for v in f.grad_float([float(v) for v in x])]
+        return [S.lift(v) for v in f.grad_ball(x)]
+
+    def value(self, x, S):
+        if S.mode == "exact":
+            tot = sum((f.value([S.lift(v) for v in x]) for f in self.fs), Fraction(0))
+            return tot / len(self.fs)
+        if S.mode == "float":
+            return S.lift(sum(f.value_float([float(v) for v in x]) for f in self.fs) / len(self.fs))
+        tot = None
+        for f in self.fs:
+            v = f.value_ball(x)
+            tot = v if tot is None else tot + v
+        return S.div(S.lift(tot), S.lift(len(self.fs)))
+
+
+def _ridge(inst, name):
+    from ...problems.quadratic import is_psd_exact
+
+    b = [[F(v) for v in r] for r in inst["b"]]
+    M = len(b)
+    d = len(b[0]) if b else 0
+    if M < 1 or d < 1 or any(len(r) != d for r in b):
+        raise InputError("instance", "b is M x d (M, d >= 1)")
+    fs = [RidgeFunction.make(inst["Q"], bi, inst.get("rows", ()), inst.get("offsets", ()), inst.get("weights", ()),
+                             inst.get("profile", "none"), inst.get("delta", 1), inst.get("c", 0)) for bi in b]
+    L, z2 = F(inst["L"]), F(inst["zeta_sq"])
+    zero = [Fraction(0)] * d
+    gsum = [Fraction(0)] * d
+    try:
+        for f in fs:
+            gsum = [a + c for a, c in zip(gsum, gradient_rational(f, zero))]
+        f0 = sum((value_at_zero(f) for f in fs), Fraction(0))
+    except Exception:      # noqa: BLE001 -- a transcendental value at a nonzero offset: not this family
+        gsum, f0 = None, None
+    bbar = [sum((r[j] for r in b), Fraction(0)) / M for j in range(d)]
+    het = max(sum(((r[j] - bbar[j]) ** 2 for j in range(d)), Fraction(0)) for r in b)
+    curv = fs[0].curvature_matrix()
+    smooth = is_psd_exact(np.array([[(L if r == c else 0) - curv[r][c] for c in range(d)] for r in range(d)],
+                                   dtype=object))
+    hyps = [_hyp("family_mean", "grad F(0) = 0 and F(0) = 0 (x* = 0, F* = 0)",
+                 Fraction(0) if gsum is not None and not any(gsum) and f0 == 0 else None),
+            _hyp("convexity", "every F_i convex (Q PSD, ridge weights >= 0)", Fraction(0) if fs[0].convex() else None),
+            _hyp("smooth", "every F_i L-smooth (L I - Q - kappa sum_m w_m a_m a_m^T PSD)",
+                 Fraction(0) if smooth else None),
+            _hyp("heterogeneity", "zeta^2 >= max_i ||b_i - mean b||^2", z2 - het)]
+    return _deterministic(inst, name, RidgeClients(fs), d, M, hyps, all(f.exact for f in fs), "ridge")
+

@@ -25,7 +25,8 @@ from .builtin import applicable_fedavg_engines, default_fedavg_rows, run_builtin
 from .families import family_formula
 from .proof import PUBLISHED, proof_form
 from .reader import FedAvgRunStatement, statements_from
-from .search import lean_record, recheck_witness, search
+from .search import fedavg_verdict, lean_record, recheck_witness, search
+from .space import evaluate_point, fedavg_space
 
 __all__ = ["FedAvgRunModel", "MODEL", "theorems_path", "our_statements"]
 
@@ -82,6 +83,11 @@ class FedAvgRunModel(Model):
         res = search(st, seed=seed, budget=budget, progress=progress)
         res.tried = int((res.verdict.details or {}).get("candidates", 0))
         return res
+
+    # the search by optimisation (the protocol's hooks, with the same signatures)
+    search_space = staticmethod(fedavg_space)
+    evaluate_point = staticmethod(evaluate_point)
+    search_verdict = staticmethod(fedavg_verdict)
 
     def recheck(self, st, witness):
         return recheck_witness(st, witness)

@@ -42,7 +42,7 @@ from .families import F, huber_zeta_sq, instance_from_json, q
 from .scalars import is_ball
 
 __all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES",
-           "recheck_witness", "lean_record"]
+           "recheck_witness", "lean_record", "decide_record", "fedavg_verdict", "fit_to_statement"]
 
 #: Steps c/L tried for a statement whose run names its step (largest admissible first).
 STEP_MULTIPLES = (Fraction(4), Fraction(2), Fraction(1), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8),
@@ -321,6 +321,14 @@ def candidate(st, seed: int, index: int):
     else:
         rng = np.random.default_rng([int(seed), int(index)])
         desc, inst = random_instance(rng)
+    return fit_to_statement(st, inst, desc, rng)
+
+
+def fit_to_statement(st, inst: dict, desc: str, rng=None):
+    """``(instance JSON or None, description, free values)``: a family instance ``inst`` (without
+    its step; ``step_fraction`` optional) given the statement's numerals for τ and T, its naturals
+    moved into its natural-only hypotheses and the largest admissible step (or that fraction of it);
+    None with the reason when no step satisfies the hypotheses."""
     inst = _fix_run(st, inst)
     inst, moved = _move_naturals(st, inst)
     if moved:
@@ -339,6 +347,13 @@ def evaluate_candidate(st, seed: int, index: int, *, relax=()) -> Record:
         return Record(index, "skipped", str(exc))
     if inst is None:
         return Record(index, "skipped", desc)
+    return decide_record(st, index, desc, inst, vals, relax=relax)
+
+
+def decide_record(st, index: int, desc: str, inst: dict, vals: dict, *, relax=()) -> Record:
+    """The search record of instance ``inst`` (its JSON, with the step) and the free values
+    ``vals``, decided exactly: ``skipped`` when the instance cannot be read, ``outside`` when a
+    hypothesis not in ``relax`` fails, else the exact verdict's status with both sides."""
     try:
         ri = instance_from_json(inst, name=f"candidate {index}")
         out = decide_instance(st, ri, gate=False, values=vals)
@@ -370,7 +385,7 @@ def search(st, *, seed: int = 0, budget: int = 24, relax=(), progress=None) -> S
         records.append(evaluate_candidate(st, seed, i, relax=relax))
         if progress:
             progress(1)
-    return SearchResult(records, _verdict(st, records, seed, budget, relax), seed, budget)
+    return SearchResult(records, fedavg_verdict(st, records, seed, budget, relax), seed, budget)
 
 
 def _s(v):
@@ -378,7 +393,7 @@ def _s(v):
     return rational_str(v) if isinstance(v, Fraction) else str(v)
 
 
-def _verdict(st, records, seed, budget, relax):
+def fedavg_verdict(st, records, seed, budget, relax=()):
     decided = [r for r in records if r.status in ("holds", "violated")]
     viol = [r for r in decided if r.status == "violated"]
     details = {"engine": "adversarial search (FedAvg families, decided exactly)", "seed": seed, "budget": budget,

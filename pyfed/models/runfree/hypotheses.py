@@ -11,6 +11,7 @@ structural propositions (``HasGradientAt``, ``Convexity P μ``, ``IsMinimizer P 
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import sympy
@@ -45,6 +46,8 @@ def class_property(node, env, interp) -> bool:
     (μ at most the certified strong convexity). Anything else raises Structural."""
     binders, body = node.value, node.args[0]
     names = [b.name for b in binders]
+    if len(names) == 1 and body.kind == "binop" and body.value == "≤":
+        return _minimum(node, names[0], body, env, interp)
     if len(names) != 2 or not (body.kind == "binop" and body.value == "≤"):
         raise Structural("a quantified hypothesis over points", node)
     x, y = names
@@ -55,7 +58,7 @@ def class_property(node, env, interp) -> bool:
                 t.kind == "app" and t.args[0].kind == "ident" and t.args[0].value == "gradient" for t in inner.args):
             f = interp.eval(inner.args[0].args[1], env)
             L = interp.eval(b.args[0], env)
-            beta = getattr(f, "props", {}).get("beta")
+            beta = _props(f).get("beta")
             if beta is not None and compare(beta, L) >= 0:
                 return True
             raise Structural("smoothness beyond the certified constant", node)
@@ -68,14 +71,60 @@ def class_property(node, env, interp) -> bool:
         mu = interp.eval(coef, env) * 2
         left = left.args[0]
     if left.kind == "binop" and left.value == "+" and left.args[0].kind == "app":
-        fterm = left.args[0].args[0] if left.args[0].kind == "app" else None
-    if fterm is not None and b.kind == "app" and b.args[0].text == fterm.text:
+        fterm = _without_point(left.args[0]) if left.args[0].kind == "app" else None
+    if fterm is not None and b.kind == "app" and _without_point(b).text == fterm.text:
         f = interp.eval(fterm, env)
-        props = getattr(f, "props", {})
+        props = _props(f)
         if props.get("convex") and compare(mu, props.get("mu", Fraction(0))) >= 0:
             return True
         raise Structural("convexity not certified", node)
     raise Structural("a quantified hypothesis over points", node)
+
+
+def _without_point(app):
+    """``F`` of an application ``F x`` (``h x`` -> ``h``; ``objective f x`` -> ``objective f``)."""
+    if len(app.args) == 2:
+        return app.args[0]
+    head = copy.copy(app)
+    head.args = app.args[:-1]
+    head.text = " ".join(a.text for a in head.args)
+    return head
+
+
+def _minimum(node, y, body, env, interp) -> bool:
+    """``∀ y, F x⋆ ≤ F y`` (``F`` a function or the model's ``objective f``) for a convex function
+    certified by its family: true iff ∇F(x⋆) = 0 exactly (a convex function is minimal exactly
+    where its gradient vanishes)."""
+    from ...evaluation.evaluator import gradient_of
+    a, b = body.args
+    if not (a.kind == "app" and b.kind == "app" and len(a.args) == len(b.args) >= 2
+            and b.args[-1].kind == "ident" and b.args[-1].value == y
+            and [x.text for x in a.args[:-1]] == [x.text for x in b.args[:-1]]):
+        raise Structural("a quantified hypothesis over points", node)
+    f = interp.eval(_without_point(a), env)
+    if not _props(f).get("convex"):
+        raise Structural("a minimiser of a function whose convexity is not certified", node)
+    g = gradient_of(f, node)(interp.eval(a.args[-1], env))
+    return all(compare(0, v) == 0 for v in g)
+
+
+def _props(f) -> dict:
+    """The certified class properties of a function value: its own, or for the model's ``objective
+    F`` (the average of a ``Fin n`` family) those the average inherits: β at most the mean of the
+    members' β, μ at least the mean of their μ, convex when every member is."""
+    own = getattr(f, "props", None) or {}
+    if own:
+        return own
+    part = getattr(f, "partial", None)
+    if part is not None and part[0].rsplit(".", 1)[-1] == "objective" and len(part[1]) == 1:
+        members = list(getattr(part[1][0], "values", None) or [])
+        if members and all(getattr(m, "props", None) for m in members):
+            n = len(members)
+            if all("beta" in m.props for m in members):
+                return {"beta": sum((Fraction(m.props["beta"]) for m in members), Fraction(0)) / n,
+                        "mu": sum((Fraction(m.props.get("mu", 0)) for m in members), Fraction(0)) / n,
+                        "convex": all(m.props.get("convex") for m in members)}
+    return {}
 
 
 def structural(name, node, env, interp) -> bool:
@@ -100,8 +149,11 @@ def structural(name, node, env, interp) -> bool:
         total = grads[0]
         for g in grads[1:]:
             total = total + g
-        if any(v != 0 for v in total):
+        if any(compare(0, v) != 0 for v in total):
             return False
+        if not all(hasattr(c, "quadratic") for c in P.clients):
+            # a zero gradient of the average of convex clients (certified by their family): a minimiser
+            return all(c.props.get("convex") for c in P.clients)
         n = len(P.clients)
         mean = [[sum(c.quadratic[0][i][j] for c in P.clients) / n for j in range(len(x))] for i in range(len(x))]
         return _quadratic_psd(mean)

@@ -29,7 +29,9 @@ from ...engines.statement.naturals import (
     nearest_naturals,
     numerals_of,
 )
+from ...problems.interpolation import solve_exact
 from ...statements.elaboration import resolved
+from ...statements.types import show as show_type
 from ...statements.evaluate import EvaluationError, Undecided
 from ...statements.interpret import (
     Filtration,
@@ -105,6 +107,8 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
         except (EvaluationError, ZeroDivisionError) as exc:
             error = error or exc
             continue
+        except CannotDraw as exc:
+            raise Unevaluable(str(exc)) from None
         except (NotFinite, Structural, Undecided, InputError, _Retry):
             continue
         if ok:
@@ -150,6 +154,18 @@ class Unevaluable(Exception):
 
 class _Retry(Exception):
     pass
+
+
+class CannotDraw(_Retry):
+    """No instance family draws a value of this binder's type: the report names it
+    (``cannot draw `grads : Fin n → Space d → Space d```) rather than blaming the hypotheses."""
+
+    def __init__(self, name, t):
+        try:
+            shown = show_type(resolved(t))
+        except Exception:       # noqa: BLE001 -- a type without a printed form: its Python text
+            shown = str(t)
+        super().__init__(f"cannot draw `{name} : {shown}` (pyfed has no instance family for this type)")
 
 
 def _scalars_ok(st, pl, env, interp) -> bool:
@@ -224,7 +240,11 @@ def _value(st, pl, name, env, rng, structured, attempt, interp):
         if getattr(inner, "kind", "") == "fin":
             n = interp.dim(inner.args[0], env, None)
             return fam.finset(i for i in range(n) if rng.random() < 0.5)
-        raise _Retry()
+        if getattr(inner, "kind", "") == "nat":        # synchronisation steps: none, every step, periodic
+            period = _pick(SYNC_PERIODS, structured, attempt, rng) if structured is not None else \
+                SYNC_PERIODS[int(rng.integers(0, len(SYNC_PERIODS)))]
+            return sync_steps(period, _horizon(pl, env))
+        raise CannotDraw(name, t)
     if k == "enum":
         decl = interp.model.get(t.args[0])
         ctors = decl.constructors if decl is not None else []
@@ -248,7 +268,19 @@ def _value(st, pl, name, env, rng, structured, attempt, interp):
         return _filtration(n, rng, structured)
     if k == "fun":
         return _function(st, pl, name, t, env, rng, structured, attempt, interp)
-    raise _Retry()
+    raise CannotDraw(name, t)
+
+
+#: Synchronisation periods of a drawn ``sync : Finset ℕ`` (0: never, ∅; 1: every step; H: every H-th).
+SYNC_PERIODS = (0, 1, 2, 3)
+
+
+def sync_steps(period: int, horizon: int) -> frozenset:
+    """The steps ``{H, 2H, …} ∩ [1, 4·horizon + 8]`` of a synchronisation every ``period`` steps
+    (∅ for 0): enough for every step a statement's naturals reach."""
+    if period <= 0:
+        return frozenset()
+    return frozenset(range(period, 4 * max(int(horizon), 1) + 9, period))
 
 
 def _anchor(pl, env):
@@ -280,6 +312,14 @@ def spectral_hints(env) -> list:
         for f in fs:
             lam = [Fraction(x) for x in f.spec["eigenvalues"]]
             out.update({min(lam), max(lam), max(abs(x) for x in lam)})
+        if isinstance(v, Fun) and isinstance(getattr(v, "spec", None), dict) and \
+                v.spec.get("family") in ("ridge", "interpolated"):
+            out.update({Fraction(v.props["beta"]), Fraction(v.props.get("mu", 0))})     # certified by its family
+        if isinstance(vals, list) and vals and all(isinstance(f, Fun) and "beta" in (getattr(f, "props", None) or {})
+                                                   and isinstance(getattr(f, "spec", None), dict)
+                                                   and f.spec.get("family") in ("ridge", "interpolated") for f in vals):
+            out.update({sum((Fraction(f.props["beta"]) for f in vals), Fraction(0)) / len(vals),
+                        sum((Fraction(f.props.get("mu", 0)) for f in vals), Fraction(0)) / len(vals)})
         rec_clients = getattr(v, "clients", None)
         if rec_clients:
             for f in rec_clients:
@@ -298,31 +338,18 @@ def _minimiser(spec, env, interp):
     the solution of (Σ Aᵢ) x = Σ bᵢ; a singular system is redrawn."""
     kind, node = spec
     v = interp.eval(node, env)
+    if getattr(v, "argmin", None) is not None:        # a client set built around its minimiser
+        return v.argmin
     clients = v.clients if kind == "problem" else list(getattr(v, "values", []))
     if not clients or not all(hasattr(c, "quadratic") for c in clients):
         raise _Retry()
     d = len(clients[0].quadratic[1])
     A = [[sum(c.quadratic[0][i][j] for c in clients) for j in range(d)] for i in range(d)]
     b = [sum(c.quadratic[1][i] for c in clients) for i in range(d)]
-    x = _solve(A, b)
+    x = solve_exact(A, b)
     if x is None:
         raise _Retry()
     return Vec(x)
-
-
-def _solve(A, b):
-    d = len(A)
-    M = [list(A[i]) + [b[i]] for i in range(d)]
-    for c in range(d):
-        piv = next((r for r in range(c, d) if M[r][c] != 0), None)
-        if piv is None:
-            return None
-        M[c], M[piv] = M[piv], M[c]
-        for r in range(d):
-            if r != c and M[r][c] != 0:
-                f = M[r][c] / M[c][c]
-                M[r] = [x - f * y for x, y in zip(M[r], M[c])]
-    return [M[i][d] / M[i][i] for i in range(d)]
 
 
 def _offset(name: str) -> int:
@@ -433,6 +460,10 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
                     else [fam.rand_rat(rng, 0, 3, 4) for _ in range(d)]
                 clients.append(fam.quadratic_from_eigen(lams, [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)], k=k))
             return fam.fin_family(clients)
+        if _kind(cod) == "fun" and _kind(resolved(cod.args[0])) == "vec" and _kind(resolved(cod.args[1])) == "vec":
+            # a procedure's gradients: the gradient maps of client functions drawn as above
+            d = interp.dim(resolved(cod.args[0]).args[0], env, None)
+            return fam.fin_family([fam.gradient_map(f) for f in _clients(n, d, rng, structured)])
         if structured is not None and structured >= STRUCTURED_SPREAD:     # every member the same (a = b)
             return fam.fin_family([_element(st, pl, name, cod, env, rng, structured, attempt, interp)] * n)
         vals = []
@@ -459,6 +490,11 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
             lams = [fam.rand_rat(rng, 0 if rng.random() < 0.8 else -1, 3, 4) for _ in range(d)]
         b = [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)]
         return fam.quadratic_from_eigen(lams, b, k=int(rng.integers(0, 3)))
+    if dk == "vec" and ck == "vec":                     # a gradient map Space d → Space d
+        d = interp.dim(dom.args[0], env, None)
+        return fam.gradient_map(_clients(1, d, rng, structured)[0])
+    if dk == "nat" and ck == "fun" and _is_index_draws(cod):
+        return _index_draws(cod, pl, env, rng, structured, interp)
     if dk == "nat" and ck == "fun":
         inner_dom = resolved(cod.args[0])
         if getattr(inner_dom, "kind", "") == "vec":          # LocalOracle d
@@ -489,7 +525,51 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
         return fam.samples(sets)
     if dk == "point":
         return _rv(resolved(t.args[1]), env, rng, interp, measurable_for=None)
-    raise _Retry()
+    raise CannotDraw(name, t)
+
+
+def _clients(n, d, rng, structured) -> list:
+    """``n`` quadratic client functions on ``Space d`` sharing their eigenvectors (as the ``fs`` of
+    a Fin n family are drawn)."""
+    from ...checkers import families as fam
+    k = int(rng.integers(0, 3)) if structured is None else (structured % 3)
+    out = []
+    for i in range(n):
+        lams = [Fraction(1 + (i + j + (structured or 0)) % 3) for j in range(d)] if structured is not None \
+            else [fam.rand_rat(rng, 0, 3, 4) for _ in range(d)]
+        b = [Fraction((i + j) % 3 - 1) for j in range(d)] if structured is not None else \
+            [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)]
+        out.append(fam.quadratic_from_eigen(lams, b, k=k))
+    return out
+
+
+def _is_index_draws(cod) -> bool:
+    """``Fin w → Fin b → Fin n`` (the codomain of a procedure's index draws ``ℕ → …``)."""
+    cod = resolved(cod)
+    if _kind(cod) != "fun" or _kind(resolved(cod.args[0])) != "fin":
+        return False
+    inner = resolved(cod.args[1])
+    return _kind(inner) == "fun" and _kind(resolved(inner.args[0])) == "fin" and _kind(resolved(inner.args[1])) == "fin"
+
+
+def _index_draws(cod, pl, env, rng, structured, interp):
+    """``ℕ → Fin w → Fin b → Fin n`` as data: structured draws give worker k the client
+    (k + q + step) mod n; random ones draw every index uniformly."""
+    from ...checkers import families as fam
+    cod = resolved(cod)
+    inner = resolved(cod.args[1])
+    w = interp.dim(resolved(cod.args[0]).args[0], env, None)
+    b = interp.dim(resolved(inner.args[0]).args[0], env, None)
+    n = interp.dim(resolved(inner.args[1]).args[0], env, None)
+    if n <= 0 and w > 0 and b > 0:
+        raise _Retry()
+    steps = _horizon(pl, env) + 1
+    if structured is not None:
+        table = [[[(k + q + (t * (structured % 2))) % max(n, 1) for q in range(b)] for k in range(w)]
+                 for t in range(steps)]
+    else:
+        table = [[[int(rng.integers(0, n)) for _ in range(b)] for _ in range(w)] for _ in range(steps)]
+    return fam.index_draws(table)
 
 
 def _element(st, pl, name, t, env, rng, structured, attempt, interp):

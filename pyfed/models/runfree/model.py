@@ -12,14 +12,15 @@ This model claims every theorem no other model claims, so it comes last in the r
 
 from __future__ import annotations
 
-from ...export import render_values_counterexample
+from ...export import counterexample_record, render_values_counterexample
 from ..protocol import Model, NoPEPRow, NotProvided
-from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_row
 from .identity import identity_proof
+from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_row
 from .proof import PUBLISHED, closed_proof, proof_form
 from .ranges import certificate_proof
 from .reader import RunFreeStatement, statements_from
-from .search import largest_candidate_steps, recheck_lemma, search_lemma
+from .search import largest_candidate_steps, lemma_verdict, recheck_lemma, search_lemma
+from .space import evaluate_point, runfree_space
 
 __all__ = ["RunFreeModel", "MODEL"]
 
@@ -48,6 +49,11 @@ class RunFreeModel(Model):
 
     def evaluation_steps(self, st) -> int | None:
         return largest_candidate_steps(st)
+
+    # the search by optimisation (the protocol's hooks, with the same signatures)
+    search_space = staticmethod(runfree_space)
+    evaluate_point = staticmethod(evaluate_point)
+    search_verdict = staticmethod(lemma_verdict)
 
     def recheck(self, st, witness):
         return recheck_lemma(st, witness)
@@ -127,6 +133,20 @@ class RunFreeModel(Model):
             return lemma_pep_case(st, vals, {name: 0 for name, _n in pl.indices}).pep
         except NoLemmaPEP as exc:
             raise NotProvided(str(exc)) from None
+
+    def reverified_pep_record(self, st, verdict, *, seed, budget):
+        """The counterexample record of a PEP row whose worst case became an exact witness (a
+        fitted quadratic or the interpolating function of the class, re-checked exactly): index
+        ``"pep"``, the instance re-decided from the record alone by ``pyfed check --replay``."""
+        w = verdict.witness or {}
+        if verdict.status != "violated" or w.get("origin") != "PEP worst case":
+            return None
+        view = type(verdict)(verdict.statement, verdict.lhs, verdict.rhs, True, dict(verdict.details or {}),
+                             evidence=verdict.evidence, witness=dict(w, index="pep"))
+        rec = counterexample_record(st, view, seed=seed, budget=budget)
+        rec.update(engine="PEP worst case over the class, made concrete and re-checked exactly",
+                   generated_by="pyfed check (PEP row)")
+        return rec
 
 
 #: The run-free model (its statements' ``model``).

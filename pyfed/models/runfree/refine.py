@@ -26,17 +26,30 @@ __all__ = ["worst_points", "lp_worst"]
 
 def worst_points(st, pl, env, vecs, interp):
     """Points where the conclusion fails, found exactly when its margin ``rhs − lhs`` is a
-    polynomial of degree ≤ 2 in the free points (every function quadratic): the homogenised
+    polynomial of degree ≤ 2 in the free points (``vecs``: names of vectors ``Space d`` or of
+    families ``Fin m → Space d``, every member's entries then unknowns; every function quadratic):
+    the homogenised
     quadratic form's exact LDLᵀ either proves it nonnegative (None: no such points) or gives a
     direction along which it is negative, scaled until the margin is negative exactly."""
     if st.lhs is None or st.rhs is None or st.relation not in ("≤", "<"):
         return None
-    syms, local = [], dict(env)
+    syms, local, shapes = [], dict(env), {}
     for n in vecs:
+        members = getattr(env[n], "values", None) if not isinstance(env[n], Vec) else None
+        if members is not None:        # a family Fin m → Space d: every member's entries are unknowns
+            rows = []
+            for k, v in enumerate(members):
+                xs = [sympy.Symbol(f"{n}_{k}_{i}") for i in range(len(v))]
+                syms.extend(xs)
+                rows.append(Vec(xs))
+            local[n] = Fun(lambda i, rows=rows: rows[int(i)], n=len(rows), name=n)
+            shapes[n] = [len(v) for v in members]
+            continue
         d = len(env[n])
         xs = [sympy.Symbol(f"{n}_{i}") for i in range(d)]
         syms.extend(xs)
         local[n] = Vec(xs)
+        shapes[n] = None
     if not syms:
         return None
     try:
@@ -76,6 +89,14 @@ def worst_points(st, pl, env, vecs, interp):
             out = dict(env)
             k = 0
             for nm in vecs:
+                if shapes[nm] is not None:
+                    from ...checkers import families as fam
+                    rows = []
+                    for d in shapes[nm]:
+                        rows.append(Vec(point[k:k + d]))
+                        k += d
+                    out[nm] = fam.fin_family(rows)
+                    continue
                 d = len(env[nm])
                 out[nm] = Vec(point[k:k + d])
                 k += d

@@ -19,8 +19,9 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ...engines.search.space import bisect
 from ...engines.statement.lean_search import (InstanceRecord, candidate_steps, decide_instance, interpreter_for,
-                                              search_instances)
+                                              search_instances, search_verdict)
 from ...errors import InputError
 from ...engines.statement.search import SearchResult
 from ...exact import rational_str
@@ -39,7 +40,7 @@ from .instances import (
 from .plan import plan
 from .refine import lp_worst, worst_points
 
-__all__ = ["LemmaRecord", "search_lemma", "decide_lemma_instance", "recheck_lemma",
+__all__ = ["LemmaRecord", "search_lemma", "decide_lemma_instance", "recheck_lemma", "lemma_verdict",
            "LEMMA_WITNESS_SCHEMA"]
 
 #: Version tag of a lemma witness (the instance's values as exact JSON specs).
@@ -100,13 +101,25 @@ def _candidates(st, pl, seed, index, interp):
         worst = worst_points(st, pl, drawn.env, vecs, interp)
         if worst is not None:
             out.append((worst, f"{drawn.description}, points where the inequality is worst (exact)"))
-    seqs = [n for n in pl.order if _is_sequence(pl.types[n])]
+    seqs = [n for n in pl.order if _is_sequence(pl.types[n]) and not _passed_to_definition(st, n)]
     if seqs:
         env, how = out[0]
         lp = lp_worst(st, pl, env, seqs, interp)
         if lp is not None:
             out.append((lp, f"{how}, worst sequences of a linear program"))
     return out
+
+
+def _passed_to_definition(st, name) -> bool:
+    """``name`` is an argument of a model definition somewhere in ``st`` (``localSGD grads η …``):
+    the definition's values are not linear in it, so the linear program does not apply."""
+    nodes = [h.node for h in st.hypotheses] + [st.conclusion]
+    for root in nodes:
+        for n in root.walk():
+            if n.kind == "app" and getattr(n, "ref", (None,))[0] == "decl" and any(
+                    a.kind == "ident" and a.value == name for a in n.args[1:]):
+                return True
+    return False
 
 
 def _real_families(pl) -> list:
@@ -211,13 +224,7 @@ def _boundaries(st, pl, env, name, h, interp) -> list:
     for (a, oa), (b, ob) in zip(vals, vals[1:]):
         if oa != ob:
             lo, hi = (a, b) if oa else (b, a)          # lo admissible
-            for _ in range(24):
-                mid = (lo + hi) / 2
-                if ok(mid):
-                    lo = mid
-                else:
-                    hi = mid
-            out.append(lo)
+            out.append(bisect(ok, lo, hi, 24)[0])
     return out
 
 
@@ -266,6 +273,12 @@ def _num(v):
         import mpmath
         return mpmath.mpf(str(sympy.N(v, 50)))
     return v
+
+
+def lemma_verdict(st, records, seed, budget):
+    """The run-free search's verdict of ``records`` (:func:`pyfed.engines.statement.lean_search.search_verdict`
+    with the lemma witness schema): the first violation, or the tightest instance."""
+    return search_verdict(st, records, seed, budget, schema=LEMMA_WITNESS_SCHEMA)
 
 
 def recheck_lemma(st, witness: dict):

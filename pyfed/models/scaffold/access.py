@@ -21,7 +21,7 @@ from ...theory import (
     weight_sum,
     weights,
 )
-from .instance import RunInstance, _is_exact_quadratic
+from .instance import RunInstance, is_exact_problem
 
 __all__ = ["ExactAccess", "BallAccess", "FloatAccess", "SymbolicAccess", "NotLinear", "bind", "linear_form", "exact_weights"]
 
@@ -369,7 +369,7 @@ def linear_form(st, inst: RunInstance, *, access=None, pep: bool = False):
     """The left side on ``inst`` as ``(c, {("gap", r): a_r, ("gradsq", r): b_r})`` with exact
     sympy coefficients: LHS = c + Σ a_r G_r + Σ b_r D_r. Raises :class:`NotLinear` (with the
     reason) when the left side is not affine in the per-round statistics."""
-    base = access or (ExactAccess(inst) if _is_exact_quadratic(inst.problem) else FloatAccess(inst, True))
+    base = access or (ExactAccess(inst) if is_exact_problem(inst.problem) else FloatAccess(inst, True))
     sa = SymbolicAccess(base, pep=pep)
     val = bind(st, inst, sa)
     expr = sympy.expand(sympy.sympify(evaluate(st.lhs, val)))

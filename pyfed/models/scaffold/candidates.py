@@ -8,14 +8,17 @@ is not strongly convex (μ = 0), T = 1 and a long horizon, ηg > 1; then the ins
 convex / nonconvex bounds are tightest: the noise floor (x0 = x⋆, c0 = ∇fᵢ(x⋆), σ > 0, the
 largest admissible step, T = 200 so that the noise term is all the right side has and the left
 side has climbed to it), the noise floor with S = N = 3, ηg = 1/2 and ηg = 2 at the same
-h = K ηl ηg, K = 20 local steps, μ = β (identical clients) with μ h ≤ S/(15 N) binding, and a
+h = K ηl ηg, K = 20 local steps, μ = β (identical clients) with few of them sampled (where a
+hypothesis μ h ≤ S/(c N) binds), and a
 long horizon T = 200 from x0 ≠ x⋆. Each is labelled by its description. The step ``ηl`` of each
 candidate is the largest one the hypotheses admit (found exactly,
 :func:`pyfed.models.scaffold.hypotheses.max_eta_l`) or a fraction of it; when the statement
-puts no upper bound on the step (it dropped the seed's step-size hypothesis) the search goes where
-that hypothesis used to fence it off: steps from the seed's bound 1/(81 β) up to
-243/(81 β) = 3/β, beyond divergence (the T = 200 cases try fewer multiples: each costs about a
-second of exact arithmetic)."""
+puts no upper bound on the step (it dropped the model's step-size hypothesis) the search goes where
+that hypothesis used to fence it off: from the step bound of the model's convex theorem (read from
+``lean/Pyfed/Scaffold/Theorems.lean``, :func:`.ours.reference_step_bound`) up to h = 3/β, beyond
+divergence; a statement with a step bound of its own has its candidates' steps measured from that
+bound, with the multiples that reach h β = 1, 2 and 3 derived from it (:func:`step_ladder`; the T =
+200 cases try fewer multiples: each costs about a second of exact arithmetic)."""
 
 from __future__ import annotations
 
@@ -34,12 +37,35 @@ from ...engines.statement.naturals import (
 from ...exact import rational_str
 from .hypotheses import _admissible, max_eta_l
 from .instance import RunInstance
+from .ours import reference_step_bound
 
-__all__ = ["candidate", "structured_count", "LADDER"]
+__all__ = ["candidate", "structured_count", "step_ladder", "SLOTS", "DOUBLINGS"]
 
 
-#: Multiples of the step boundary tried when a hypothesis is relaxed (up to divergence).
-LADDER = (1, 2, 4, 8, 16, 32, 81, 162, 243)
+#: Multiples of the base step tried when the step is free (relaxed or unbounded): doublings, then
+#: the three multiples of :func:`step_ladder` that reach h β = 1, 2, 3.
+DOUBLINGS = (1, 2, 4, 8, 16, 32)
+SLOTS = len(DOUBLINGS) + 3
+#: The largest denominator of a statement's own h β bound the ladder is derived from (an irrational
+#: bound such as (S/N)^(2/3)/(24 β), approached by a long rational, uses the model theorem's).
+SIMPLE_DENOMINATOR = 10_000
+
+
+def step_ladder(b) -> tuple:
+    """The multiples of a base step with h β = ``b`` tried when the step is free: 1, 2, …, 32, then
+    1/b, 2/b, 3/b (h β = 1, 2 and 3: gradient descent diverges beyond 2/β)."""
+    b = Fraction(b)
+    return DOUBLINGS + tuple(Fraction(k) / b for k in (1, 2, 3))
+
+
+def _base_scale(st, inst, top) -> Fraction:
+    """h β of the base step: the statement's own bound (``top``, the largest admissible ηl) when it
+    is a short rational, else the model theorem's (:func:`.ours.reference_step_bound`)."""
+    if top is not None:
+        b = Fraction(top) * inst.K * Fraction(inst.eta_g) * Fraction(inst.problem.beta)
+        if 0 < b and b.denominator <= SIMPLE_DENOMINATOR:
+            return b
+    return reference_step_bound()
 
 
 def _q(v) -> str:
@@ -69,7 +95,7 @@ class _Base:
     x0: list                  # explicit list, or "star" (the minimiser x*)
     c0: str                   # "grad_star" | "grad_x0" | "zero" | explicit list
     mu: str = "problem"       # "problem" | "zero"
-    ladder: tuple = LADDER    # step multiples tried when the step is free (expensive cases: fewer)
+    slots: int = SLOTS        # step multiples tried when the step is free (expensive cases: the first few)
     bits: int = 60            # bisection steps of the largest admissible step (see max_eta_l)
 
 
@@ -94,20 +120,21 @@ _STRUCTURED = [
     # -- where the theory's bounds are tightest (appended: the indices above stay as they were)
     _Base("noise floor: x0 = x*, c0 = grad f_i(x*), sigma > 0, S = 1 of N = 2, long horizon T = 200 (the noise "
           "term dominates)", [[[1]], [[2]]], [[1], [-1]], Fraction(1), 1, 2, 200, Fraction(1), "star", "grad_star",
-          ladder=LADDER[:2], bits=20),
+          slots=2, bits=20),
     _Base("noise floor with S = N = 3: x0 = x*, c0 = grad f_i(x*), sigma > 0, T = 40",
           [[[1]], [[2]], [[4]]], [[1], [0], [-2]], Fraction(1), 3, 2, 40, Fraction(1), "star", "grad_star",
-          ladder=LADDER[:5]),
+          slots=5),
     _Base("eta_g = 1/2 < 1 (the same h as the eta_g = 2 case), sigma > 0, T = 10", [[[1]], [[3]]], [[1], [-1]],
           Fraction(1, 2), 1, 2, 10, Fraction(1, 2), [2], "grad_x0"),
     _Base("eta_g = 2 > 1 (the same h as the eta_g = 1/2 case), sigma > 0, T = 10", [[[1]], [[3]]], [[1], [-1]],
           Fraction(1, 2), 1, 2, 10, Fraction(2), [2], "grad_x0"),
     _Base("K = 20 local steps, S = 1 of N = 2, sigma > 0, T = 10", [[[1]], [[2]]], [[1], [-1]], Fraction(1),
           1, 20, 10, Fraction(1), [1], "grad_x0"),
-    _Base("mu = beta (identical clients) with mu h <= S/(15 N) binding: S = 1 of N = 6, sigma > 0, T = 20",
+    _Base("mu = beta (identical clients), few sampled clients (where a mu h <= S/(c N) step hypothesis binds): "
+          "S = 1 of N = 6, sigma > 0, T = 20",
           [[[1]]] * 6, [[3], [2], [1], [-1], [-2], [-3]], Fraction(1), 1, 2, 20, Fraction(1), [1], "zero"),
     _Base("long horizon T = 200 from x0 != x*, zero controls, S = N = 2, sigma > 0", [[[1]], [[2]]], [[1], [-1]],
-          Fraction(1, 2), 2, 2, 200, Fraction(1), [2], "zero", ladder=LADDER[:1], bits=20),
+          Fraction(1, 2), 2, 2, 200, Fraction(1), [2], "zero", slots=1, bits=20),
     # only the control error moves the run: x0 = x*, no noise, controls that are not grad f_i(x*),
     # one client of two per round (what the 9 N h^2 C0 / S term of V0 pays for)
     _Base("controls off: x0 = x*, zero controls (C0 > 0), sigma = 0, S = 1 of N = 2, T = 10",
@@ -277,8 +304,8 @@ def _random_base(st, rng) -> tuple:
         [[_rand_rat(rng, -2, 2, 4) for _ in range(d)] for _ in range(N)]
     mu = "zero" if rng.random() < 0.3 else "problem"
     frac = Fraction(1) if rng.random() < 0.5 else _rand_rat(rng, Fraction(1, 8), 1, 8)
-    mult = LADDER[int(rng.integers(0, len(LADDER)))]
-    return _Base("random", A, b, sigma, S, K, T, eta_g, x0, c0, mu), frac, mult
+    slot = int(rng.integers(0, SLOTS))
+    return _Base("random", A, b, sigma, S, K, T, eta_g, x0, c0, mu), frac, slot
 
 
 _SIGNATURES: list = []    # [(statement, its step signature)], the last few statements
@@ -370,7 +397,7 @@ def _step_memo(st) -> dict:
 
 def structured_count(st) -> int:
     """Number of structured candidates (indices 0 .. structured_count - 1)."""
-    return len(_STRUCTURED) * len(LADDER)
+    return len(_STRUCTURED) * SLOTS
 
 
 def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
@@ -378,27 +405,27 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
     ``(seed, index)`` (random candidates use ``default_rng([seed, index])``); hypotheses in
     ``relax`` are ignored when the step is chosen (the constant profile's relaxed draws).
 
-    Structured candidate ``index < structured_count(st)`` is edge case ``index // len(LADDER)``
-    at step multiple ``LADDER[index % len(LADDER)]`` of the largest admissible step (multiples
-    above 1 only when the statement (or ``relax``) leaves the step unbounded or relaxed, and only
-    those in the edge case's ``ladder``); the others are ``(None, why)`` (skipped)."""
+    Structured candidate ``index < structured_count(st)`` is edge case ``index // SLOTS`` at step
+    multiple ``step_ladder(b)[index % SLOTS]`` of the base step (multiples above 1 only when the
+    statement (or ``relax``) leaves the step unbounded or relaxed, and only the edge case's first
+    ``slots``); the others are ``(None, why)`` (skipped)."""
     n = structured_count(st)
     relax = tuple(relax)
     if index < n:
-        base = _STRUCTURED[index // len(LADDER)]
-        mult = LADDER[index % len(LADDER)]
+        base = _STRUCTURED[index // SLOTS]
+        slot = index % SLOTS
         frac = Fraction(1)
         rng = None
-        if mult not in base.ladder:
-            return None, f"multiple {mult} not tried for this edge case (long computation)"
+        if slot >= base.slots:
+            return None, f"multiple {slot + 1} of {SLOTS} not tried for this edge case (long computation)"
     else:
         rng = np.random.default_rng([int(seed), int(index)])
-        base, frac, mult = _random_base(st, rng)
+        base, frac, slot = _random_base(st, rng)
     inst = _build(st, base, rng=rng)
     inst, moved = _move_naturals(st, base, inst, rng)
     # the steps depend on (statement, edge case, relax) for a structured candidate, on (statement,
     # seed, index, relax) for a random one
-    key = (index // len(LADDER), relax) if rng is None else ("random", int(seed), int(index), relax)
+    key = (index // SLOTS, relax) if rng is None else ("random", int(seed), int(index), relax)
     memo = _step_memo(st)
     if key not in memo:
         memo[key] = (max_eta_l(st, inst, bits=base.bits),
@@ -408,6 +435,8 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
     (top, bounded), rest_pair = memo[key]
     rest, rest_bounded = rest_pair if relax else (top, bounded)
     free_step = not rest_bounded or bool(relax)
+    ladder = step_ladder(_base_scale(st, inst, top))
+    mult = ladder[slot]
     if top is None and bounded and not relax:
         return None, "no admissible step"
     if not free_step:
@@ -416,15 +445,16 @@ def candidate(st, seed: int, index: int, *, relax=()) -> tuple:
         inst.eta_l = top * frac
         how = "largest admissible step" if frac == 1 else f"{frac} x largest admissible step"
     else:
-        if top is None:     # unbounded: measure from the seed's bound h = 1/(81 beta)
-            top = Fraction(1) / (81 * inst.K * Fraction(inst.eta_g) * Fraction(inst.problem.beta))
-            what = "the seed's bound 1/(81 beta)"
+        if top is None:     # unbounded: measure from the model theorem's step bound
+            b = reference_step_bound()
+            top = b / (inst.K * Fraction(inst.eta_g) * Fraction(inst.problem.beta))
+            what = f"the model theorem's bound h = {b.numerator}/({b.denominator} beta)"
         else:
             what = "the largest admissible step"
         eta = top * mult * (frac if mult == 1 else 1)
         if rest is not None and rest_bounded and eta > rest:
             # the other hypotheses cap the step: keep the first multiple that reaches the cap
-            prev = top * LADDER[LADDER.index(mult) - 1] if mult in LADDER and LADDER.index(mult) > 0 else None
+            prev = top * ladder[slot - 1] if slot > 0 else None
             if prev is not None and prev >= rest and rng is None:
                 return None, "the other hypotheses cap the step below this multiple"
             eta, what = rest, "the largest step the other hypotheses admit"

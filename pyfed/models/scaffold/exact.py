@@ -6,6 +6,7 @@ without a verdict (the search and the profile); :func:`recheck` re-decides a wit
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import numpy as np
@@ -28,10 +29,12 @@ from .access import BallAccess, ExactAccess, _sympy, bind
 from .hypotheses import evaluate_hypotheses, fits
 from .instance import (
     RunInstance,
-    _is_exact_quadratic,
     instance_from_json,
     instance_to_json,
+    is_client_set,
+    is_exact_problem,
 )
+from .paths import path_moments
 
 __all__ = ["decide_exact", "sides_exact", "recheck"]
 
@@ -175,6 +178,15 @@ def _run_moments(inst, F, x0v, c0v, rounds: int, warm: bool):
                         arithmetic=res.arithmetic, algorithm=res.algorithm, mean_x=[list(m) for m in res.mean_x])
 
 
+def _moments(inst, F, x0v, c0v, rounds: int, warm: bool):
+    """The run's per-round statistics: exact moments of a quadratic instance (:func:`_run_moments`),
+    every sample path of a client set (:func:`pyfed.models.scaffold.paths.path_moments`)."""
+    if is_client_set(inst.problem):
+        return path_moments(inst.problem, S=int(inst.S), K=int(inst.K), T=rounds, eta_l=inst.eta_l, eta_g=inst.eta_g,
+                            x0=inst.x0, c0=None if warm else inst.c0)
+    return _run_moments(inst, F, x0v, c0v, rounds, warm)
+
+
 def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int | None = None,
                  details_extra: dict | None = None) -> Verdict:
     """Decide ``st`` on a rational quadratic instance with the exact-moment engine.
@@ -194,8 +206,9 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     from ...engines.exact.verdict import _pick_field, _rhs_terms
 
     p = inst.problem
-    if not _is_exact_quadratic(p):
-        raise InputError("instance", "the exact-moment engine needs quadratic clients with rational data")
+    if not is_exact_problem(p):
+        raise InputError("instance", "the exact-moment engine needs quadratic clients with rational data or an exact "
+                                     "client set")
     why = fits(st, inst)
     if why:
         raise InputError("instance", why)
@@ -205,6 +218,8 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
     rational = all(_is_rational(v) for v in _field_inputs(inst))
     n_state = d * (N + 1)
     ladder = [prec] if prec else list(_PREC_LADDER)
+    if is_client_set(p):        # every sample path, exactly (no ball fallback: the data are rational)
+        arithmetic, ladder = "exact", ladder[:1]
     witness = {"instance": instance_to_json(inst), "statement": st.name, "source": st.source}
     warm = st.init == "none"
     base = {"engine": "exact moments (pyfed.engines.exact)",
@@ -219,8 +234,12 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
         with F.active():
             x0v = _vector(F, "x0", inst.x0, d)
             c0v = None if warm else mk_controls(F, "c0", inst.c0, N, d)
-        res = _run_moments(inst, F, x0v, c0v, rounds, warm)
+        res = _moments(inst, F, x0v, c0v, rounds, warm)
         details = dict(base, arithmetic=F.name)
+        if is_client_set(p):
+            details.update(engine="every sample path of the Run, exact rationals (pyfed.models.scaffold.paths)",
+                           model=base["model"].replace("virtual paths, then sampling",
+                                                       "virtual paths, then sampling; exact gradients"))
         from ...engines.exact.verdict import (
             _short,  # 8 correct digits at any magnitude (no float overflow)
         )
@@ -276,7 +295,11 @@ def _add_model_numbers(st, access, val, details):
 
 def _model_rhs_terms(st, val, lhs, rhs, rhs_terms):
     """The default report's ``rhs_terms`` (first term, noise term, the noise constant this
-    instance needs) when the right side is the model's convexRHS / nonconvexRHS itself."""
+    instance needs) when the right side is the model's convexRHS / nonconvexRHS itself. The
+    constants are read off the definitions' own bodies (lean/Pyfed/Scaffold/Model.lean), not written
+    here: the noise constant is the right side's increase from σ = 0 to σ = 1 over the noise term's
+    form h σ²/(K S)(1 + S/ηg²) (times β for nonconvexRHS), the first term's constant its value at
+    σ = 0 over its form ((F(x0) − f_low)/(h T) for nonconvexRHS)."""
     from ... import theory
     head = st.rhs.head_name()
     if head not in ("convexRHS", "nonconvexRHS") or not isinstance(rhs, Fraction):
@@ -284,10 +307,30 @@ def _model_rhs_terms(st, val, lhs, rhs, rhs_terms):
     args = [evaluate(a, val) for a in st.rhs.args[1:]]
     S, K, eg = args[1], args[2], args[5]
     h = theory.effective_step(K, args[4], eg)
+    unit = Fraction(1) if head == "convexRHS" else Fraction(val.access.beta)
+    first0, one = _rhs_at_sigma(st, val, 0), _rhs_at_sigma(st, val, 1)
+    form1 = theory.noise_term(unit, 1, S, K, eg, h)
+    if not (isinstance(first0, Fraction) and isinstance(one, Fraction) and form1):
+        return None
+    constant = (one - first0) / form1
+    constant = int(constant) if constant.denominator == 1 else constant
     if head == "convexRHS":
-        return rhs_terms(lhs, rhs, theory.noise_term(1, val.access.sigma, S, K, eg, h), 12, "V0/(h W_T)")
-    return rhs_terms(lhs, rhs, theory.noise_term(val.access.beta, val.access.sigma, S, K, eg, h), 70,
-                     "14 (f(x0) - f_low)/(h T)")
+        name = "V0/(h W_T)"
+    else:
+        gap = val.access.objective(val.access.x0) - args[6]
+        c = first0 * h * args[3] / gap if gap else None
+        c = int(c) if c is not None and Fraction(c).denominator == 1 else c
+        name = f"{c if c is not None else 'c'} (f(x0) - f_low)/(h T)"
+    return rhs_terms(lhs, rhs, theory.noise_term(unit, val.access.sigma, S, K, eg, h), constant, name)
+
+
+def _rhs_at_sigma(st, val, sigma):
+    """The statement's right side on the same instance with the problem's σ replaced by ``sigma``."""
+    access = copy.copy(val.access)
+    access.sigma = Fraction(sigma)
+    again = copy.copy(val)
+    again.access = access
+    return to_exact(evaluate(st.rhs, again))
 
 
 def sides_exact(st, inst: RunInstance):
@@ -303,7 +346,7 @@ def sides_exact(st, inst: RunInstance):
     with F.active():
         x0v = _vector(F, "x0", inst.x0, p.d)
         c0v = None if warm else mk_controls(F, "c0", inst.c0, p.N, p.d)
-    res = _run_moments(inst, F, x0v, c0v, int(inst.T), warm)
+    res = _moments(inst, F, x0v, c0v, int(inst.T), warm)
     access = ExactAccess(inst, res)
     val = bind(st, inst, access)
     return evaluate(st.lhs, val), evaluate(st.rhs, val), val

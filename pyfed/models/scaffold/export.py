@@ -1,6 +1,8 @@
 """A SCAFFOLD run's counterexample as a Lean file: the instance's numbers (sizes, steps, the
 problem's constants, the clients' Hessians and vectors, the start, the controls) and the exact
-sides, rendered by the Jinja2 template ``statement_counterexample.lean.j2``."""
+sides, rendered by the Jinja2 template ``statement_counterexample.lean.j2``. Clients beyond
+quadratics (ridge functions, interpolants) are recorded exactly in the JSON file beside it; the Lean
+file then states the run's numbers and both sides."""
 
 from __future__ import annotations
 
@@ -40,10 +42,14 @@ def render_run_counterexample(record: dict) -> str:
         if v is not None:
             defs.append({"name": {"mu": "μ", "f_low": "fLower"}[key], "type": "ℚ", "value": lean_q(v),
                          "doc": doc + how})
-    defs += [{"name": "A", "type": lean_list_type(inst["A"]), "value": lean_list(inst["A"]),
-              "doc": "client Hessians `A i` (row-major)"},
-             {"name": "b", "type": lean_list_type(inst["b"]), "value": lean_list(inst["b"]), "doc": "client vectors `b i`"},
-             {"name": "x0", "type": lean_list_type(inst["x0"]), "value": lean_list(inst["x0"]), "doc": "start `P.x0`"}]
+    if "A" in inst:
+        defs += [{"name": "A", "type": lean_list_type(inst["A"]), "value": lean_list(inst["A"]),
+                  "doc": "client Hessians `A i` (row-major)"},
+                 {"name": "b", "type": lean_list_type(inst["b"]), "value": lean_list(inst["b"]),
+                  "doc": "client vectors `b i`"}]
+    # clients beyond quadratics (ridge functions, interpolants): recorded exactly in the JSON file
+    defs.append({"name": "x0", "type": lean_list_type(inst["x0"]), "value": lean_list(inst["x0"]),
+                 "doc": "start `P.x0`"})
     if inst.get("c0") is not None:
         defs.append({"name": "c0", "type": lean_list_type(inst["c0"]), "value": lean_list(inst["c0"]),
                      "doc": "initial controls `c0`"})
@@ -54,7 +60,15 @@ def render_run_counterexample(record: dict) -> str:
     defs += sides
     init_text = ("deterministic initial controls `c0` (`some c0`)" if record.get("init") == "some"
                  else "the K-sample warm start (`none`)")
+    if "A" in inst:
+        clients_text = ("quadratic clients `f i x = ½ xᵀ (A i) x - ⟪b i, x⟫` with the exact numbers below,\n"
+                        "Gaussian oracle noise with `E‖ξ‖² = σ²`")
+    else:
+        kinds = sorted({c.get("family", "?") + (f" ({c['profile']})" if c.get("profile") else "")
+                        for c in inst.get("clients") or []})
+        clients_text = (f"clients beyond quadratics ({', '.join(kinds)}; recorded exactly in the JSON file beside\n"
+                        "this one), exact gradients (zero noise, which the Run's variance bound σ² admits)")
     tpl = environment().get_template("statement_counterexample.lean.j2")
-    return tpl.render(init_text=init_text, defs=defs, **common)
+    return tpl.render(init_text=init_text, defs=defs, clients_text=clients_text, **common)
 
 

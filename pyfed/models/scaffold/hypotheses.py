@@ -12,12 +12,13 @@ from fractions import Fraction
 
 import sympy
 
+from ...engines.search.space import bisect
 from ...errors import InputError
 from ...evaluation.numbers import EvaluationError, Undecided, arith, decide, decide_sign, to_exact
 from ...statements.evaluate import MINIMIZER_KEY, evaluate
 from ...theory.hypotheses import Hypothesis
 from .access import ExactAccess, FloatAccess, bind
-from .instance import RunInstance, _is_exact_quadratic
+from .instance import RunInstance, is_exact_problem
 
 __all__ = ["fits", "evaluate_hypotheses", "fit_step", "step_hypothesis", "hypothesis_mentions", "max_eta_l", "STEP_HALVINGS"]
 
@@ -62,7 +63,7 @@ def evaluate_hypotheses(st, inst: RunInstance, *, relax=()) -> list:
     reported as they are (the caller decides what to do with them)."""
     out = _structural(inst)
     p = inst.problem
-    if _is_exact_quadratic(p):
+    if is_exact_problem(p):
         access = ExactAccess(inst)
     else:
         access = FloatAccess(inst, exact_scalars=True)
@@ -144,14 +145,14 @@ def _hypothesis(hs, st, inst, val, access) -> Hypothesis:
         return Hypothesis(hs.key, hs.text, bool(holds), margin)
     if hs.kind == "minimizer":
         xs = evaluate(hs.args[1], val)
-        if _is_exact_quadratic(p):
+        if is_exact_problem(p):
             ok = xs.key == MINIMIZER_KEY or all(Fraction(a) == Fraction(b) for a, b in zip(xs.value, p.x_star_exact))
             return Hypothesis(hs.key, hs.text, bool(ok), Fraction(0) if ok else None)
         ok = xs.key == MINIMIZER_KEY
         return Hypothesis(hs.key, hs.text + " (the problem's numerical minimiser)", bool(ok), None)
     if hs.kind == "lower_bound":
         fl = evaluate(hs.args[0], val)
-        if _is_exact_quadratic(p):
+        if is_exact_problem(p):
             margin = Fraction(p.f_star) - to_exact(fl)
             return Hypothesis(hs.key, hs.text, decide_sign(margin) >= 0, margin)
         cert = p.derivations.get("f_low")
@@ -257,12 +258,7 @@ def max_eta_l(st, inst: RunInstance, *, ignore=(), bits: int = 60) -> tuple:
                     break
             else:
                 return None, True
-        for _ in range(int(bits)):
-            mid = (lo + hi) / 2
-            if ok(mid):
-                lo = mid
-            else:
-                hi = mid
+        lo, hi = bisect(ok, lo, hi, bits)
         s = _simplest_between(lo, hi)
         if s > lo and ok(s):
             lo = s

@@ -15,7 +15,8 @@ from ...errors import InputError
 from ...exact import fraction_from_text, rational_str
 from ...theory import effective_step
 
-__all__ = ["RunInstance", "instance_to_json", "instance_from_json", "INSTANCE_SCHEMA", "ORACLE_LAW", "SAMPLING_LAW"]
+__all__ = ["RunInstance", "instance_to_json", "instance_from_json", "INSTANCE_SCHEMA", "ORACLE_LAW", "SAMPLING_LAW",
+           "EXACT_ORACLE_LAW", "is_exact_problem", "is_client_set"]
 
 
 @dataclass
@@ -95,6 +96,17 @@ def _is_exact_quadratic(problem) -> bool:
     return isinstance(problem, QuadraticProblem) and getattr(problem, "exact", False)
 
 
+def is_client_set(problem) -> bool:
+    """The problem is a :class:`pyfed.problems.clients.ClientSet` (exact clients beyond quadratics)."""
+    from ...problems.clients import ClientSet
+    return isinstance(problem, ClientSet)
+
+
+def is_exact_problem(problem) -> bool:
+    """The exact engines decide the problem: rational quadratic clients, or an exact client set."""
+    return _is_exact_quadratic(problem) or is_client_set(problem)
+
+
 def _q(v) -> str:
     return rational_str(Fraction(v))
 
@@ -113,6 +125,12 @@ SAMPLING_LAW = "uniform: each round a uniformly random S-subset of the N clients
 
 
 _KIND = "quadratic clients f_i(x) = 1/2 x^T A_i x - b_i^T x (exact rationals)"
+_CLIENTS_KIND = ("client functions beyond quadratics (clients: ridge functions of pyfed.problems.ridge or "
+                 "interpolants of pyfed.problems.interpolation; exact rationals)")
+
+#: The oracle of a run on a client set: exact gradients, which the model's oracle law admits for every σ.
+EXACT_ORACLE_LAW = ("exact gradients: g_i(y) = grad f_i(y) (zero noise, which the Run's conditional variance bound "
+                    "sigma^2 admits for every sigma >= 0)")
 
 
 def _qvec(v):
@@ -155,10 +173,12 @@ def instance_to_json(inst: RunInstance) -> dict:
     Source: pyfed's own format (issue 10: "a witness that re-checks exactly").
     """
     p = inst.problem
-    if not _is_exact_quadratic(p):
-        raise InputError("instance", "only rational quadratic instances have an exact JSON form")
-    out = {"schema": INSTANCE_SCHEMA, "kind": _KIND, "name": inst.name, "description": inst.description,
-           "N": p.N, "d": p.d, "A": [_qmat(Ai) for Ai in p.A_exact], "b": _qmat(p.b_exact),
+    if not is_exact_problem(p):
+        raise InputError("instance", "only rational quadratic instances and exact client sets have an exact JSON form")
+    data = ({"kind": _CLIENTS_KIND, "clients": p.to_json(), "problem_xstar": _qvec(p.x_star_exact)}
+            if is_client_set(p) else {"kind": _KIND, "A": [_qmat(Ai) for Ai in p.A_exact], "b": _qmat(p.b_exact)})
+    out = {"schema": INSTANCE_SCHEMA, "name": inst.name, "description": inst.description,
+           "N": p.N, "d": p.d, **data,
            "beta": _q(p.beta), "problem_mu": _q(p.mu), "sigma": _q(inst.sigma),
            "S": int(inst.S), "K": int(inst.K), "T": int(inst.T), "eta_l": _q(inst.eta_l), "eta_g": _q(inst.eta_g),
            "x0": _qvec(inst.x0), "init": "none" if inst.c0 is None else "some",
@@ -167,7 +187,8 @@ def instance_to_json(inst: RunInstance) -> dict:
            "f_low": None if inst.f_low is None else _q(inst.f_low),
            "xstar": None if inst.xstar is None else _qvec(inst.xstar),
            "free": {k: _free_json(v) for k, v in sorted(inst.free.items())},
-           "oracle": ORACLE_LAW if inst.oracle is None or getattr(inst.oracle, "name", "") == "gaussian"
+           "oracle": EXACT_ORACLE_LAW if is_client_set(p) else
+           ORACLE_LAW if inst.oracle is None or getattr(inst.oracle, "name", "") == "gaussian"
            else str(getattr(inst.oracle, "name", inst.oracle)),
            "sampling": SAMPLING_LAW}
     out["derived"] = _derived(inst)
@@ -228,16 +249,19 @@ def instance_from_json(data: dict) -> RunInstance:
         raise InputError("instance.schema", f"unsupported schema {schema!r} (this pyfed reads {INSTANCE_SCHEMA!r})")
     try:
         N, d = _count(data, "N", 1), _count(data, "d", 1)
-        A = np.array([_mat_json(Ai, f"instance.A[{i}]", d, d) for i, Ai in enumerate(_list(data, "A", N))],
-                     dtype=object).reshape(N, d, d)
-        b = _mat_json(data["b"], "instance.b", N, d)
-        mu_p = data.get("problem_mu")
-        try:
-            problem = QuadraticProblem(A, b, beta=_F(data["beta"], "instance.beta"),
-                                       mu=None if mu_p is None else _F(mu_p, "instance.problem_mu"),
-                                       name=data.get("name", "instance"))
-        except InputError as exc:
-            raise InputError("instance.A", f"the recorded problem is not valid: {exc.reason}") from None
+        if "clients" in data:
+            problem = _client_set(data, N, d)
+        else:
+            A = np.array([_mat_json(Ai, f"instance.A[{i}]", d, d) for i, Ai in enumerate(_list(data, "A", N))],
+                         dtype=object).reshape(N, d, d)
+            b = _mat_json(data["b"], "instance.b", N, d)
+            mu_p = data.get("problem_mu")
+            try:
+                problem = QuadraticProblem(A, b, beta=_F(data["beta"], "instance.beta"),
+                                           mu=None if mu_p is None else _F(mu_p, "instance.problem_mu"),
+                                           name=data.get("name", "instance"))
+            except InputError as exc:
+                raise InputError("instance.A", f"the recorded problem is not valid: {exc.reason}") from None
         free = {}
         for k, v in (data.get("free") or {}).items():
             where = f"instance.free.{k}"
@@ -276,6 +300,21 @@ def instance_from_json(data: dict) -> RunInstance:
             if k in got and got[k] != v:
                 raise InputError(f"instance.derived.{k}", f"recorded {got[k]!r} but the instance's data give {v!r}")
     return inst
+
+
+def _client_set(data, N, d):
+    """The :class:`pyfed.problems.clients.ClientSet` of a record's ``clients`` and ``problem_xstar``;
+    its recorded ``beta`` and ``problem_mu`` must be the certified ones."""
+    from ...problems.clients import ClientSet, client_from_json
+    clients = [client_from_json(c) for c in _list(data, "clients", N)]
+    problem = ClientSet(clients, _vec_json(data["problem_xstar"], "instance.problem_xstar", d),
+                        name=data.get("name", "instance"))
+    if problem.d != d:
+        raise InputError("instance.clients", f"clients on Space {problem.d}, the record says d = {d}")
+    for key, v in (("beta", problem.beta), ("problem_mu", problem.mu)):
+        if key in data and _F(data[key], f"instance.{key}") != v:
+            raise InputError(f"instance.{key}", f"recorded {data[key]!r} but the clients certify {_q(v)}")
+    return problem
 
 
 def _list(data, key, n):

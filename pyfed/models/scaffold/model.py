@@ -11,13 +11,8 @@ profiled constant by constant (:mod:`.profile`); pyfed's own statements live in
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ...errors import InputError
 from ...export import is_reverified_pep_violation, pep_counterexample_record
-from ...lean import terms
-from ...lean.paths import source_lean_dir
-from ...statements.elaborate import read_declarations
 from ...suites.scaffold import CONVEX, default_suite
 from ..protocol import BuiltinRows, Model, NoPEPRow, RecheckError
 from .access import NotLinear, linear_form
@@ -28,50 +23,16 @@ from .exact import decide_exact
 from .export import render_run_counterexample
 from .hypotheses import fits
 from .instance import instance_from_json
+from .ours import our_statements, statement_of, theorems_path
 from .pep import NoPEP, find_plan, pep_row
 from .proof import PUBLISHED, proof_form
 from .profile import constant_profile, profile_size
 from .reader import ScaffoldRunStatement, statements_from
-from .search import search
+from .search import scaffold_verdict, search
+from .space import evaluate_point, scaffold_space
 from .two_sided import TwoSidedProfile
 
 __all__ = ["ScaffoldRunModel", "MODEL", "our_statements", "theorems_path", "statement_of"]
-
-
-def theorems_path(lean_dir=None) -> Path:
-    """Path of ``Pyfed/Scaffold/Theorems.lean`` under ``lean_dir`` (the ``lean/`` directory;
-    default: pyfed's own Lean sources, :func:`pyfed.lean.paths.source_lean_dir` -- the checkout's
-    ``lean/`` or, after a non-editable install, the copy shipped with the package)."""
-    return Path(source_lean_dir() if lean_dir is None else lean_dir) / "Pyfed" / "Scaffold" / "Theorems.lean"
-
-
-def our_statements(lean_dir=None) -> dict:
-    """``{name: ScaffoldRunStatement}`` of the run statements in pyfed's ``Theorems.lean`` (a
-    conjunction of two run statements gives ``Name.1`` and ``Name.2``; the file's theorems that
-    are not about a run, e.g. ``GradientGrowth``, are read by their own model and skipped here)."""
-    path = theorems_path(lean_dir)
-    text = path.read_text(encoding="utf-8")
-    rel = "lean/Pyfed/Scaffold/Theorems.lean"
-    decls = read_declarations(text, rel)
-    clean = terms.strip_comments(text)
-    out = {}
-    for name in decls.order:
-        namespace, cmd, variables = decls.theorems[name]
-        if "Run" not in cmd.text:
-            continue
-        for st in statements_from(name, namespace, cmd, variables, decls, clean, rel):
-            out[st.name] = st
-    return out
-
-
-def statement_of(theorem: str) -> ScaffoldRunStatement:
-    """The statement of one of our theorems, read from ``lean/Pyfed/Scaffold/Theorems.lean``
-    (InputError naming ``theorem`` if the file does not state it)."""
-    sts = our_statements()
-    if theorem not in sts:
-        raise InputError("theorem", f"{theorem!r} is not a run statement of lean/Pyfed/Scaffold/Theorems.lean "
-                                    f"(found: {', '.join(sts)})")
-    return sts[theorem]
 
 
 class ScaffoldRunModel(Model):
@@ -143,6 +104,11 @@ class ScaffoldRunModel(Model):
 
     def search_pool(self, st) -> bool:
         return True
+
+    # the search by optimisation (the protocol's hooks, with the same signatures)
+    search_space = staticmethod(scaffold_space)
+    evaluate_point = staticmethod(evaluate_point)
+    search_verdict = staticmethod(scaffold_verdict)
 
     def recheck(self, st, witness):
         """The witness's instance read back (:class:`RecheckError` naming the field that does not

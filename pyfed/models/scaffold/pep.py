@@ -50,6 +50,7 @@ from ...exact import as_float
 from ...evaluation.numbers import EvaluationError, to_exact
 from ...statements.evaluate import evaluate
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
+from .pep_witness import interpolated_reverification
 
 __all__ = ["NoPEP", "pep_plan", "pep_row"]
 
@@ -528,5 +529,14 @@ def _reverify(st, plan, handles, res, common):
                                      "exact_status": v.status}
     if isinstance(v, Violated):
         return Violated(st.name, v.lhs, v.rhs, True, res.details, evidence=Evidence.EXACT, witness=v.witness)
+    # no quadratic reproduces it: the interpolating functions of the class through the worst case
+    vi, info = interpolated_reverification(st, plan, float(plan["gamma"] / plan["alpha"]), _check_solver(None),
+                                           DEFAULT_SOLVER_TOL, _build)
+    if vi is not None and vi.status == "violated":
+        res.details["reverification"] = info
+        res.details["instance"] += " (realised as a function of the class, re-checked exactly)"
+        return Violated(st.name, vi.lhs, vi.rhs, True, res.details, evidence=Evidence.EXACT, witness=vi.witness)
+    res.details["reverification"]["interpolation"] = info.get("reason", "")
     return Inconclusive(**common, reason=f"PEP claims worst/bound = {res.ratio:.6g} > 1 but the exact "
-                                         f"re-verification on the fitted quadratic gives {v.status}")
+                                         f"re-verification on the fitted quadratic gives {v.status} and on the "
+                                         f"interpolating functions of the class: {info.get('reason', '')}")

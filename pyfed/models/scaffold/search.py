@@ -26,7 +26,7 @@ from .hypotheses import evaluate_hypotheses
 from .instance import instance_to_json
 from .reader import ScaffoldRunStatement
 
-__all__ = ["search", "evaluate_candidate"]
+__all__ = ["search", "evaluate_candidate", "decide_record", "scaffold_verdict"]
 
 
 def evaluate_candidate(st, seed: int, index: int, *, relax=(), profile=None) -> Record:
@@ -39,6 +39,13 @@ def evaluate_candidate(st, seed: int, index: int, *, relax=(), profile=None) -> 
         return Record(index, "skipped", str(exc))
     if inst is None:
         return Record(index, "skipped", desc)
+    return decide_record(st, inst, index, desc, relax=relax, profile=profile)
+
+
+def decide_record(st, inst, index: int, desc: str, *, relax=(), profile=None) -> Record:
+    """The search record of instance ``inst``, decided exactly: ``outside`` when a hypothesis not
+    in ``relax`` fails, ``undecided`` when a side cannot be evaluated, else ``holds`` / ``violated``
+    with both sides (and the constant profile's data of each literal of ``profile``)."""
     hyps = evaluate_hypotheses(st, inst)
     failing = [h.key for h in hyps if not h.holds and h.key not in relax]
     rec = Record(index, "outside" if failing else "pending", desc, instance_to_json(inst), failing=failing)
@@ -111,10 +118,10 @@ def search(st, *, seed: int = 0, budget: int = 24, relax=(), profile=None, progr
     idx = list(indices) if indices is not None else list(range(n + int(budget)))
     keys = tuple(lit.key for lit in profile) if profile else ()
     records = _map(st, [(seed, i, tuple(relax), keys) for i in idx], pool, progress)
-    return SearchResult(records, _verdict(st, records, seed, budget, relax), seed, budget)
+    return SearchResult(records, scaffold_verdict(st, records, seed, budget, relax), seed, budget)
 
 
-def _verdict(st, records, seed, budget, relax):
+def scaffold_verdict(st, records, seed, budget, relax=()):
     decided = [r for r in records if r.status in ("holds", "violated")]
     viol = [r for r in decided if r.status == "violated"]
     skipped = sum(r.status == "skipped" for r in records)      # step multiples an edge case does not try
