@@ -23,10 +23,6 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-if TYPE_CHECKING:
-    from ..oracles import Oracle
-    from ..problems.base import Problem
-
 from ..blas import small_matrix_kernel
 from ..errors import InputError, check_int
 from ..sampling import sample_clients
@@ -42,6 +38,10 @@ from .common import (
     split_streams,
 )
 from .rounds import Slots, local_path_law, step_displacements
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 __all__ = ["fedavg"]
 

@@ -22,14 +22,10 @@ as a baseline, Table 3).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-if TYPE_CHECKING:
-    from ..oracles import Oracle
-    from ..problems.base import Problem
 
 from ..blas import small_matrix_kernel
 from ..errors import check_nonnegative
@@ -45,6 +41,10 @@ from .common import (
     split_streams,
 )
 from .rounds import Slots, step_displacements
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 __all__ = ["fedprox"]
 

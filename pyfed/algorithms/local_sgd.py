@@ -17,14 +17,10 @@ equation (4); seed 002 ("Local SGD").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-if TYPE_CHECKING:
-    from ..oracles import Oracle
-    from ..problems.base import Problem
 
 from ..errors import InputError, check_int, check_rng
 from .common import (
@@ -35,6 +31,9 @@ from .common import (
     check_x0,
     seed_of,
 )
+
+if TYPE_CHECKING:
+    from ..problems.base import Problem
 
 __all__ = ["local_sgd", "check_sync_times"]
 

@@ -29,10 +29,6 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-if TYPE_CHECKING:
-    from ..oracles import Oracle
-    from ..problems.base import Problem
-
 from ..blas import small_matrix_kernel
 from ..errors import InputError
 from ..sampling import sample_clients
@@ -50,6 +46,10 @@ from .common import (
     split_streams,
 )
 from .rounds import Slots, local_path_law, step_displacements, step_fresh_samples
+
+if TYPE_CHECKING:
+    from ..oracles import Oracle
+    from ..problems.base import Problem
 
 __all__ = ["scaffold", "scaffold_run"]
 
