@@ -138,8 +138,10 @@ class RunFreeModel(Model):
         """The counterexample record of a PEP row whose worst case became an exact witness (a
         fitted quadratic or the interpolating function of the class, re-checked exactly): index
         ``"pep"``, the instance re-decided from the record alone by ``pyfed check --replay``."""
-        w = verdict.witness or {}
-        if verdict.status != "violated" or w.get("origin") != "PEP worst case":
+        if verdict.status != "violated":
+            return None
+        w = getattr(verdict, "witness", None) or {}
+        if w.get("origin") != "PEP worst case":
             return None
         view = type(verdict)(verdict.statement, verdict.lhs, verdict.rhs, True, dict(verdict.details or {}),
                              evidence=verdict.evidence, witness=dict(w, index="pep"))
