@@ -35,7 +35,7 @@ from pyfed.errors import InputError
 from pyfed.exact import rational_str
 from pyfed.problems.interpolation import interpolated_from_json
 from pyfed.problems.ridge import ridge_from_json
-from pyfed.statements.interpret import FiniteSpace, Filtration, Fun, Record, Sigma, Vec, vec
+from pyfed.statements.interpret import Filtration, FiniteSpace, Fun, Record, Sigma, Vec, vec
 
 __all__ = ["q", "rat_from", "quadratic", "huber", "rotation", "sequence", "fin_family", "finset", "finite_space",
            "filtration", "random_variable", "process", "affine_oracle", "client_oracles", "samples", "from_spec",

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from pyfed.errors import InputError
+from pyfed.lean.terms import cut_at_assign
+from pyfed.models.registry import read_text
 
 __all__ = ["TextMutation", "MUTATIONS", "mutations_of", "mutated_text", "mutated_statements", "theorem_span"]
 
@@ -36,7 +39,6 @@ class TextMutation:
 def theorem_span(text: str, name: str) -> tuple:
     """``(start, end)`` offsets of theorem ``name``'s statement in ``text``: from the keyword
     ``theorem`` to its top-level ``:=``. InputError if the file has no such theorem."""
-    from pyfed.lean.terms import cut_at_assign
 
     m = re.search(rf"(?m)^\s*(?:theorem|lemma)\s+{re.escape(name)}(?=[\s:({{\[⦃])", text)
     if m is None:
@@ -69,9 +71,7 @@ def mutated_text(text: str, name: str, mutation: TextMutation) -> str:
 def mutated_statements(path, name: str, mutation: TextMutation, *, text: str | None = None) -> list:
     """The statements read from theorem ``name`` of the Lean file ``path`` with ``mutation``
     applied (``text``: the file's text, if already read)."""
-    from pathlib import Path
 
-    from pyfed.models.registry import read_text
 
     src = Path(path).read_text(encoding="utf-8") if text is None else text
     bare = name.split(".")[-1]

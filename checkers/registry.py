@@ -16,9 +16,15 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 
 from pyfed.errors import InputError
+from pyfed.lean import terms
+from pyfed.lean.paths import source_lean_dir, theorem_files
+from pyfed.models.registry import read_text
+from pyfed.statements.declarations import scan_declarations
 
+from . import exact, fedavg, lemmas, scaffold  # noqa: F401 -- each fills MUTATIONS
 from .mutations import MUTATIONS, TextMutation, mutated_text
 
 __all__ = ["Entry", "catalogue", "get", "names", "qualified_names", "display_name", "namespace_of", "statements_of",
@@ -44,7 +50,6 @@ class Entry:
 
     @property
     def mutations(self) -> list:
-        _load_lists()
         return list(MUTATIONS.get(self.name, ()))
 
     def mutation(self, key: str) -> TextMutation:
@@ -55,24 +60,11 @@ class Entry:
                                    f"{', '.join(m.name for m in self.mutations) or 'none'}")
 
     def text(self) -> str:
-        from pathlib import Path
         return Path(self.path).read_text(encoding="utf-8")
-
-
-def _load_lists():
-    """Import the modules that fill :data:`pyfed.checkers.mutations.MUTATIONS`."""
-    from . import exact, lemmas, scaffold
-    try:
-        from . import fedavg
-    except ImportError:       # the FedAvg lists are optional in a reduced installation
-        pass
 
 
 @functools.lru_cache(maxsize=2)
 def _catalogue(lean_dir: str) -> tuple:
-    from pyfed.lean import terms
-    from pyfed.lean.paths import theorem_files
-    from pyfed.statements.declarations import scan_declarations
 
     out = []
     for rel, path in theorem_files(lean_dir):
@@ -88,7 +80,6 @@ def _catalogue(lean_dir: str) -> tuple:
 
 def catalogue(lean_dir=None) -> list:
     """Every theorem of pyfed's statement files, in file order."""
-    from pyfed.lean.paths import source_lean_dir
     return list(_catalogue(str(lean_dir or source_lean_dir())))
 
 
@@ -121,7 +112,6 @@ def relax_mutation(entry: Entry, key: str, text: str | None = None) -> TextMutat
     """The statement variant without the hypothesis ``key`` (its binder ``(h : H)`` or its
     antecedent ``H →`` removed from the Lean text ``text``, default the file's). InputError naming
     ``relax`` for an unknown key."""
-    from pyfed.models.registry import read_text
 
     text = entry.text() if text is None else text
     sts = read_text(text, entry.file, theorem=entry.bare)
@@ -186,7 +176,6 @@ def _arrow_after(text, start) -> int:
 def statements_of(name: str, *, mutate: str | None = None, relax=()) -> list:
     """The statements read from ``name``'s theorem (its conjuncts for a conjunction), with the
     mutation ``mutate`` and the hypotheses ``relax`` removed, through the one reader."""
-    from pyfed.models.registry import read_text
 
     entry = get(name)
     text = entry.text()

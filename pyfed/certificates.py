@@ -16,10 +16,18 @@ from fractions import Fraction
 from pathlib import Path
 
 from .engines.pep.certificate import Certificate, find_certificate, form_json, verify_certificate
-from .engines.pep.exact_pep import (pep_gradient_growth_exact, pep_nonexpansive_exact,
-                                    pep_perturbed_strong_convexity_exact, pep_scaffold_exact)
+from .engines.pep.exact_pep import (
+    Form,
+    pep_gradient_growth_exact,
+    pep_nonexpansive_exact,
+    pep_perturbed_strong_convexity_exact,
+    pep_scaffold_exact,
+)
+from .engines.proof.lean import instance_statement
 from .lean.certificates import GENERATED, render_certificate
+from .lean.paths import source_lean_dir
 from .lean.templating import sanitize
+from .models.registry import read_file
 
 __all__ = ["CERTIFIED", "INSTANCES", "certificate_record", "certificate_from_json", "write_certificates",
            "verify_certificate_file", "verify_certificate_files", "instance_of", "instance_ties", "same_problem"]
@@ -53,9 +61,6 @@ def instance_of(name: str) -> tuple:
     statement reader) and the lemma instance its certificate proves, stated in Lean
     (:func:`pyfed.engines.proof.lean.instance_statement`: the theorem with its parameters fixed
     by equality hypotheses)."""
-    from .engines.proof.lean import instance_statement
-    from .lean.paths import source_lean_dir
-    from .models.registry import read_file
 
     rel, values = INSTANCES[name]
     st = read_file(source_lean_dir() / rel, theorem=name)[0]
@@ -143,7 +148,6 @@ def same_problem(pep, tau, other) -> str:
     ``other`` (the problem re-encoded from the Lean statement, claim ``metric ≤ 0``) and both have
     the same interpolation inequalities, up to the order of their Gram vectors and function values
     (matched by name, ``x*`` read as ``xstar``); else what differs."""
-    from .engines.pep.exact_pep import Form
 
     def relabel(form, leaves, fvals):
         g = {}

@@ -26,6 +26,7 @@ from .engines.statement.search import SearchResult
 from .errors import prepare_output_dir
 from .export import counterexample_record, write_proof_files, write_statement_counterexample
 from .models import registry
+from .report import statement_status
 from .statements.statement import Statement
 from .statements.vacuity import vacuity
 from .verdicts import Verdict
@@ -108,7 +109,6 @@ class StatementReport:
     def status(self) -> str:
         """``violated`` (a row is), ``holds`` (a complete proof and no violated row), else
         ``inconclusive``; rows that hold never make a statement hold."""
-        from .report import statement_status
         return statement_status(self.verdicts, self.proof)
 
     def vacuity_note(self) -> str:

@@ -39,6 +39,8 @@ import sys
 
 from ._version import __version__
 from .commands import SUBCOMMANDS
+from .commands.display import safe_output
+from .config import defaults_for
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NUMERICS, InputError
 
 __all__ = ["build_parser", "main", "UsageError", "run_deep", "STACK_BYTES", "RECURSION_LIMIT"]
@@ -141,7 +143,6 @@ def _apply_config(parser, command) -> None:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices.get(command)
     if sub is None or "-h" in _ARGV or "--help" in _ARGV:
         return
-    from .config import defaults_for
     values, _ = defaults_for(command, sub)
     if values:
         sub.set_defaults(**values)
@@ -271,7 +272,6 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     guard = _QuietPipe(stdout) if hasattr(stdout, "fileno") and not isinstance(stdout, _QuietPipe) else None
     try:
-        from .commands.display import safe_output
         safe_output()       # a console that cannot write UTF-8 gets ASCII spellings, not an error after the work
         if guard is not None:
             guard._stream = sys.stdout

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -262,7 +263,6 @@ def check_output_file(flag: str, path) -> str:
     Raises InputError(flag) with the reason (e.g. ``--json: '/proc/x.json': cannot create
     file: No such file or directory``).
     """
-    import os
 
     if path is None or str(path).strip() == "":
         raise InputError(flag, "is empty: give a file path such as report.json")
@@ -291,7 +291,6 @@ def prepare_output_dir(flag: str, path) -> str:
     be written in it (probed by creating and removing a temporary file), before any long work.
     Returns the path. Raises InputError(flag) naming the OS reason (empty path, a file in the
     way, no permission, read-only file system)."""
-    import os
     import tempfile
 
     if path is None or str(path).strip() == "":

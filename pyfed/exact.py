@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import math
 import numbers
 import re
 import sys
+from decimal import ROUND_HALF_EVEN, ROUND_UP, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable
 
@@ -385,7 +387,6 @@ def number_json(value, max_chars: int | None = REPORT_EXACT_CHARS):
             if out["float"] is None:
                 out["decimal"] = exact_decimal(f, 17)
         else:
-            import hashlib
             out.update(decimal=exact_decimal(f, 17), exact_chars=len(text),
                        exact_sha256=hashlib.sha256(text.encode("ascii")).hexdigest())
         return out
@@ -412,7 +413,6 @@ def cap_report(obj, max_chars: int | None = REPORT_EXACT_CHARS):
     if max_chars is None:
         return obj
     if _RATIONAL_TEXT is None:
-        import re
         _RATIONAL_TEXT = re.compile(r"-?[0-9]+(/[0-9]+)?")
     if isinstance(obj, dict):
         return {k: cap_report(v, max_chars) for k, v in obj.items()}
@@ -554,7 +554,6 @@ def format_estimate_ratio(ratio, mean, half_width, digits: int = 4) -> str:
 def _estimate_parts(mean, half_width):
     """(mean, half-width) as Decimals rounded for display (see :func:`format_estimate`), or None
     when the half-width is zero, negative or non-finite or the mean is non-finite."""
-    from decimal import ROUND_HALF_EVEN, ROUND_UP, Decimal
 
     m, w = float(mean), float(half_width)
     if not (math.isfinite(m) and math.isfinite(w) and w > 0):

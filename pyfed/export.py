@@ -10,17 +10,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from fractions import Fraction
 
 import sympy
 
 from ._version import __version__
+from .engines.proof.lean import certificate_records, proof_skeleton
 from .errors import InputError
-from .exact import fraction_from_text, rational_str, to_fraction
+from .evaluation.numbers import to_exact
+from .exact import _sympy_to_arb, fraction_from_text, precision, rational_str, to_fraction
 from .lean import terms
+from .lean.certificates import render_certificate
 from .lean.templating import doc_safe as _doc_safe
 from .lean.templating import environment, sanitize
-from .evaluation.numbers import to_exact
 
 __all__ = ["write_proof_files", "counterexample_record", "ball_side_json", "side_json", "file_sha256", "counterexample_context",
            "render_values_counterexample", "write_statement_counterexample", "parse_counterexample_lean", "HEADER",
@@ -60,7 +63,6 @@ def side_json(v) -> dict:
     for a certified ball the same without ``expression``. Never a float."""
     from flint import arb
 
-    from .exact import _sympy_to_arb, precision
     v = to_exact(v)
     f = to_fraction(v)
     if f is not None:
@@ -175,7 +177,6 @@ def pep_counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
     ``"pep"`` (the instance comes from the PEP's worst case, not from a search candidate, so
     ``candidate(statement, seed, index)`` does not rebuild it: the record's instance does, and
     ``pyfed check --replay`` re-decides it from the record alone)."""
-    from .exact import rational_str
     d = dict(verdict.details or {})
     lhs, rhs = verdict.lhs, verdict.rhs
     rv = d.get("reverification") or {}
@@ -315,8 +316,6 @@ def write_proof_files(statement, proof, out: str) -> list:
     certificates (``certificate``, complete or partial) each certificate as
     ``Certificate_<statement>_<k>.json`` (exact data) and ``.lean`` (the lemma instance it proves,
     stated, and its data with the ``#guard`` checks)."""
-    from .engines.proof.lean import certificate_records, proof_skeleton
-    from .lean.certificates import render_certificate
 
     paths = []
     if proof.kind in ("published", "reduction"):
@@ -355,7 +354,6 @@ def parse_counterexample_lean(text: str) -> dict:
     """The numbers of a file written by :func:`render_statement_counterexample`: ``{"theorem":
     name, "N": 2, "eta_l": Fraction, "A": [[[Fraction]]], ...}`` (read with the one Lean grammar
     of :mod:`pyfed.lean.terms`)."""
-    import re
     clean = terms.strip_comments(text)
     out = {}
     m = re.search(r'def theoremName : String := "([^"]*)"', clean)

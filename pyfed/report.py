@@ -27,7 +27,7 @@ import json
 from fractions import Fraction
 
 from ._version import __version__
-from .exact import cap_report
+from .exact import cap_report, rational_str
 
 __all__ = ["SCHEMA", "report_json", "statement_report_json", "verdict_counts", "statement_status"]
 
@@ -88,7 +88,6 @@ def statement_status(verdicts, proof=None) -> str:
 def _json_text(value) -> str:
     """JSON text of a value json cannot write: exact rationals in full as ``"p/q"`` (any length),
     anything else as ``str``."""
-    from .exact import rational_str
     return rational_str(value) if isinstance(value, Fraction) else str(value)
 
 

@@ -26,8 +26,15 @@ import os
 import re
 import time
 
+from pyfed.checkers.registry import catalogue, get, statements_of
+
 from ._version import __version__
-from .errors import InputError
+from .engines.proof.engine import combine_proofs, prove_statement
+from .errors import InputError, prepare_output_dir
+from .export import counterexample_record
+from .models.registry import published_proof_forms
+from .parallel import Pool, check_workers
+from .verdicts import Inconclusive
 
 __all__ = ["search_to_dir", "summary_path", "statement_options", "load_record", "recheck", "run_all", "file_stem",
            "statement_verdicts_json", "prepare_out", "default_statement_budget", "SEARCH_RECORD_SCHEMA"]
@@ -62,7 +69,6 @@ def default_statement_budget(quick: bool = False) -> int:
 
 def summary_path(out: str, lean_name: str, seed: int, budget: int, relax=(), mutate=None) -> str:
     """Path of the summary JSON that :func:`search_to_dir` writes for these arguments."""
-    from pyfed.checkers.registry import get
 
     stem = file_stem(get(lean_name).bare, seed, budget, tuple(sorted(set(relax or ()))), mutate)
     return os.path.join(out, f"{stem}-summary.json")
@@ -82,9 +88,7 @@ def search_to_dir(lean_name: str, *, seed: int, budget: int, out: str, relax=(),
     Raises InputError for an unknown name/mutation/relax key, a negative seed or budget, an ``out``
     that cannot be created (argument ``--out``), invalid ``--workers``/``--scheduler``.
     """
-    from pyfed.checkers.registry import get, statements_of
 
-    from .parallel import Pool, check_workers
 
     entry = get(lean_name)
     seed, budget = int(seed), int(budget)
@@ -163,7 +167,6 @@ def _record(st, v, *, seed, budget, relax, mutate, index) -> dict:
     """The counterexample record of every statement shape (:func:`pyfed.export.counterexample_record`,
     schema ``pyfed.counterexample/1``, which ``pyfed check --replay`` re-decides), with the search's
     ``relax``, ``mutate`` and ``record_index``."""
-    from .export import counterexample_record
     rec = counterexample_record(st, v, seed=seed, budget=budget)
     rec.update(relax=list(relax), mutate=mutate, pyfed_version=__version__, record_index=index)
     return rec
@@ -186,7 +189,6 @@ def recheck(path: str):
     """Re-decide a record of ``pyfed search`` exactly (the statement re-read from pyfed's Lean files
     with the record's mutation and relaxed hypotheses); returns the Verdict (run statements) or the
     decided record (run-free statements)."""
-    from pyfed.checkers.registry import statements_of
 
     rec = load_record(path)
     parts = str(rec["statement"]).split(".")
@@ -204,11 +206,7 @@ def run_all(budget=None, seed: int = 0, *, quick: bool = False, progress=None, s
     (:func:`pyfed.engines.proof.engine.prove_statement`, every conjunct proven) or None.
     ``budget``: random draws per statement (default :func:`default_statement_budget`);
     ``select``: a predicate on the catalogue's entries (``pyfed check -k``), default all."""
-    from pyfed.checkers.registry import catalogue, statements_of
 
-    from .engines.proof.engine import combine_proofs, prove_statement
-    from .models.registry import published_proof_forms
-    from .verdicts import Inconclusive
 
     b = default_statement_budget(quick) if budget is None else int(budget)
     forms = published_proof_forms()
@@ -250,7 +248,6 @@ def statement_verdicts_json(results) -> list:
 def statement_options() -> list:
     """``[(qualified name, sorted --relax hypothesis keys, {--mutate name: description})]`` for every
     statement of pyfed's Lean files, in file order."""
-    from pyfed.checkers.registry import catalogue, statements_of
 
     out = []
     for entry in catalogue():
@@ -262,6 +259,5 @@ def statement_options() -> list:
 def prepare_out(out: str) -> None:
     """Create ``out`` and check that files can be written in it (InputError naming ``--out``
     with the OS reason if impossible; see :func:`pyfed.errors.prepare_output_dir`)."""
-    from .errors import prepare_output_dir
 
     prepare_output_dir("--out", out)

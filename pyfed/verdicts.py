@@ -32,6 +32,7 @@ from .exact import (
     format_estimate,
     format_number,
     number_json,
+    to_mpf,
 )
 
 
@@ -124,7 +125,6 @@ class Verdict:
         import mpmath
         a, b = self._sides()
         if isinstance(a, mpmath.mpf) != isinstance(b, mpmath.mpf):
-            from .exact import to_mpf
             a, b = to_mpf(a), to_mpf(b)
         return a, b
 

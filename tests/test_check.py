@@ -116,14 +116,14 @@ def test_each_verdict_names_its_evidence(default_check, capsys):
 def test_monte_carlo_verdict_reports_divergence_inside_the_hypotheses(monkeypatch):
     """pyfed check's Monte Carlo rows: a run that diverges is "diverged at round r" (inconclusive),
     flagged as an anomaly because every hypothesis holds there; never "more replicates needed"."""
-    import pyfed.algorithms
+    from pyfed.models.scaffold import montecarlo
     from pyfed.models.scaffold.builtin import run_instance
     from pyfed.models.scaffold.model import statement_of
     from pyfed.suites.scaffold import default_suite
 
     def diverging(*a, **k):
         raise Diverged(3, float("inf"), replicate=1, threshold=1e50)
-    monkeypatch.setattr(pyfed.algorithms, "scaffold_run", diverging)
+    monkeypatch.setattr(montecarlo, "scaffold_run", diverging)
     inst = next(i for i in default_suite(quick=True) if i.name.startswith("logistic"))
     v = run_instance(inst, replicates=8, statement=statement_of(inst.theorem))
     assert v.status == "inconclusive" and v.reason.startswith("diverged at round 3")

@@ -286,11 +286,11 @@ def test_check_rejects_bad_input_before_running(argv, argument, why, tmp_path, m
 
 @pytest.mark.slow
 def test_cli_check_shows_the_divergence(monkeypatch, capsys):
-    import pyfed.algorithms
+    import pyfed.models.scaffold.montecarlo
 
     def diverging(*a, **k):
         raise Diverged(2, 3e55, threshold=1e50)
-    monkeypatch.setattr(pyfed.algorithms, "scaffold_run", diverging)
+    monkeypatch.setattr(pyfed.models.scaffold.montecarlo, "scaffold_run", diverging)
     code, out, err = run_main(["check", "--quick", "--skip-statements"], capsys)
     assert code == EXIT_OK and "diverged at round 2" in out
 

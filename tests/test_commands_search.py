@@ -66,12 +66,15 @@ def test_search_writes_a_summary_without_counterexamples(tmp_path, capsys):
 def test_search_counterexample_to_the_statement_itself_is_exit_1(tmp_path, monkeypatch, capsys):
     """A counterexample to the real statement is a violated verdict (exit 1); with --mutate or
     --relax it is the expected outcome (exit 0)."""
+    import pyfed.search
     from pyfed.checkers import registry
     real = registry.statements_of
+
+    def halved(name, mutate=None, relax=()):
+        return real(name, mutate=mutate or "u_constant_halved", relax=relax)
     # a false YoungInner: its catalogue text read with the constant halved, as if the file said so
-    monkeypatch.setattr(registry, "statements_of",
-                        lambda name, mutate=None, relax=(): real(name, mutate=mutate or "u_constant_halved",
-                                                                 relax=relax))
+    monkeypatch.setattr(registry, "statements_of", halved)
+    monkeypatch.setattr(pyfed.search, "statements_of", halved)
     code, out, err = run_main(["search", "YoungInner", "--budget", "1", "--out", str(tmp_path)], capsys)
     assert code == EXIT_VIOLATED and "counterexample(s) to SCAFFOLD.YoungInner" in out
     assert json.loads((tmp_path / "YoungInner-s0-b1-summary.json").read_text())["counterexamples"] > 0

@@ -127,6 +127,41 @@ def test_long_modules_say_why_they_are_one_module():
     assert missing == [], "modules over 600 lines without a 'Why one module:' paragraph: " + ", ".join(missing)
 
 
+#: Where a function may import a pyfed module: the command front ends, so that ``pyfed CMD --help``
+#: and a usage error load no engine (pyfed.commands says so), and the entry point.
+LAZY_IMPORTS = ("pyfed.commands", "pyfed.cli")
+
+
+def function_local_imports(mods: dict) -> list:
+    """``module:line`` of every import of a pyfed module inside a function, outside LAZY_IMPORTS."""
+    found = []
+    for m, path in mods.items():
+        if m.startswith(LAZY_IMPORTS):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("pyfed")):
+                    found.append(f"{m}:{node.lineno}")
+                elif isinstance(node, ast.Import) and any(a.name.startswith("pyfed") for a in node.names):
+                    found.append(f"{m}:{node.lineno}")
+    return sorted(set(found))
+
+
+def test_pyfed_modules_are_imported_at_the_top():
+    assert function_local_imports(_modules()) == []
+
+
+def test_a_function_local_import_is_detected(tmp_path):
+    (tmp_path / "a.py").write_text("def f():\n    from .b import g\n    return g\n", encoding="utf-8")
+    (tmp_path / "c.py").write_text("from .b import g\n", encoding="utf-8")
+    mods = {"pyfed.a": tmp_path / "a.py", "pyfed.c": tmp_path / "c.py",
+            "pyfed.commands.x": tmp_path / "a.py"}
+    assert function_local_imports(mods) == ["pyfed.a:2"]
+
+
 #: Test files not named after one module, each with the reason: what they test is not a module of
 #: pyfed (the repository's set-up, the Lean sources under lean/) or is a behaviour across several.
 NOT_A_MODULE = {

@@ -44,6 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..oracles import ExactOracle, GaussianOracle
+from ..problems.quadratic import QuadraticProblem
 from .common import call_oracle
 
 __all__ = ["Slots", "LocalPathLaw", "local_path_law", "client_blocks", "layout_blocks", "CLIENT_BLOCK_ENTRIES"]
@@ -295,8 +297,6 @@ def local_path_law(problem, oracle, eta: float, K: int, method: str):
     method: "auto" (closed form for a QuadraticProblem with a GaussianOracle or ExactOracle,
     step by step otherwise), "closed_form" (InputError if it does not apply), "steps".
     """
-    from ..oracles import ExactOracle, GaussianOracle
-    from ..problems.quadratic import QuadraticProblem
 
     if method not in ("auto", "closed_form", "steps"):
         raise InputError("method", f"must be 'auto', 'closed_form' or 'steps', got {method!r}")

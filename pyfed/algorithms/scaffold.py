@@ -33,6 +33,7 @@ from ..blas import small_matrix_kernel
 from ..errors import InputError
 from ..sampling import sample_clients
 from .common import (
+    DIVERGENCE_THRESHOLD,
     Trajectory,
     as_global_step_run,
     as_step,
@@ -58,7 +59,6 @@ def _check_controls(r, values, slots=None):
     """:func:`check_divergence` of the controls a round set (the others were checked when they
     were set): a max/min scan of the slots, and the replicate-major view (for the replicate the
     error names) only when that scan fails."""
-    from .common import DIVERGENCE_THRESHOLD
 
     if values.size and max(float(values.max()), -float(values.min())) <= DIVERGENCE_THRESHOLD:
         return  # (False for NaN)

@@ -1,7 +1,11 @@
 """Command front ends of ``pyfed``: one module per subcommand, each with ``register(subparsers)``
 (adds its parser, sets ``func=run``) and ``run(args) -> int`` (the exit status). Front ends
 parse and validate arguments, call the engines and render tables, plots and files; engines
-never print. :mod:`pyfed.cli` only dispatches."""
+never print. :mod:`pyfed.cli` only dispatches.
+
+A front end imports the engines it calls inside the functions that call them, not at the top of
+its module: ``pyfed CMD --help`` and a usage error (exit 2, before any computation) then load no
+engine and no numerical library. Everything else in pyfed imports at the top."""
 
 from __future__ import annotations
 

@@ -16,6 +16,8 @@ from . import COMMAND_HELP, make_console, print_line
 from .display import Stages
 from .render import render_file, render_statement_verdicts, render_verdicts, statement_counts, summary_counts
 
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
+
 __all__ = ["register", "run", "run_file", "theorem_filter", "DESCRIPTION"]
 
 #: ``pyfed check --help``'s description.
@@ -112,8 +114,8 @@ def run(args) -> int:
     if getattr(args, "force", False):
         raise InputError("--force", "only applies with --replay")
     from ..check import default_replicates, run_check
-    from ..report import report_json
     from ..errors import check_int
+    from ..report import report_json
 
     if args.seed is None:
         args.seed = 0
@@ -397,7 +399,6 @@ def file_cost(statements, replicates: int, budget: int, quick: bool, no_profile:
     costing the evaluation of the statement at the search's largest sizes
     (:meth:`pyfed.models.protocol.Model.evaluation_steps`)."""
     from .. import resources
-
     from ..engines.search.optimise import DEFAULT_DECISIONS, QUICK_DECISIONS
     with_runs = sum(st.model.builtin_applies(st) is None for st in statements)
     per_candidate = [resources.candidate_seconds(st.model.evaluation_steps(st)) for st in statements]

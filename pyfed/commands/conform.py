@@ -25,6 +25,8 @@ from ..errors import InputError
 from ..exact import rational_str
 from . import COMMAND_HELP, make_console, print_line
 
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
+
 __all__ = ["register", "run", "run_implementation", "render_report", "DESCRIPTION"]
 
 #: ``pyfed conform --help``'s description.

@@ -22,6 +22,8 @@ from ..exact import outward_decimal, rational_str
 from ..models.protocol import NotProvided
 from . import COMMAND_HELP
 
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
+
 __all__ = ["register", "run", "resolve_statement", "parse_values", "interval_line", "MAX_SIZE"]
 
 #: Largest N·K·T of a PEP row the command accepts (its SDP grows with N, K and T; issue 21's scale).

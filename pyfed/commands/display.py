@@ -204,8 +204,14 @@ class Stages:
         self._t0 = time.perf_counter()
         if self.terminal:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                                       TimeElapsedColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             console = Console(file=self.stream, force_terminal=True)
             cols = [SpinnerColumn(), TextColumn("[bold]{task.description}")]

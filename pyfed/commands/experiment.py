@@ -28,10 +28,21 @@ from fractions import Fraction
 import numpy as np
 from rich.markup import escape
 
-from ..experiments.heterogeneity import (METHOD_LABELS, PAPER_TABLE3, HeterogeneityConfig, HeterogeneityResult,
-                                         bound_text, default_config, run_heterogeneity, validate_config, work_units)
 from ..errors import InputError
+from ..experiments.heterogeneity import (
+    METHOD_LABELS,
+    PAPER_TABLE3,
+    HeterogeneityConfig,
+    HeterogeneityResult,
+    bound_text,
+    default_config,
+    run_heterogeneity,
+    validate_config,
+    work_units,
+)
 from . import COMMAND_HELP
+
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
 
 __all__ = ["register", "run", "config_from_args", "FLAG_NAMES", "write_outputs", "plot_rounds", "plot_curves"]
 

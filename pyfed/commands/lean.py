@@ -33,6 +33,8 @@ from pathlib import Path
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK
 from . import COMMAND_HELP
 
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
+
 __all__ = ["register", "run"]
 
 

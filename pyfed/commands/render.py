@@ -14,6 +14,8 @@ from ..verdicts import Evidence, violation_wording
 from . import STYLE, print_line
 from .display import print_table
 
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
+
 __all__ = ["evidence", "summary_counts", "render_verdicts", "render_statement_verdicts", "render_profile",
            "statement_counts", "render_proof", "render_file"]
 
@@ -164,6 +166,7 @@ def _short(exact: str | None) -> str:
     if len(exact) <= 40:
         return exact
     from fractions import Fraction
+
     from ..exact import as_float
     try:
         return f"~{as_float(Fraction(exact)):.6g}"

@@ -30,6 +30,8 @@ from pathlib import Path
 from ..errors import InputError
 from ..exact import fraction_from_text
 
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
+
 __all__ = ["run", "load_record", "replay"]
 
 

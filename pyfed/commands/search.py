@@ -7,10 +7,12 @@ import json
 from rich.markup import escape
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int
-from . import COMMAND_HELP
 from ..exact import format_number
 from ..parallel import check_workers
 from ..search import prepare_out, search_to_dir, statement_options, summary_path
+from . import COMMAND_HELP
+
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
 
 __all__ = ["register", "run", "format_statement_options", "add_parallel_arguments"]
 
@@ -111,11 +113,10 @@ def run(args) -> int:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from . import make_console, make_progress
-
     from pyfed.checkers.registry import get, statements_of
 
     from ..search import default_statement_budget
+    from . import make_console, make_progress
 
     if getattr(args, "list_options", False):
         print(format_statement_options(args.lean_name))

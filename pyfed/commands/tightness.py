@@ -15,10 +15,12 @@ from rich.markup import escape
 
 from ..engines.tightness import SweepResult, default_instance, tightness_sweep
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, check_int, prepare_output_dir
-from . import COMMAND_HELP
 from ..exact import as_float, format_number
 from ..parallel import check_workers
+from . import COMMAND_HELP
 from .search import add_parallel_arguments
+
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
 
 __all__ = ["register", "run", "plot_sweep", "sweep_figure", "sweep_multiples", "summary_text"]
 

@@ -21,9 +21,11 @@ from fractions import Fraction
 from rich.markup import escape
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError, prepare_output_dir
-from . import COMMAND_HELP
 from ..parallel import check_workers
+from . import COMMAND_HELP
 from .search import add_parallel_arguments
+
+# The engines are imported inside the functions that run them (pyfed.commands: a fast --help).
 
 __all__ = ["register", "run", "summary_lines", "verdict_label", "QUICK_GRID", "FULL_GRID"]
 

@@ -54,13 +54,23 @@ from ..errors import InputError, check_int
 from ..exact import exact_decimal, rational_str, to_arb
 from . import diagnose as dg
 from .adaptive import bias_correction, server_step, x_error_bound
-from .ladder import BRANCH_ROUNDS, ladder, local_sgd_ladder, path_plan, subsets, draw_combinations
-from .law import (ADAPTIVE, covariance, equation, exact_vector, mean, replay_local_sgd_step, replay_round, value)
+from .ladder import BRANCH_ROUNDS, draw_combinations, ladder, local_sgd_ladder, path_plan, subsets
+from .law import ADAPTIVE, covariance, equation, exact_vector, mean, replay_local_sgd_step, replay_round, value
 from .matching import exact_noise, match_client
 from .precision import PRECISIONS, Tolerance, local_sgd_rounding_count, magnitudes, rounding_counts
-from .protocol import (ALGORITHMS, AdapterError, LocalSGDStep, NoiseSource, RecordingOracle, RoundInput,
-                       adapter_attribute, call_init, call_round, readonly)
-from .results import ConformanceReport, Deviation, RungResult, StateReport
+from .protocol import (
+    ALGORITHMS,
+    AdapterError,
+    LocalSGDStep,
+    NoiseSource,
+    RecordingOracle,
+    RoundInput,
+    adapter_attribute,
+    call_init,
+    call_round,
+    readonly,
+)
+from .results import ConformanceReport, Deviation, RungResult
 from .state import changed, fresh_copy, snapshot
 
 __all__ = ["conform", "resolve", "characterise", "ConformanceReport", "RungResult", "Deviation", "LAW_ALPHA", "LAW_REPLICATES"]

@@ -33,6 +33,7 @@ import logging
 
 import numpy as np
 
+from .engine import characterise, conform
 from .protocol import AdapterError
 
 __all__ = ["FlowerStrategyAdapter", "FlowerFedOptAdapter", "DeployedFedOptAdapter", "fedavg", "fedavg_equal", "fedprox", "fedprox_equal",
@@ -261,7 +262,6 @@ def characterise_fedavg(seed: int = 0) -> dict:
     Runs :func:`pyfed.conform.conform` for {clients report n_i, clients report 1} x {uniform,
     weighted} and returns ``{(num_examples, mode): ConformanceReport}`` plus ``"summary"``: the
     findings in words (which rungs conform, the weights Flower uses where it deviates)."""
-    from .engine import conform
 
     out = {}
     for name, adapter in (("counts", fedavg), ("equal", fedavg_equal)):
@@ -285,7 +285,6 @@ def characterise_fedopt(seed: int = 0) -> dict:
     """What Flower's FedAdam, FedYogi and FedAdagrad conform to, against Reddi et al.'s Algorithm 2:
     ``{name: ConformanceReport}`` for the strategies built from pyfed's state and, under
     ``name + " deployed"``, as deployed (Flower's own initial state), plus ``"summary"`` in words."""
-    from .engine import characterise
 
     runs = [(label, adapter, dict(algorithm=name)) for name in ("fedadam", "fedyogi", "fedadagrad")
             for label, adapter in ((name, globals()[name]), (f"{name} deployed", globals()[f"{name}_deployed"]))]

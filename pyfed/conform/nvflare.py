@@ -28,6 +28,7 @@ import logging
 
 import numpy as np
 
+from .engine import characterise as run_all
 from .protocol import AdapterError
 
 __all__ = ["NVFlareFedAvgAdapter", "NVFlareScaffoldAdapter", "fedavg", "fedavg_counts", "scaffold", "characterise",
@@ -184,7 +185,6 @@ def characterise(seed: int = 0) -> dict:
     """What NVFlare's FedAvg and Scaffold controllers conform to: ``{name: ConformanceReport}``
     (FedAvg against both modes, with and without count weights; Scaffold against option II) and
     ``"summary"`` in words."""
-    from .engine import characterise as run_all
 
     return run_all("NVFlare", [
         ("fedavg, uniform", fedavg, dict(algorithm="fedavg", mode="uniform")),

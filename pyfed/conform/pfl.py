@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from .engine import characterise as run_all
 from .protocol import AdapterError
 
 __all__ = ["PflAdapter", "fedavg", "scaffold", "scaffold_option_one", "characterise", "require_pfl"]
@@ -189,7 +190,6 @@ scaffold_option_one = PflAdapter("scaffold", "I")
 def characterise(seed: int = 0) -> dict:
     """What pfl's FederatedAveraging and SCAFFOLD conform to: ``{name: ConformanceReport}`` and
     ``"summary"`` in words."""
-    from .engine import characterise as run_all
 
     return run_all("pfl", [("FederatedAveraging, uniform", fedavg, dict(algorithm="fedavg", mode="uniform")),
                            ("SCAFFOLD option II", scaffold, dict(algorithm="scaffold", option="II")),

@@ -59,12 +59,15 @@ Optimization, ICLR 2021, Algorithm 2.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
+from .precision import detect_precision
 
 __all__ = ["RoundInput", "LocalSGDStep", "AdapterError", "Adapter", "NoiseSource", "RecordingOracle", "Outputs",
            "call_round", "call_init", "adapter_attribute", "load_adapter", "readonly", "ALGORITHMS"]
@@ -330,7 +333,6 @@ class Outputs(dict):
 def _outputs(where: str, out, shapes: dict, optional: dict | None = None) -> Outputs:
     """Validate an adapter's returned state against ``shapes`` {key: shape} (and the ``optional``
     keys when present)."""
-    from .precision import detect_precision
 
     if isinstance(out, np.ndarray) and list(shapes) == ["x"]:
         out = {"x": out}
@@ -406,8 +408,6 @@ def load_adapter(text: str):
     or a module that fails to import (its exception in one line)."""
     import importlib
     import importlib.util
-    import sys
-    from pathlib import Path
 
     if not isinstance(text, str) or not text.strip():
         raise InputError("ADAPTER", "is empty: give module:object or path.py:object")

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import check_int
+from ..models.registry import implementation_rows
+from ..sampling import sample_clients
 from .protocol import RoundInput, call_init, call_round, readonly
 
 __all__ = ["Applicability", "applicable_statements", "montecarlo_rows", "trajectories"]
@@ -130,7 +132,6 @@ def trajectories(adapter, inst, *, replicates: int, seed: int, option: str = "II
     ``inst.c0``, or when it is None the K-sample warm start at x0 drawn from the same oracle.
 
     Raises AdapterError (exit 2) for a broken adapter."""
-    from ..sampling import sample_clients
 
     p, oracle = inst.problem, inst.oracle
     N, d, S, K, T = p.N, p.d, inst.S, inst.K, inst.T
@@ -189,7 +190,6 @@ def montecarlo_rows(adapter, statements=None, *, replicates: int = 256, seed: in
     InputError
         Unknown statement, replicates < 2, seed < 0. AdapterError for a broken adapter.
     """
-    from ..models.registry import implementation_rows
 
     replicates = check_int("--replicates", replicates, minimum=2)
     seed = check_int("--seed", seed, minimum=0)

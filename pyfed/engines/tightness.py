@@ -14,6 +14,7 @@ Karimireddy et al., SCAFFOLD, arXiv:1910.06378v4, Appendix E.1, PDF pp. 30-31.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -21,6 +22,9 @@ import numpy as np
 
 from ..errors import InputError, UndefinedValue
 from ..exact import number_json
+from ..parallel import Pool, check_workers
+from ..problems import random_quadratic
+from .exact import decide_convex
 
 __all__ = ["SweepPoint", "SweepResult", "DEFAULT_MULTIPLES", "tightness_sweep", "default_instance",
            "status_label"]
@@ -117,7 +121,6 @@ def status_label(status: str, hypotheses_hold: bool, inequality: str | None = No
 
 
 def _point(problem, sigma, m, *, S, K, T, eta_g, x0, c0, mu, arithmetic):
-    from .exact import decide_convex
     beta = problem.beta
     h = Fraction(m) / (81 * beta)
     eta_l = h / (K * Fraction(eta_g))
@@ -177,7 +180,6 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
     if not ms or any(m <= 0 for m in ms) or any(b <= a for a, b in zip(ms, ms[1:])):
         raise InputError("multiples", "must be a non-empty increasing list of positive rationals")
     kw = dict(S=S, K=K, T=T, eta_g=eta_g, x0=x0, c0=c0, mu=mu, arithmetic=arithmetic)
-    from ..parallel import Pool, check_workers
 
     check_workers(workers, scheduler)
     with Pool(workers=workers, scheduler=scheduler) as pool:
@@ -188,7 +190,6 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
                     progress(f"h = {m} / (81 beta)")
                 pts.append(_point(problem, sigma, m, **kw))
         else:
-            import functools
             done = [0]
 
             def advance(k):
@@ -230,7 +231,6 @@ def tightness_sweep(problem, sigma, *, S, K, T, eta_g=1, multiples=DEFAULT_MULTI
 
 def default_instance(seed: int = 0, *, N: int = 4, d: int = 2):
     """The sweep's default: N rational quadratic clients (mu = 1/10, L = 1) in dimension d."""
-    from ..problems import random_quadratic
     return random_quadratic(N, d, np.random.default_rng(seed), rational=True, mu=Fraction(1, 10), L=1,
                             heterogeneity=1, name=f"quadratic-rational-N{N}-d{d}-seed{seed}")
 

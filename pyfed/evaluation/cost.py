@@ -14,7 +14,6 @@ not counted), meant to refuse or skip instances that cannot finish, not to predi
 
 from __future__ import annotations
 
-
 from .evaluator import Definitions
 from .values import FiniteSpace, Fun
 

@@ -60,7 +60,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..algorithms import fedavg, fedprox, scaffold
+from ..data import DATASETS
 from ..errors import InputError, check_int
+from ..oracles import MinibatchOracle
+from ..problems.softmax import SoftmaxProblem
 
 __all__ = ["METHODS", "METHOD_LABELS", "PAPER_TABLE3", "HeterogeneityConfig", "Candidate", "Setting",
            "HeterogeneityResult", "default_config", "validate_config", "run_heterogeneity"]
@@ -198,7 +202,6 @@ def validate_config(cfg: HeterogeneityConfig, names: dict | None = None) -> Hete
     target outside (0, 1]; batch_fraction outside (0, 1]; eta_g, lam not > 0; prox_mu < 0;
     unknown dataset or scale.
     """
-    from ..data import DATASETS
 
     n = lambda k: _name(names, k)  # noqa: E731
     methods = tuple(cfg.methods)
@@ -528,7 +531,6 @@ class _Runner:
     """Simulates and scores candidates of one similarity level (internal)."""
 
     def __init__(self, cfg: HeterogeneityConfig, problem, similarity, target_correct: int, b: int, tick):
-        from ..oracles import MinibatchOracle
 
         self.cfg, self.problem, self.similarity = cfg, problem, similarity
         self.target_correct = target_correct
@@ -539,7 +541,6 @@ class _Runner:
 
     def simulate(self, setting: Setting, eta: float, T: int) -> np.ndarray:
         """x of a run of T rounds, shape (R, T + 1, d). Same seed for every call of this level."""
-        from ..algorithms import fedavg, fedprox, scaffold
 
         cfg, P = self.cfg, self.problem
         rng = np.random.default_rng([cfg.seed, _sim_key(self.similarity)])
@@ -688,7 +689,6 @@ def run_heterogeneity(cfg: HeterogeneityConfig | None = None, *, progress=None,
         Invalid configuration (before any simulation), a dataset/split that cannot be made
         (e.g. N larger than the training rows), or a minibatch b = round(batch_fraction x n_i) < 1.
     """
-    from ..problems.softmax import SoftmaxProblem
 
     cfg = validate_config(cfg or default_config(), names)
     t0 = time.perf_counter()

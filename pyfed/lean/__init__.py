@@ -12,8 +12,7 @@
 """
 
 from .drift import assert_no_drift, check_drift, parse_definitions
-from .render import (check_all, render_all, render_counterexample, write_all,
-                     write_counterexample)
+from .render import check_all, render_all, render_counterexample, write_all, write_counterexample
 
 __all__ = ["assert_no_drift", "check_drift", "parse_definitions", "check_all", "render_all",
            "render_counterexample", "write_all", "write_counterexample"]

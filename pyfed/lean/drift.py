@@ -57,7 +57,13 @@ import sympy
 from ..evaluation.domains import Numbers
 from ..evaluation.evaluator import NOT_MINE, Atoms, Evaluator
 from ..evaluation.numbers import to_sympy
+from ..theory import bounds as bounds_module
+from ..theory import fedavg as fedavg_module
+from ..theory import hypotheses as hyp_mod
 from . import terms
+from .inventory import strip_comments
+from .paths import default_lean_dir as _shared
+from .paths import source_lean_dir
 
 __all__ = ["Mismatch", "parse_definitions", "parse_expression", "check_drift",
            "assert_no_drift", "default_lean_dir", "ARITHMETIC_DEFS", "FEDAVG_ARITHMETIC_DEFS",
@@ -71,7 +77,6 @@ class DriftError(AssertionError):
 def default_lean_dir(cwd=None) -> Path:
     """The Lean source directory holding ``Pyfed/``: :func:`pyfed.lean.paths.default_lean_dir`
     (``<root>/lean`` of the nearest ``lakefile.lean`` above ``cwd``; InputError if none)."""
-    from .paths import default_lean_dir as _shared
 
     return _shared(cwd)
 
@@ -79,7 +84,6 @@ def default_lean_dir(cwd=None) -> Path:
 def _source_lean_dir() -> Path:
     """Default ``lean_dir`` of the drift check: pyfed's own Lean sources (the checkout's or the
     installed copy, :func:`pyfed.lean.paths.source_lean_dir`)."""
-    from .paths import source_lean_dir
 
     return source_lean_dir()
 
@@ -480,9 +484,7 @@ def check_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923, theory
     Raises ValueError if the Lean text cannot be parsed (that is drift too).
     """
     tick = progress or (lambda label: None)
-    if theory is None:
-        from ..theory import bounds as theory
-    from ..theory import hypotheses as hyp_mod
+    theory = bounds_module if theory is None else theory
 
     defs = parse_definitions(lean_dir, sources=sources)
     py = _python_functions(theory)
@@ -633,8 +635,7 @@ def check_fedavg_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923,
     ``theory`` defaults to :mod:`pyfed.theory.fedavg` (tests pass a patched module). Returns the
     list of :class:`Mismatch` (empty: in sync); raises ValueError if the Lean text cannot be parsed.
     """
-    if theory is None:
-        from ..theory import fedavg as theory
+    theory = fedavg_module if theory is None else theory
     catalog = dict(FEDAVG_ARITHMETIC_DEFS, **FEDAVG_MIRROR_DEFS)
     defs = parse_definitions(lean_dir, sources=sources, catalog=catalog)
     py = _fedavg_python(theory)
@@ -688,7 +689,6 @@ def check_fedavg_drift(lean_dir=None, *, points: int = 25, seed: int = 20260923,
     thm_path = "Pyfed/FedAvg/Theorems.lean"
     lean_dir_p = Path(lean_dir) if lean_dir is not None else _source_lean_dir()
     thm_text = sources[thm_path] if sources and thm_path in sources else (lean_dir_p / thm_path).read_text(encoding="utf-8")
-    from .inventory import strip_comments
     code = strip_comments(thm_text)
     for theorem in ("PerRoundProgress", "BoundedClientDrift", "ConvexFedAvgConvergence"):
         bound = parse_expression(_hypothesis_text(code, theorem, r"η"), defs)

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from .inventory import strip_comments
 
 __all__ = ["LAKEFILE", "PACKAGED_LEAN", "default_lean_dir", "source_lean_dir", "checked_lean_dir",
            "theorem_files", "STATEMENT_FILES"]
@@ -105,7 +106,6 @@ def theorem_files(lean_dir=None) -> list:
     """``[(path relative to the checkout, absolute Path)]`` of every file under ``lean_dir/Pyfed``
     (default :func:`source_lean_dir`) that declares a theorem outside comments:
     :data:`STATEMENT_FILES` first in that order, then the others sorted by path."""
-    from .inventory import strip_comments
 
     base = Path(lean_dir) if lean_dir is not None else source_lean_dir()
     found = {p.relative_to(base).as_posix() for p in (base / "Pyfed").rglob("*.lean")

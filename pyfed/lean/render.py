@@ -33,10 +33,15 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..exact import to_fraction
+from ..suites.fedavg import fedavg_suite
+from ..suites.scaffold import default_suite, instance_constants, round_up
 from ..theory import bounds as theory
+from ..theory import fedavg as fth
 from ..theory import hypotheses as theory_hyp
+from .certificates import render_certificates
 from .paths import checked_lean_dir, default_lean_dir, source_lean_dir  # noqa: F401 (the pyfed lean front end)
-from .templating import doc_safe as _doc_safe, environment, nat, rat, sanitize  # noqa: F401
+from .templating import doc_safe as _doc_safe  # noqa: F401
+from .templating import environment, nat, rat, sanitize
 
 __all__ = ["HEADER", "COUNTEREXAMPLE_HEADER", "DEFAULT_INSTANCES", "default_lean_dir", "source_lean_dir",
            "checked_lean_dir", "rat", "sanitize", "environment",
@@ -232,7 +237,6 @@ def check_suite_instances(seed: int = 0) -> list:
     facts are slightly stronger than the instance's own (hence still imply them), and no value
     facts are rendered for them (``hypotheses_only``).
     """
-    from ..suites.scaffold import default_suite, instance_constants, round_up
 
     out = []
     for inst in default_suite(quick=False, seed=seed):
@@ -432,7 +436,6 @@ def _fedavg_scalars(inst: dict) -> dict:
 def fedavg_instances(seed: int = 0) -> list:
     """:data:`FEDAVG_DEFAULT_INSTANCES` and the exact quadratic instance of ``pyfed check``
     (:func:`pyfed.suites.fedavg.fedavg_suite`, full size) as dicts of exact scalars."""
-    from ..suites.fedavg import fedavg_suite
 
     out = [dict(_fedavg_scalars(i), name=i["name"]) for i in FEDAVG_DEFAULT_INSTANCES]
     for inst in fedavg_suite(quick=False, seed=seed):
@@ -449,7 +452,6 @@ def fedavg_value_facts(inst: dict) -> list:
     """Exact values of the FedAvg ℚ mirrors (``driftRHSQ``, ``convergenceRHSQ``) at ``inst``, from
     :mod:`pyfed.theory.fedavg`: dicts ``name``, ``lhs`` (Lean term), ``exact``, ``value``, ``unfold``,
     ``norm_num``."""
-    from ..theory import fedavg as fth
 
     c = _fedavg_scalars(inst)
     facts = [{"name": "driftRHSQ",
@@ -473,7 +475,6 @@ def fedavg_hypothesis_facts(inst: dict, tuned: bool = False) -> list:
     """The statements' hypotheses at ``inst`` as ℚ facts (decided by :mod:`pyfed.theory.fedavg`;
     a failing one is stated negated): ``0 < τ``, ``0 < T``, ``1 ≤ M``, ``0 < L``, and either
     ``0 < η ≤ 1/(4L)`` (constant step) or ``0 < D², σ², ζ²`` (tuned statement)."""
-    from ..theory import fedavg as fth
 
     c = _fedavg_scalars(inst)
     if tuned:
@@ -505,7 +506,6 @@ def fedavg_step_facts(inst: dict) -> list:
     """Which term of the tuned step (eq. (16)) attains the minimum, as exact ℚ facts: the
     candidates are r_j^(1/n_j), and r_j*^(6/n_j*) <= r_i^(6/n_i) for every i (pyfed decides the
     minimiser this way, :func:`pyfed.theory.fedavg.optimized_step_choice`)."""
-    from ..theory import fedavg as fth
 
     c = _fedavg_scalars(inst)
     kw = dict(dist_sq=c["dist_sq"], M=c["M"], tau=c["tau"], T=c["T"], L=c["L"], sigma_sq=c["sigma_sq"],
@@ -596,7 +596,6 @@ def render_all(lean_dir=None) -> dict:
     certificate JSON in ``<lean_dir>/PyfedTest/Generated`` and the root (the root also imports
     counterexample files already present there; default ``lean_dir``: :func:`source_lean_dir`)."""
     lean_dir = Path(lean_dir) if lean_dir is not None else source_lean_dir()
-    from .certificates import render_certificates
 
     out = {str(GENERATED / name): fn() for name, fn in DEFAULT_FILES.items()}
     certs = render_certificates(lean_dir)          # from the certificate JSON files committed there

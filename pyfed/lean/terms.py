@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -201,7 +202,6 @@ def lean_refusal(text: str, pos: int):
     (Unicode format or control characters such as the zero-width space, and spaces other than
     U+0020), a non-ASCII digit (fullwidth ``１``) -- else None. The wording is Lean's where Lean has
     one (``tabs are not allowed; please configure your editor to expand them``)."""
-    import unicodedata
     ch = text[pos]
     if ch == "\t":
         return "tabs are not allowed", "please configure your editor to expand them"

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from ..engines.proof.scalar import NotReadable
 from ..engines.search.space import NoSearchSpace
 from ..engines.statement.engines import NoPEPRow
 from ..engines.statement.search import SearchResult
@@ -262,7 +263,6 @@ class Model:
         """``st`` as a :class:`pyfed.engines.proof.scalar.ScalarForm` (its parameters as symbols
         named by role, the model's quantities as atoms with the facts the model guarantees).
         :class:`NotProvided` (with the reason) when the statement has no such reading."""
-        from ..engines.proof.scalar import NotReadable
         try:
             return self.scalar_reading(st)
         except NotReadable as exc:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..engines.proof.engine import published_forms
 from ..errors import InputError
+from ..lean.paths import source_lean_dir
 from ..statements import reader
 from ..statements.statement import Statement
 from ..verdicts import Verdict
@@ -86,7 +88,6 @@ def published_statements() -> list[tuple[Published, Statement]]:
     inherits ``Name``'s record). Read once per process."""
     global _PUBLISHED
     if _PUBLISHED is None:
-        from ..lean.paths import source_lean_dir
 
         base = source_lean_dir() / "PyfedPublished"
         out = []
@@ -110,6 +111,5 @@ def published_proof_forms() -> list[Any]:
     (computed once per process)."""
     global _FORMS
     if _FORMS is None:
-        from ..engines.proof.engine import published_forms
         _FORMS = published_forms(published_statements())
     return list(_FORMS)

@@ -3,8 +3,8 @@
 from .base import Problem
 from .logistic import FiniteSumProblem, LogisticProblem
 from .nonconvex import NonconvexLogisticProblem
-from .softmax import SoftmaxProblem
 from .quadratic import QuadraticProblem, is_psd_exact, random_quadratic
+from .softmax import SoftmaxProblem
 
 __all__ = ["Problem", "QuadraticProblem", "is_psd_exact", "random_quadratic",
            "FiniteSumProblem", "LogisticProblem", "NonconvexLogisticProblem", "SoftmaxProblem"]

@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InputError
-from ..exact import rational_str
+from ..exact import rational_str, to_fraction
 from .interpolation import interpolated_from_json
 from .ridge import RidgeFunction, ridge_from_json
 
@@ -81,7 +81,6 @@ class ClientSet:
 
     def convexity(self, mu):
         """(every fᵢ μ-strongly convex by its certificate, margin): μ ≤ the clients' smallest μ."""
-        from ..exact import to_fraction
         m = to_fraction(mu)
         if m is None:
             return False, None

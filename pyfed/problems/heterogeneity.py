@@ -46,7 +46,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_int, check_rng
+from .logistic import FiniteSumProblem
+from .quadratic import QuadraticProblem
 
 __all__ = ["Heterogeneity", "heterogeneity", "quadratic_heterogeneity", "finite_sum_heterogeneity",
            "shared_hessian_quadratic"]
@@ -98,7 +100,6 @@ def quadratic_heterogeneity(problem) -> Heterogeneity:
         argument ``A`` when two clients have different Hessians (then ‖∇Fᵢ(x) − ∇F(x)‖ =
         ‖(Aᵢ − Ā)x − (bᵢ − b̄)‖ is unbounded in x: no finite ζ); ``problem`` for a non-quadratic problem.
     """
-    from .quadratic import QuadraticProblem
 
     if not isinstance(problem, QuadraticProblem):
         raise InputError("problem", f"expected a QuadraticProblem, got {type(problem).__name__}")
@@ -194,8 +195,6 @@ def heterogeneity(problem) -> Heterogeneity:
     Raises InputError: ``A`` for quadratic clients with different Hessians (no finite ζ),
     ``problem`` for a class without a derivation.
     """
-    from .logistic import FiniteSumProblem
-    from .quadratic import QuadraticProblem
 
     if isinstance(problem, QuadraticProblem):
         return quadratic_heterogeneity(problem)
@@ -213,8 +212,6 @@ def shared_hessian_quadratic(M: int, d: int, rng, *, mu=Fraction(1, 10), L=1, he
 
     Raises InputError for M < 1, d < 1 or not 0 <= mu <= L, L > 0.
     """
-    from ..errors import check_int, check_rng
-    from .quadratic import QuadraticProblem
 
     rng = check_rng(rng)
     M = check_int("M", M, minimum=1)

@@ -31,6 +31,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
+from ..data import load_dataset, split
 from ..errors import InputError, check_finite_array, check_nonnegative
 from .base import Problem, damped_newton, stack_client_parts
 
@@ -284,7 +285,6 @@ class FiniteSumProblem(Problem):
         Errors: the :class:`InputError` of those functions or of the constructor; "binary" if
         the labels are not in {0, 1} (binary=None on a multi-class dataset).
         """
-        from ..data import load_dataset, split
 
         X, y = load_dataset(name, binary=binary, intercept=intercept)
         if np.unique(y).size > 2 or not np.all((y == 0) | (y == 1)):

@@ -11,7 +11,6 @@ beta-smoothness and a lower bound f_low, no convexity.
 
 from __future__ import annotations
 
-
 from .logistic import FiniteSumProblem
 
 __all__ = ["NonconvexLogisticProblem"]

@@ -15,13 +15,14 @@ rationals (python-flint ``fmpq_mat`` solve). With float data beta/mu come from
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 
 from ..blas import small_matrix_threads
 from ..errors import InputError, check_finite_array, check_int, check_rng
-from ..exact import all_exact, coerce_array
+from ..exact import all_exact, coerce_array, to_fraction
 from .base import Problem
 
 __all__ = ["QuadraticProblem", "is_psd_exact", "random_quadratic"]
@@ -106,7 +107,6 @@ def is_psd_certified(M) -> bool:
 
 def _outward_candidates(x: float, up: bool):
     """Short rationals >= x (up) or <= x (down): ceil/floor(x*D)/D for D = 10, ..., 1e6."""
-    import math
     for e in range(1, 7):
         D = 10**e
         v = x * D
@@ -377,7 +377,6 @@ class QuadraticProblem(Problem):
         Returns (holds, margin) with margin = certified mu - mu when that is >= 0, else None
         when the exact test holds beyond the rounded certified constant.
         """
-        from ..exact import to_fraction
 
         m = to_fraction(mu)
         if self.exact and m is not None:

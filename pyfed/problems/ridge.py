@@ -31,13 +31,15 @@ max(0, x)² and log-cosh / softplus are the standard smooth losses with changing
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
 from ..errors import InputError
-from ..exact import rational_str
+from ..exact import rational_str, to_arb
+from .quadratic import is_psd_exact
 
 __all__ = ["RidgeFunction", "PROFILES", "EXACT_PROFILES", "CURVATURE_SUP", "ridge_from_json", "centred",
            "certified_upper", "certified_lower", "NotExact", "gradient_rational", "value_at_zero", "dphi_at_zero"]
@@ -155,7 +157,6 @@ class RidgeFunction:
     # ------------------------------------------------------------------ certified balls
     def value_ball(self, x):
         """f(x) as a python-flint ``arb`` (x: d arbs or exact numbers; current precision)."""
-        from ..exact import to_arb
         x = [to_arb(v) for v in x]
         out = to_arb(self.c)
         for i in range(self.d):
@@ -170,7 +171,6 @@ class RidgeFunction:
 
     def grad_ball(self, x) -> list:
         """∇f(x) as d python-flint ``arb`` balls."""
-        from ..exact import to_arb
         x = [to_arb(v) for v in x]
         g = []
         for i in range(self.d):
@@ -238,7 +238,6 @@ class RidgeFunction:
 
     def convex(self) -> bool:
         """Q ⪰ 0 (exact): with w ≥ 0 and convex φ, f is convex."""
-        from .quadratic import is_psd_exact
         return bool(is_psd_exact(np.array([list(r) for r in self.Q], dtype=object)))
 
     # ------------------------------------------------------------------ JSON
@@ -300,7 +299,6 @@ def _dphi_exact(profile, z, delta):
 def _phi_ball(profile, z, delta):
     from flint import arb
 
-    from ..exact import to_arb
     if profile in ("huber", "relu2"):
         dl = to_arb(delta)
         if profile == "relu2":
@@ -325,7 +323,6 @@ def _phi_ball(profile, z, delta):
 
 
 def _dphi_ball(profile, z, delta):
-    from ..exact import to_arb
     if profile == "huber":
         dl = to_arb(delta)
         if abs(z) < dl:
@@ -384,7 +381,6 @@ def dphi_at_zero(profile) -> Fraction:
 def _nice(x: float, up: bool):
     """Rationals on the safe side of ``x`` within a relative 10⁻⁶ of it, simplest first (the caller
     certifies each exactly; floating point only proposes)."""
-    import math
     tol = 1e-6 * max(abs(x), 1e-3)
     out = [Fraction(x).limit_denominator(k) for k in (12, 1000)]       # 109/12: the exact value, often
     out = [c for c in out if abs(float(c) - x) <= tol]
@@ -400,7 +396,6 @@ def _nice(x: float, up: bool):
 def certified_upper(M) -> Fraction:
     """A rational β ≥ λ_max(M) (M symmetric, exact), certified by an exact PSD test of β I − M;
     the simplest such number near the floating-point λ_max."""
-    from .quadratic import is_psd_exact
     A = np.array([[float(v) for v in r] for r in M], dtype=float) if M else np.zeros((0, 0))
     d = len(M)
     if d == 0:
@@ -416,7 +411,6 @@ def certified_upper(M) -> Fraction:
 
 def certified_lower(M) -> Fraction:
     """A rational μ ≤ λ_min(M) (M symmetric, exact), certified by an exact PSD test of M − μ I."""
-    from .quadratic import is_psd_exact
     d = len(M)
     if d == 0:
         return Fraction(0)

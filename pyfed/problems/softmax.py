@@ -28,7 +28,8 @@ import math
 
 import numpy as np
 
-from ..errors import InputError, check_finite_array, check_int, check_positive
+from ..data import holdout, load_dataset, split
+from ..errors import InputError, check_finite_array, check_int, check_positive, check_rng
 from .base import Problem, damped_newton, stack_client_parts
 from .logistic import _pad_up
 
@@ -427,8 +428,6 @@ class SoftmaxProblem(Problem):
         Returns the problem; ``split_indices`` (client -> training row indices) and ``source``
         (the recipe) are attached. Errors: the :class:`InputError` of those functions.
         """
-        from ..data import holdout, load_dataset, split
-        from ..errors import check_rng
 
         rng = check_rng(rng)
         holdout_rng, split_rng = rng.spawn(2)

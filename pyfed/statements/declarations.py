@@ -6,6 +6,7 @@ and :mod:`pyfed.statements.elaboration`."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -13,6 +14,7 @@ from ..errors import InputError
 from ..lean import terms
 from ..lean.terms import LeanError, LeanSyntaxError, Node, Parser
 from . import model
+from .vocabulary import model_declarations
 
 __all__ = ["push_lets", "ReaderError", "Declarations", "Context", "LeanNameError", "resolve_name", "unknown_identifier",
            "scan_declarations", "header_tokens",
@@ -115,7 +117,6 @@ def unknown_identifier(node, name: str, path: str, *, applied: bool = False, sco
     base = name.removeprefix("_root_.")
     if "." in base or (applied and len(base) > 2):
         return None
-    import difflib
     near = difflib.get_close_matches(base, [str(n) for n in scope], n=1, cutoff=0.6)
     return LeanError(f"unknown identifier '{name}'", f"did you mean `{near[0]}`?" if near else "",
                      line=node.line, col=node.col, path=path)
@@ -196,7 +197,6 @@ _KEYWORDS = ("theorem", "lemma", "def", "abbrev", "namespace", "section", "end",
 def _misspelt_command(text: str):
     """A line at column 1 whose first word is not a command but close to one (``theorm``): Lean
     reads it as an unknown command. Raises ReaderError at it; other lines are left alone."""
-    import difflib
     for m in re.finditer(r"(?m)^([^\W\d][\w']*)", text):
         w = m.group(1)
         if w in _KEYWORDS or _COMMAND_RE.match(text, m.start()):
@@ -460,7 +460,6 @@ def used_variables(variables, binders, body_text: str, exclude=frozenset()):
 
 def _is_model_decl(namespace: str, name: str) -> bool:
     """True when ``namespace.name`` is a structure or inductive of pyfed's model (read from its Lean files)."""
-    from .vocabulary import model_declarations
     full = f"{namespace}.{name}" if namespace else name
     d = model_declarations().get(full)
     return d is not None and d.kind in ("structure", "inductive")

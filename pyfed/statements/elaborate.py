@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from ..lean import terms
 from ..lean.terms import LeanSyntaxError, Node
 from . import model
-from .declarations import (Context, Declarations, header_tokens, make_parser, resolve_name, scan_declarations,
-                           unknown_identifier, used_variables)
+from .declarations import (
+    Context,
+    Declarations,
+    header_tokens,
+    make_parser,
+    resolve_name,
+    scan_declarations,
+    unknown_identifier,
+    used_variables,
+)
 from .statement import Location, Parameter, UserDef
 
 __all__ = ["read_declarations", "Elaborator", "ScopeName", "canon", "canon_in", "type_kind", "binder_scope", "ARITH",

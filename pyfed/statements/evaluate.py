@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from .. import theory
 from ..evaluation.domains import Numbers, numbers
 from ..evaluation.evaluator import Atoms, Evaluator
-from ..evaluation.values import Fun, Vec
 from ..evaluation.numbers import (
     NAT_OPS,
     EvaluationError,
@@ -50,8 +50,8 @@ from ..evaluation.numbers import (
     to_sympy,
     unify,
 )
+from ..evaluation.values import Fun, Vec
 from ..lean.terms import Node
-from .. import theory
 from . import model
 
 __all__ = ["Valuation", "VecRef", "X0_KEY", "MINIMIZER_KEY", "RunRef", "RunAtoms", "evaluate", "decide",

@@ -15,8 +15,20 @@ from __future__ import annotations
 from ..evaluation.domains import numbers
 from ..evaluation.evaluator import Definitions, Evaluator
 from ..evaluation.numbers import EvaluationError
-from ..evaluation.values import (Filtration, FiniteSpace, Fun, NotFinite, Record, Sigma, Structural, Vec,  # noqa: F401
-                                 condexp, measurable, vec, zero_vec)
+from ..evaluation.values import (  # noqa: F401
+    Filtration,
+    FiniteSpace,
+    Fun,
+    NotFinite,
+    Record,
+    Sigma,
+    Structural,
+    Vec,
+    condexp,
+    measurable,
+    vec,
+    zero_vec,
+)
 from ..lean.terms import Node
 from .elaboration import elaborate_body, resolved, zonk
 from .vocabulary import model_declarations

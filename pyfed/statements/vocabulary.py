@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..lean import terms
+from ..lean.paths import source_lean_dir
 from ..lean.terms import Binder, LeanSyntaxError, Node
 
 __all__ = ["ModelDecl", "Case", "model_declarations", "model_namespaces", "MODEL_NAMESPACES", "lookup", "read_decl"]
@@ -302,7 +303,6 @@ def model_declarations(lean_dir=None) -> dict:
     """``{qualified name: ModelDecl}`` of every model declaration under ``lean_dir/Pyfed``
     (default: pyfed's own Lean sources). Cached per directory."""
     if lean_dir is None:
-        from ..lean.paths import source_lean_dir
         lean_dir = source_lean_dir()
     return _declarations(str(Path(lean_dir).resolve()))
 
@@ -314,7 +314,6 @@ def model_namespaces(lean_dir=None) -> tuple:
     elaborated with all of them open, and a bare model name written where none is open gets a hint
     naming its namespace."""
     if lean_dir is None:
-        from ..lean.paths import source_lean_dir
         lean_dir = source_lean_dir()
     return _namespaces(str(Path(lean_dir).resolve()))
 

@@ -21,6 +21,10 @@ from fractions import Fraction
 import numpy as np
 
 from ..exact import rational_str, to_fraction
+from ..oracles import GaussianOracle, MinibatchOracle
+from ..problems.heterogeneity import finite_sum_heterogeneity, quadratic_heterogeneity, shared_hessian_quadratic
+from ..problems.logistic import LogisticProblem
+from .scaffold import round_down
 
 PROGRESS = "FedAvg.PerRoundProgress"
 DRIFT = "FedAvg.BoundedClientDrift"
@@ -88,10 +92,6 @@ def _short(v):
 
 def fedavg_suite(*, quick: bool = False, seed: int = 0) -> list:
     """The two built-in FedAvg instances (see module docstring); ``quick`` shortens T."""
-    from ..oracles import GaussianOracle, MinibatchOracle
-    from .scaffold import round_down
-    from ..problems.heterogeneity import finite_sum_heterogeneity, quadratic_heterogeneity, shared_hessian_quadratic
-    from ..problems.logistic import LogisticProblem
 
     T = 8 if quick else 40
     out = []

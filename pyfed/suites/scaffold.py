@@ -24,8 +24,20 @@ import numpy as np
 
 from ..errors import InputError
 from ..exact import as_float, to_fraction
-from ..theory import (convex_hypotheses, convex_rhs, effective_step, initial_control_error,
-                      nonconvex_hypotheses, nonconvex_rhs, squared_distance)
+from ..oracles import ExactOracle, GaussianOracle, MinibatchOracle
+from ..problems import random_quadratic
+from ..problems.logistic import LogisticProblem
+from ..problems.nonconvex import NonconvexLogisticProblem
+from ..problems.quadratic import QuadraticProblem
+from ..theory import (
+    convex_hypotheses,
+    convex_rhs,
+    effective_step,
+    initial_control_error,
+    nonconvex_hypotheses,
+    nonconvex_rhs,
+    squared_distance,
+)
 
 CONVEX = "ConvexFiniteRoundConvergence"
 NONCONVEX = "NonconvexFiniteRoundConvergence"
@@ -132,10 +144,6 @@ def default_suite(*, quick: bool = False, seed: int = 0) -> list[Instance]:
 
     ``quick`` shortens the horizon to T = 8 rounds (40 otherwise).
     """
-    from ..oracles import GaussianOracle, MinibatchOracle
-    from ..problems import random_quadratic
-    from ..problems.logistic import LogisticProblem
-    from ..problems.nonconvex import NonconvexLogisticProblem
 
     rng = np.random.default_rng(seed)
     T = 8 if quick else 40
@@ -223,8 +231,6 @@ def instance_rhs(inst: Instance):
 def exact_engine_applies(inst: Instance) -> bool:
     """True when the left side can be computed exactly: quadratic clients with rational data
     and exact or Gaussian (known covariance) noise (issue 3, :mod:`pyfed.engines.exact`)."""
-    from ..oracles import ExactOracle, GaussianOracle
-    from ..problems.quadratic import QuadraticProblem
 
     return (isinstance(inst.problem, QuadraticProblem) and getattr(inst.problem, "exact", False)
             and type(inst.oracle) in (ExactOracle, GaussianOracle))

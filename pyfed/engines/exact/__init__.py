@@ -10,8 +10,8 @@ Modules, one job each:
 * :mod:`.verdict` -- the theorems' inequalities decided exactly (or with a certified ball).
 """
 
-from .model import choose_field
 from .local_sgd import local_sgd_moments
+from .model import choose_field
 from .propagation import MomentResult, fedavg_moments, scaffold_moments, scaffold_run_moments
 from .verdict import EXACT_BUDGET, decide_convex, decide_nonconvex
 

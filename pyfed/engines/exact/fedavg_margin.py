@@ -26,6 +26,8 @@ import numpy as np
 
 from ...errors import InputError, check_int, check_nonnegative
 from ...exact import all_exact, fraction_of, rational_str, to_arb, to_fraction
+from ...problems.heterogeneity import quadratic_heterogeneity
+from ...problems.quadratic import is_psd_exact
 from ...theory.hypotheses import Hypothesis
 from .arith import BallField
 from .fedavg import check_noise_cov_shape
@@ -91,7 +93,6 @@ class FedAvgSetup:
 
 def _psd_exact_fractions(M) -> bool:
     """Exact PSD test of a rational matrix."""
-    from ...problems.quadratic import is_psd_exact
     return is_psd_exact(M)
 
 
@@ -116,7 +117,6 @@ def fedavg_setup(problem, sigma=0, *, tau, T=1, eta, x0=None, L=None, zeta_sq=No
     InputError
         Non-quadratic problem, clients with different Hessians, bad tau/T/sigma/x0/noise_cov shapes.
     """
-    from ...problems.heterogeneity import quadratic_heterogeneity
 
     _check_quadratic(problem)
     tau = check_int("tau", tau, minimum=1)

@@ -15,7 +15,17 @@ import numpy as np
 
 from ...errors import InputError, check_int, check_positive
 from .arith import fraction_of
-from .model import _check_quadratic, _eye, _minimiser, _problem_data, _stat_forms, _to_mat, _vector, _zeros, choose_field
+from .model import (
+    _check_quadratic,
+    _eye,
+    _minimiser,
+    _problem_data,
+    _stat_forms,
+    _to_mat,
+    _vector,
+    _zeros,
+    choose_field,
+)
 from .propagation import MomentResult, _stats
 
 

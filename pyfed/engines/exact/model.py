@@ -110,6 +110,8 @@ import numpy as np
 
 from ...errors import InputError, check_nonnegative
 from ...exact import all_exact
+from ...problems.quadratic import QuadraticProblem
+from ...theory import noise_variance
 from .arith import BallField, ExactField, fraction_of
 
 # ----------------------------------------------------------------------------------------
@@ -139,7 +141,6 @@ def choose_field(values, problem=None, prec: int = 128):
 
 
 def _check_quadratic(problem):
-    from ...problems.quadratic import QuadraticProblem
     if not isinstance(problem, QuadraticProblem):
         raise InputError("problem", "the exact-moment engine needs a QuadraticProblem (A_i, b_i data)")
 
@@ -583,7 +584,6 @@ def _noise(problem, sigma, sigma_sq):
     """Resolve the noise argument of the decide functions: ``(sigma_for_engine, noise_cov,
     rhs_kwargs, value)``. With ``sigma_sq`` the engine gets the isotropic covariance
     (sigma_sq/d) I directly (exact when sigma_sq is rational, e.g. 2 although sqrt 2 is not)."""
-    from ...theory import noise_variance
 
     value, squared = noise_variance(sigma, sigma_sq)
     if not squared:

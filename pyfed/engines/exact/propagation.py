@@ -27,8 +27,22 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import InputError, check_global_step, check_int, check_nonnegative, check_participation, check_positive
-from .model import (_build_block_model, _build_model, _check_quadratic, _controls, _fmat, _minimiser, _noise,
-                    _noise_covariances, _problem_data, _stat_forms, _to_mat, _vector, _zeros, choose_field)
+from .model import (
+    _build_block_model,
+    _build_model,
+    _check_quadratic,
+    _controls,
+    _fmat,
+    _minimiser,
+    _noise,
+    _noise_covariances,
+    _problem_data,
+    _stat_forms,
+    _to_mat,
+    _vector,
+    _zeros,
+    choose_field,
+)
 
 
 @dataclass

@@ -8,12 +8,15 @@ return a :class:`pyfed.verdicts.Verdict`.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 
+from ... import theory
 from ...errors import InputError, check_nonnegative
 from ...exact import all_exact, decimal_str, number_json
+from ...verdicts import Holds, Inconclusive, Violated, inequality_phrase
 from .arith import BallField, ExactField, fraction_of, to_arb
 from .model import _check_quadratic, _controls, _is_rational, _minimiser, _noise, _problem_data, _vector
 from .propagation import _sampled_round_moments, _validate_round_args
@@ -51,7 +54,6 @@ class _Restart(Exception):
 def _loss_bits(series, prec):
     """Bits of relative precision lost by round t: max over the series of log2(rad/|mid|) + prec
     (None where every value is 0; +inf where a ball is not finite)."""
-    import math
     out = []
     for vals in zip(*series):
         worst = None
@@ -78,7 +80,6 @@ def _predict_bits(series, prec, T):
     the run needs loss(T) + MARGIN_BITS bits, rounded up to a multiple of 64 (at least 128).
     Returns (bits, info dict) or (None, info) if the losses cannot be measured.
     """
-    import math
     losses = _loss_bits(series, prec)
     t0 = len(losses) - 1
     pts = [(t, l) for t, l in enumerate(losses) if l is not None]
@@ -195,7 +196,6 @@ def _verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ba
     every hypothesis holds; otherwise Inconclusive (the theorem claims nothing there), with
     ``details["inequality"]`` saying whether the inequality holds, is violated or is undecided
     at this instance (what ``pyfed tightness`` reports beyond the hypotheses)."""
-    from ...verdicts import Inconclusive, inequality_phrase
 
     v = _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec)
     v.details["inequality"] = v.status if v.status != "inconclusive" else "undecided"
@@ -212,7 +212,6 @@ def _verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ba
 
 def _inequality_verdict(statement, lhs, rhs, exact, details, witness, certificate_exact, ball_prec=None):
     """Holds / Violated / Inconclusive of lhs <= rhs from exact Fractions or arb balls."""
-    from ...verdicts import Holds, Inconclusive, Violated
     import mpmath
     if exact:
         details = dict(details)
@@ -306,7 +305,6 @@ def decide_convex(problem, sigma=None, *, S, K, T, eta_l, eta_g, c0=None, x0=Non
     Source: seed 000, ``SCAFFOLD.ConvexFiniteRoundConvergence`` (Karimireddy et al., SCAFFOLD,
     arXiv:1910.06378v4, Appendix E.1, PDF pp. 30-31).
     """
-    from ... import theory
     _check_quadratic(problem)
     N, d = problem.N, problem.d
     sigma, noise_cov, nkw, noise_value = _noise(problem, sigma, sigma_sq)
@@ -411,7 +409,6 @@ def decide_nonconvex(problem, sigma=None, *, S, K, T, eta_l, eta_g, x0=None, ari
     Source: Karimireddy et al., SCAFFOLD, Appendix E.2, PDF p. 34, Lemma 19 (the constants 14 and 70),
     summed as in PDF pp. 31 and 35, eqs. (26)-(27).
     """
-    from ... import theory
     _check_quadratic(problem)
     N, d = problem.N, problem.d
     sigma, noise_cov, nkw, noise_value = _noise(problem, sigma, sigma_sq)

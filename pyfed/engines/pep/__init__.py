@@ -45,11 +45,16 @@ Numbers returned by the SDP are floats (numerical, at the solver's tolerance, st
 certificate); bounds are computed by :mod:`pyfed.theory` (exact Fractions for rational input).
 """
 
-from .anchors import (pep_gradient_growth, pep_local_sgd_one_step, pep_nonexpansive, pep_perturbed_strong_convexity,
-                      worst_case_gradient_descent, worst_case_local_sgd)
+from .anchors import (
+                      pep_gradient_growth,
+                      pep_local_sgd_one_step,
+                      pep_nonexpansive,
+                      pep_perturbed_strong_convexity,
+                      worst_case_gradient_descent,
+                      worst_case_local_sgd,
+)
 from .scaffold import worst_case_fedavg, worst_case_scaffold
-from .solver import (DEFAULT_RATIO_TOL, DEFAULT_SOLVER, DEFAULT_SOLVER_TOL, WorstCaseResult,
-                     available_solvers)
+from .solver import DEFAULT_RATIO_TOL, DEFAULT_SOLVER, DEFAULT_SOLVER_TOL, WorstCaseResult, available_solvers
 from .sweep import pep_row_for_check, smallest_constant, sweep_scaffold
 from .wide import worst_case_scaffold_wide
 

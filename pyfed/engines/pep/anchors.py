@@ -13,8 +13,17 @@ from ...errors import InputError, check_int, check_nonnegative, check_positive
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict
 from .certificate import certify_verdict
 from .exact_pep import pep_gradient_growth_exact, pep_nonexpansive_exact, pep_perturbed_strong_convexity_exact
-from .solver import (DEFAULT_SOLVER_TOL, WorstCaseResult, _check_mu_below_beta, _check_solver, _gram_size,
-                     _mean, _new_function, _solve)
+from .solver import (
+    DEFAULT_SOLVER_TOL,
+    WorstCaseResult,
+    _check_mu_below_beta,
+    _check_solver,
+    _gram_size,
+    _mean,
+    _new_function,
+    _solve,
+)
+
 
 def worst_case_local_sgd(workers, eta, sync_times, beta=1, mu=0, *, solver=None,
                          solver_tol=DEFAULT_SOLVER_TOL, solver_options=None) -> WorstCaseResult:

@@ -20,10 +20,14 @@ exactly from λ. Rounding is tried at several denominators; the first candidate 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ...verdicts import Evidence
+from .certificate_oracle import OracleError, face_basis, interior_dual, project_multipliers
+from .direct import lift_multipliers
 from .exact_pep import ExactPEP, Form, gram_matrix
 
 __all__ = ["Certificate", "CertificateCheck", "verify_certificate", "find_certificate", "certify_verdict",
@@ -93,7 +97,6 @@ class CertificateCheck:
 def residual_form(pep: ExactPEP, tau, multipliers) -> Form:
     """τ·init - metric + Σ_k λ_k I_k, exactly (accumulated as integers over one common
     denominator, then reduced)."""
-    import math
 
     if len(multipliers) != len(pep.constraints):
         raise ValueError(f"{len(multipliers)} multipliers for {len(pep.constraints)} constraints")
@@ -221,7 +224,6 @@ def find_certificate(pep: ExactPEP, tau, *, solver: str = "CLARABEL", solver_tol
     the exact projection then run on it (two small PSD blocks), its multipliers are lifted to
     ``pep`` (:func:`.direct.lift_multipliers`: λ_k / N on each client's copy) and Q is computed
     and verified on ``pep`` itself: nothing about the reduction is trusted."""
-    from .certificate_oracle import OracleError, face_basis, interior_dual
 
     tau = Fraction(tau)
     full = pep
@@ -258,7 +260,6 @@ def _round_and_verify(pep, tau, W, lam_f, margin, denominators, full=None):
     """Rationalise an interior dual point at each denominator bound and verify; (cert, "") or
     (None, reasons). ``full``: the problem to certify when ``pep`` is its symmetric reduction
     (multipliers lifted by :func:`.direct.lift_multipliers`, verified on ``full``)."""
-    from .certificate_oracle import project_multipliers
 
     reasons = []
     t_round = t_verify = 0.0
@@ -272,7 +273,6 @@ def _round_and_verify(pep, tau, W, lam_f, margin, denominators, full=None):
         t2 = time.perf_counter()
         target = pep
         if full is not None:
-            from .direct import lift_multipliers
             lam, target = lift_multipliers(pep, full, lam), full
         R = residual_form(target, tau, lam)
         cert = Certificate(tau, lam, gram_matrix(R, len(target.leaves)), R.const)
@@ -293,7 +293,6 @@ def certify_verdict(v, pep, tau, *, solver="CLARABEL", claim: str | None = None,
     hold (evidence "PEP certificate over the class"), otherwise ``v.details["pep_certificate"]``
     says why. ``claim``: how the certified inequality reads in the report (default: metric <= tau * init).
     ``reduced``: as :func:`find_certificate`. Returns the certificate or None."""
-    from ...verdicts import Evidence
 
     cert, why = find_certificate(pep, tau, solver=solver, reduced=reduced)
     if cert is None:

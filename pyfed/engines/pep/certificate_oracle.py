@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 
 from .exact_pep import ExactPEP, Form, gram_matrix
+from .solver import _solver_kwargs
 
 __all__ = ["OracleError", "min_tau", "face_basis", "interior_dual", "project_multipliers"]
 
@@ -59,7 +61,6 @@ def _arrays(pep: ExactPEP):
 def _solve(prob, solver, tol):
     import cvxpy as cp
 
-    from .solver import _solver_kwargs
 
     kw = _solver_kwargs(solver, tol, None) if solver in ("CLARABEL", "SCS") else {}
     try:
@@ -160,7 +161,6 @@ def _init_kernel(pep: ExactPEP, leaves=None) -> np.ndarray:
     """Orthonormal basis (n × k floats) of the kernel of init's Gram matrix (restricted to the
     leaves listed, all by default), computed exactly (python-flint integer nullspace) and then
     orthonormalised."""
-    import math
 
     from flint import fmpz_mat
 

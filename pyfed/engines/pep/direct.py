@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .exact_pep import ExactPEP, Form, Vec, fvalue, mean_vec, sq
+from .exact_pep import ExactPEP, Form, Vec, _q, fvalue, mean_vec, sq
+from .solver import _solver_kwargs
 
 __all__ = ["BlockPEP", "DirectSolution", "pep_scaffold_symmetric", "solve_direct", "lift_multipliers",
            "neighbour_pair", "starting_rows"]
@@ -96,7 +97,6 @@ def pep_scaffold_symmetric(N: int, K: int, eta_l, eta_g, beta, mu, gap_coefs: di
     :func:`.exact_pep.pep_scaffold_exact`, so its inequality k is the full problem's inequality k
     of every client (:func:`lift_multipliers`). ``keep_pair``: as ``ExactPEP.keep_pair`` (e.g.
     :func:`neighbour_pair`; a relaxation)."""
-    from .exact_pep import _q
 
     pep = BlockPEP(f"{'SCAFFOLD' if controls else 'FedAvg'} N={N} K={K} eta_l={eta_l} eta_g={eta_g} "
                    f"beta={beta} mu={mu} (client-symmetric reduction)")
@@ -350,7 +350,6 @@ def _solve_rows(q, A, b, layout, rows, tol, options) -> DirectSolution:
     import clarabel
     import scipy.sparse as sp
 
-    from .solver import _solver_kwargs
 
     blocks, off, nG, m = layout
     t0 = time.perf_counter()

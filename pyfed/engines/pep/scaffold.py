@@ -11,13 +11,37 @@ import numpy as np
 
 from ...errors import InputError
 from ...exact import as_float, to_fraction
-from ...theory import (convex_hypotheses, convex_rhs, effective_step, initial_potential,
-                       weight_sum, weights)
+from ...problems.quadratic import QuadraticProblem
+from ...theory import (
+    convex_hypotheses,
+    convex_rhs,
+    effective_step,
+    initial_control_error,
+    initial_potential,
+    squared_distance,
+    weight_sum,
+    weights,
+)
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated, inequality_phrase
-from .certificate import certify_verdict
+from ..exact import scaffold_run_moments
+from .certificate import certify_verdict, find_certificate
+from .direct import neighbour_pair, pep_scaffold_symmetric, solve_direct
 from .exact_pep import pep_scaffold_exact
-from .solver import (_OPTIMAL, DEFAULT_RATIO_TOL, DEFAULT_SOLVER_TOL, WorstCaseResult, _certificate, _check_common,
-                     _check_solver, _fmt_frac, _gram_size, _mean, _new_function, _solve)
+from .solver import (
+    _OPTIMAL,
+    DEFAULT_RATIO_TOL,
+    DEFAULT_SOLVER_TOL,
+    WorstCaseResult,
+    _certificate,
+    _check_common,
+    _check_solver,
+    _fmt_frac,
+    _gram_size,
+    _mean,
+    _new_function,
+    _solve,
+)
+
 
 # --------------------------------------------------------------------------------------------
 # SCAFFOLD (seed 000 Run model, S = N, sigma = 0)
@@ -204,7 +228,6 @@ def _symmetric_hold(N, K, T, eta_l, eta_g, beta, mu, pq, bound, hyps, solver_tol
     """The ``formulation="symmetric"`` first pass of :func:`worst_case_scaffold`: the result when the
     relaxation (:mod:`.direct`) shows a hold, else a string saying why it did not (the caller
     falls back to the full formulation)."""
-    from .direct import solve_direct
 
     red = scaffold_symmetric(N, K, {**pq, "T": T}, controls=True)
     sol = solve_direct(red, tol=solver_tol, options=solver_options)
@@ -252,7 +275,6 @@ def scaffold_gram_size(N, K, T) -> int:
 def scaffold_symmetric(N, K, pq, *, controls: bool, relaxed: bool = True):
     """:func:`.direct.pep_scaffold_symmetric` of :func:`scaffold_exact`'s problem (same exact
     weights and potential), restricted to :func:`.direct.neighbour_pair` when ``relaxed``."""
-    from .direct import neighbour_pair, pep_scaffold_symmetric
 
     T = pq["T"]
     h = effective_step(K, pq["eta_l"], pq["eta_g"])
@@ -273,7 +295,6 @@ def scaffold_exact(N, K, pq, *, controls: bool, T: int | None = None, relaxed: b
     pep = pep_scaffold_exact(N, K, pq["eta_l"], pq["eta_g"], pq["beta"], pq["mu"],
                              {r: w[r] / W for r in range(T)}, {}, 9 * h**2, controls=controls)
     if relaxed:  # only the inequalities of .direct.neighbour_pair (a relaxation, for certificates)
-        from .direct import neighbour_pair
         pep.keep_pair = neighbour_pair
     return pep
 
@@ -369,7 +390,6 @@ def fit_quadratic(handles, beta, mu):
     Returns ``(qp, A_list, b_list, x0q, c0q, r)``: the :class:`QuadraticProblem`, its exact
     data, the start and controls in the worst case's r-dimensional span, and r.
     Raises InputError if rounding left the class."""
-    from ...problems.quadratic import QuadraticProblem
 
     fs = handles["functions"]
     # all leaf data of every client, in the coordinates of the Gram factorisation
@@ -398,13 +418,11 @@ def fit_quadratic(handles, beta, mu):
 def _reverify_scaffold(problem, handles, pq, N, K, T):
     """Fit a quadratic instance of F_{mu,beta} to the PEP's worst-case data, round it to rationals,
     simulate it exactly and compare weightedGap with convex_rhs exactly."""
-    from ...theory import initial_control_error, squared_distance
 
     beta, mu = pq["beta"], pq["mu"]
     qp, A_list, b_list, x0q, c0q, r = fit_quadratic(handles, beta, mu)
     # the run itself, exactly: sigma = 0 and S = N make the Run model deterministic, so the
     # exact-moment engine's E[f(x^r)] - f* is the run's own gap (no second SCAFFOLD simulator)
-    from ..exact import scaffold_run_moments
 
     gaps = scaffold_run_moments(qp, 0, S=N, K=K, T=T, eta_l=pq["eta_l"], eta_g=pq["eta_g"],
                                 x0=x0q, c0=c0q).gaps
@@ -476,7 +494,6 @@ def worst_case_fedavg(N, K, T, eta_l, eta_g, beta=1, mu=0, *, solver=None,
                           details={"solver_tol": tol_used,
                                    "note": "bound is SCAFFOLD's convex bound, shown for reference"})
     if certify and ratio is not None and ratio < 1:
-        from .certificate import find_certificate
         cert, why = find_certificate(scaffold_exact(N, K, {**pq, "T": T}, controls=False), bound, solver=name)
         res.details["pep_certificate"] = ({"verified": True, "tau": _fmt_frac(bound),
                                            "nonzero_multipliers": cert.info["nonzero_multipliers"]}

@@ -4,11 +4,14 @@ the smallest step-size constant certified on the swept grid.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
+from ...parallel import Pool
 from ...verdicts import Verdict
 from .scaffold import worst_case_scaffold
-from .solver import WorstCaseResult
+from .solver import DEFAULT_RATIO_TOL, WorstCaseResult
+
 
 # --------------------------------------------------------------------------------------------
 # pyfed check row, sweep
@@ -51,9 +54,7 @@ def sweep_scaffold(*, multiples=(1, 3, 9, 27, 81), Ks=(1, 2), mus=(0, Fraction(1
     ``progress(label)`` is called before each solve when serial, and as points finish otherwise.
     Returns the list of results (``result.parameters`` holds the multiple under key ``"m"``).
     """
-    import functools
 
-    from ...parallel import Pool
 
     grid = []
     for K in Ks:
@@ -105,7 +106,6 @@ def smallest_constant(results, *, keep_other_hypotheses: bool = True, ratio_tol:
     (the failure is PEP's numerical claim only), None when no re-verification is recorded.
     """
     if ratio_tol is None:
-        from .solver import DEFAULT_RATIO_TOL
         ratio_tol = DEFAULT_RATIO_TOL
     def other_ok(r):
         hyps = r.details.get("hypotheses")

@@ -24,6 +24,7 @@ import time
 import warnings
 from fractions import Fraction
 
+from ...errors import InputError, check_int
 from ...theory import (
     convex_hypotheses,
     convex_rhs,
@@ -34,6 +35,8 @@ from ...theory import (
 )
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict
 from .certificate import certify_verdict
+from .certificate_oracle import _arrays, _dual_parts
+from .direct import solve_direct
 from .exact_pep import ExactPEP
 from .participation import pep_scaffold_wide_exact
 from .solver import (
@@ -63,13 +66,11 @@ def pep_value(pep: ExactPEP, *, solver: str | None = None, solver_tol: float = D
     another solver gets the same dual through cvxpy."""
     solver = _check_solver(solver)
     if solver == "CLARABEL":
-        from .direct import solve_direct
         out = solve_direct(pep, tol=solver_tol)
         value = out.worst if out.status == "optimal" else None
         return value, out.status, solver, out.seconds, out.solver_tol
     import cvxpy as cp
 
-    from .certificate_oracle import _dual_parts
 
     t0 = time.perf_counter()
     status, value = "error", None
@@ -114,7 +115,6 @@ def worst_case_handles(pep: ExactPEP, *, solver: str | None = None, solver_tol: 
     import cvxpy as cp
     import numpy as np
 
-    from .certificate_oracle import _arrays
 
     solver = _check_solver(solver)
     n, nF, Mk, Fk, ck, (Mi, fi, ci), (Mm, fm, cm) = _arrays(pep)
@@ -217,7 +217,6 @@ def worst_case_scaffold_wide(N, S, K, T, eta_l, eta_g, beta=1, mu=0, sigma=0, *,
     they fail) and None for FedAvg (``details["pep_certificate"]`` then says whether the reference
     bound was certified). Raises InputError as :func:`.scaffold.worst_case_scaffold`, and for
     S outside 1..N, σ < 0 or a problem above the size limit."""
-    from ...errors import InputError, check_int
 
     N, K, T, pf, pq = _check_common(N, K, T, eta_l, eta_g, beta, mu)
     S = check_int("S", S, minimum=1)

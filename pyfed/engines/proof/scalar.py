@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import sympy
 
 from .intervals import prove_on_box
-from .positivstellensatz import Fact, prove, refute
+from .polynomial import Ring
+from .positivstellensatz import Fact, prove, refute, sign_symbols
 from .proof import Step
 
 __all__ = ["Relation", "Structural", "AtomFact", "ScalarForm", "Region", "relation_text", "NotReadable",
@@ -367,8 +368,6 @@ class Region:
 
     def _positive(self, f) -> bool:
         if f.is_Symbol:
-            from .positivstellensatz import sign_symbols
-            from .polynomial import Ring
             known = sign_symbols(Ring([f]), [b for b in self.base if b.expr.free_symbols == {f}])
             if known.get(f):
                 return True

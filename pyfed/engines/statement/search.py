@@ -12,8 +12,8 @@ from typing import Any
 import mpmath
 import sympy
 
-from ...exact import as_float, rational_str, short_exact
 from ...evaluation.numbers import decide_sign, to_exact
+from ...exact import as_float, rational_str, short_exact
 from ...verdicts import Verdict
 
 __all__ = ["Record", "SearchResult", "decided_count", "no_counterexample_reason", "short_side", "exact_text",

@@ -7,11 +7,14 @@ by an exact PSD test, expectations from exact moments), the real-data one by Mon
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
+from ...engines.exact.fedavg_margin import fedavg_setup
 from ...suites.fedavg import fedavg_suite
+from ...theory.hypotheses import Hypothesis
 from ...verdicts import Verdict
-from .access import Scalars, bind
+from .access import FedAvgRunInstance, Scalars, bind
 from .exact import decide_instance
 from .montecarlo import decide_montecarlo
 
@@ -38,7 +41,6 @@ def fit_step(st, ri):
                 or fh.rhs.mentions([et.value])}
     if not set(b.failing) <= eta_hyps:
         return ri, None
-    from dataclasses import replace
     eta = ri.eta
     for j in range(1, STEP_HALVINGS + 1):
         eta = eta / 2 if isinstance(eta, Fraction) else eta / 2.0
@@ -115,13 +117,10 @@ def to_run_instance(inst):
     heterogeneity, noise) with their margins, decided exactly for the rational quadratic instance
     (:func:`pyfed.engines.exact.fedavg_margin.fedavg_setup`) and stated as certified for the
     real-data one."""
-    from ...theory.hypotheses import Hypothesis
-    from .access import FedAvgRunInstance
 
     p = inst.problem
     extra = {"zeta_derivation": inst.heterogeneity.derivation, "dist_sq_derivation": inst.dist_note}
     if inst.exact:
-        from ...engines.exact.fedavg_margin import fedavg_setup
 
         s = fedavg_setup(p, inst.sigma, tau=inst.tau, T=inst.T, eta=inst.eta, x0=inst.x0_exact, L=inst.L,
                          zeta_sq=inst.heterogeneity.zeta_sq)

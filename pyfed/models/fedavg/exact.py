@@ -44,8 +44,8 @@ from ...engines.exact.fedavg_margin import (
     psd_margin,
 )
 from ...errors import InputError
-from ...exact import precision, to_arb, to_fraction
 from ...evaluation.numbers import Undecided, compare, to_exact
+from ...exact import precision, to_arb, to_fraction
 from ...verdicts import Evidence, Holds, Inconclusive, Violated, inequality_phrase
 from .access import (
     Backend,
@@ -57,6 +57,8 @@ from .access import (
     Undefined,
     assignments,
     bind,
+    float_of,
+    instance_json,
     value_str,
 )
 
@@ -503,7 +505,6 @@ def _by_assignment(st, inst, S, b, details, name, field, bits) -> ExactOutcome:
 
 def _ratio_key(lhs, rhs):
     try:
-        from .access import float_of
         r = float_of(rhs)
         return float_of(lhs) / r if r > 0 else float("-inf")
     except (ZeroDivisionError, OverflowError, ValueError):
@@ -552,7 +553,6 @@ def _arb_bits() -> int:
 
 
 def _instance_json(inst) -> dict:
-    from .access import instance_json
     return instance_json(inst)
 
 
@@ -586,5 +586,4 @@ def _short(v) -> str:
     e = value_str(v)
     if len(e) <= 24:
         return e
-    from .access import float_of
     return f"~{float_of(v):.6g}"

@@ -53,11 +53,15 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...engines.exact.fedavg_margin import fedavg_setup
 from ...errors import InputError
+from ...evaluation.numbers import compare
 from ...exact import rational_str
+from ...oracles import GaussianOracle
+from ...problems.quadratic import QuadraticProblem, is_psd_exact
 from ...problems.ridge import RidgeFunction, gradient_rational, value_at_zero
 from ...theory.hypotheses import Hypothesis
-from .access import FedAvgRunInstance
+from .access import FedAvgRunInstance, Scalars
 
 __all__ = ["instance_from_json", "SqrtClients", "HuberClients", "RidgeClients", "FAMILIES", "FAMILY_FORMULAS",
            "family_formula",
@@ -157,8 +161,6 @@ def _eta(inst):
 
 
 def _quadratic(inst, name):
-    from ...engines.exact.fedavg_margin import fedavg_setup
-    from ...problems.quadratic import QuadraticProblem
 
     A = [[F(v) for v in r] for r in inst["A"]]
     b = [[F(v) for v in r] for r in inst["b"]]
@@ -176,7 +178,6 @@ def _quadratic(inst, name):
     L = F(inst["L"])
     z2 = F(inst["zeta_sq"]) if "zeta_sq" in inst else None
     s = fedavg_setup(P, sigma, tau=max(tau, 1), T=max(T, 1), eta=1, x0=x0, L=L, zeta_sq=z2)
-    from ...oracles import GaussianOracle
     return FedAvgRunInstance(
         name=name or f"quadratic M={M} d={d}", description=_describe(inst), family="quadratic", M=M, d=d, tau=tau,
         T=T, eta=_eta(inst), L=L, sigma=sigma, sigma_sq=sigma * sigma, zeta_sq=s.zeta_sq, dist_sq=s.dist_sq, x0=x0,
@@ -228,7 +229,6 @@ class HuberClients:
         return out
 
     def grad(self, i, x, S):
-        from ...evaluation.numbers import compare
         d = len(x)
         Qx = self._Qx(x, S)
         out = [S.sub(Qx[j], S.lift(self.b[i][j])) for j in range(d)]
@@ -254,7 +254,6 @@ class HuberClients:
 
 
 def _exact_scalars():
-    from .access import Scalars
     return Scalars("exact")
 
 
@@ -302,7 +301,6 @@ def huber_zeta_sq(b, c, u) -> Fraction:
 
 
 def _huber(inst, name):
-    from ...problems.quadratic import is_psd_exact
 
     b = [[F(v) for v in r] for r in inst["b"]]
     c = [[F(v) for v in r] for r in inst["c"]]
@@ -371,7 +369,6 @@ class RidgeClients:
 
 
 def _ridge(inst, name):
-    from ...problems.quadratic import is_psd_exact
 
     b = [[F(v) for v in r] for r in inst["b"]]
     M = len(b)

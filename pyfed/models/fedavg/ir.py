@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from ...lean import terms
 from ...lean.terms import LeanSyntaxError, Node
-from ...statements.declarations import Context, header_tokens, make_parser, resolve_name
+from ...statements.declarations import Context, header_tokens, make_parser, resolve_name, used_variables
 from . import vocabulary as fm
 
 __all__ = ["Term", "Entry", "FedAvgDef", "SORTS", "RANK", "RUN_FIELDS", "binder_kind", "read_def", "number_term",
@@ -170,7 +170,6 @@ def describe_kind(kind) -> str:
 def read_def(key, name, cmd, variables, decls, clean, path, ctx) -> FedAvgDef:
     """A def of the file as the FedAvg reader inlines it (binders with kinds, result ``real`` or
     ``nat``, body). Raises :class:`LeanSyntaxError` for a def outside the subset."""
-    from ...statements.declarations import used_variables
 
     toks, body, body_pos = header_tokens(cmd, clean, path, "def", name)
     p = make_parser(toks, path)

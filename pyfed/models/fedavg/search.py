@@ -33,12 +33,14 @@ from ...engines.statement.search import (
     no_counterexample_reason,
 )
 from ...errors import InputError
-from ...exact import format_number, rational_str
 from ...evaluation.numbers import Undecided, compare, to_exact
+from ...exact import format_number, precision, rational_str
+from ...problems.heterogeneity import quadratic_heterogeneity
+from ...problems.quadratic import QuadraticProblem
 from ...verdicts import Evidence, Inconclusive, Violated, violation_wording
 from .access import Evaluator, Scalars, Undefined, bind, float_of, value_str
-from .exact import decide_instance
-from .families import F, huber_zeta_sq, instance_from_json, q
+from .exact import decide_instance, recheck
+from .families import F, family_formula, huber_zeta_sq, instance_from_json, q
 from .scalars import is_ball
 
 __all__ = ["search", "candidate", "evaluate_candidate", "structured_instances", "random_instance", "STEP_MULTIPLES",
@@ -125,8 +127,6 @@ def random_instance(rng) -> tuple:
         inst = {"A": _qm(A), "b": _qm(b), "L": q(L), "sigma": q(sigma), "tau": str(tau), "T": str(T),
                 "x0": [q(_rr(rng, -3, 3, 4)) for _ in range(d)]}
         if rng.random() < 0.3:
-            from ...problems.heterogeneity import quadratic_heterogeneity
-            from ...problems.quadratic import QuadraticProblem
             P = QuadraticProblem(np.array([A] * M, dtype=object), np.array(b, dtype=object))
             inst["zeta_sq"] = q(quadratic_heterogeneity(P).zeta_sq + _rr(rng, 0, 2, 4))
         return f"random shared-Hessian quadratic (M={M}, d={d})", inst
@@ -473,7 +473,6 @@ def recheck_witness(st, witness: dict):
     parameters' values): the exact verdict when the violation is confirmed (and, for a
     conditional statement on quadratic clients, the reported round start re-evaluated exactly);
     otherwise an Inconclusive verdict saying so."""
-    from .exact import recheck
 
     inst_json = dict(witness.get("instance") or {})
     values = {k: Fraction(v) for k, v in (inst_json.pop("values", None) or {}).items()}
@@ -513,7 +512,6 @@ def lean_record(st, verdict, *, lean_name: str, relax=()) -> dict | None:
             "sigma_sq": value_str(ri.sigma_sq), "zeta_sq": value_str(ri.zeta_sq), "dist_sq": value_str(ri.dist_sq)}
     if ri.eta is not None:
         scal["eta"] = value_str(ri.eta)
-    from .families import family_formula
     return {"lean_name": lean_name, "lhs": rational_str(lhs), "rhs": rational_str(rhs), "instance": scal,
             "relax": list(relax), "data": inst_json, "note": d.get("description", ""),
             "clients": family_formula(inst_json), **flags}
@@ -522,7 +520,6 @@ def lean_record(st, verdict, *, lean_name: str, relax=()) -> dict | None:
 def _ball_end(ball, end: str) -> tuple:
     """``(Fraction, is_bound)``: the exact value of a ball of radius 0 (False), else its certified
     ``end`` (``"lower"`` or ``"upper"``) as an exact rational (True)."""
-    from ...exact import precision
 
     def frac(x):
         m, e = x.mid().man_exp()

@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import sympy
 
+from ...evaluation.evaluator import gradient_of
+from ...problems.quadratic import is_psd_exact
 from ...statements.elaboration import resolved
 from ...statements.evaluate import compare
 from ...statements.interpret import Fun, NotFinite, Structural, Vec
@@ -95,7 +97,6 @@ def _minimum(node, y, body, env, interp) -> bool:
     """``∀ y, F x⋆ ≤ F y`` (``F`` a function or the model's ``objective f``) for a convex function
     certified by its family: true iff ∇F(x⋆) = 0 exactly (a convex function is minimal exactly
     where its gradient vanishes)."""
-    from ...evaluation.evaluator import gradient_of
     a, b = body.args
     if not (a.kind == "app" and b.kind == "app" and len(a.args) == len(b.args) >= 2
             and b.args[-1].kind == "ident" and b.args[-1].value == y
@@ -168,7 +169,6 @@ def structural(name, node, env, interp) -> bool:
 
 
 def _quadratic_psd(A, shift=0) -> bool:
-    from ...problems.quadratic import is_psd_exact
     d = len(A)
     return is_psd_exact([[A[i][j] - (shift if i == j else 0) for j in range(d)] for i in range(d)])
 
@@ -261,7 +261,6 @@ def _nonneg_everywhere(expr, symbols) -> bool:
             M[n, idx[0]] += coef / 2
         else:
             M[n, n] += coef
-    from ...problems.quadratic import is_psd_exact
     return is_psd_exact([[Fraction(int(sympy.Rational(M[i, j]).p), int(sympy.Rational(M[i, j]).q))
                           for j in range(n + 1)] for i in range(n + 1)])
 

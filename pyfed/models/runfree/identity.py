@@ -179,7 +179,7 @@ def identity_proof(st):
     every_d = " for every d" if invariant and dims else ""
     scope = ("the whole hypothesis region" if complete else
              ", ".join(f"{n} ≤ {max(values[n])}" for n in order if not covered.get(n)) + every_d)
-    summary = (f"the two sides are equal as expressions" if st.relation == "=" else "the inequality has an exact "
+    summary = ("the two sides are equal as expressions" if st.relation == "=" else "the inequality has an exact "
                "certificate") + f" at every size the hypotheses admit{every_d} (definitions unrolled, values symbolic)"
     return Proof(st.qualified_name, "identity", steps, scope=scope, complete=complete, summary=summary)
 

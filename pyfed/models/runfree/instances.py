@@ -23,15 +23,16 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...checkers import families as fam
 from ...engines.statement.naturals import (
     moved_note,
     natural_hypotheses,
     nearest_naturals,
     numerals_of,
 )
+from ...errors import InputError
 from ...problems.interpolation import solve_exact
 from ...statements.elaboration import resolved
-from ...statements.types import show as show_type
 from ...statements.evaluate import EvaluationError, Undecided
 from ...statements.interpret import (
     Filtration,
@@ -44,6 +45,7 @@ from ...statements.interpret import (
     Vec,
     condexp,
 )
+from ...statements.types import show as show_type
 from .hypotheses import decide_hypothesis, tighten
 from .plan import Plan, _kind, _strip_foralls, plan
 
@@ -84,7 +86,6 @@ def draw(st, pl: Plan, seed: int, index: int, interp: Interpreter, tries: int = 
     satisfied the finite hypotheses on the drawn part. Raises :class:`Unevaluable` when no draw
     succeeded and some attempt could not be evaluated (a term the interpreter cannot evaluate is
     not a failed hypothesis)."""
-    from ...errors import InputError
     rng = np.random.default_rng([int(seed), int(index)])
     structured = index < STRUCTURED
     error = None
@@ -190,7 +191,6 @@ def _pick(seq, structured, attempt, rng):
 
 
 def _value(st, pl, name, env, rng, structured, attempt, interp):
-    from ...checkers import families as fam
     t = pl.types[name]
     k = _kind(t)
     if name in pl.members:
@@ -357,7 +357,6 @@ def _offset(name: str) -> int:
 
 
 def _vector(d, rng, structured, attempt, env, pl, name):
-    from ...checkers import families as fam
     if d < 0:
         raise _Retry()
     others = [v for n, v in env.items() if isinstance(v, Vec) and len(v) == d]
@@ -407,7 +406,6 @@ def _filtration(n, rng, structured, levels: int = 8):
 
 
 def _problem(st, pl, t, env, rng, structured, attempt, interp):
-    from ...checkers import families as fam
     ns = t.args[0]
     d = interp.dim(t.args[1], env, None)
     N = interp.dim(t.args[2], env, None)
@@ -435,7 +433,6 @@ def _problem(st, pl, t, env, rng, structured, attempt, interp):
 
 
 def _function(st, pl, name, t, env, rng, structured, attempt, interp):
-    from ...checkers import families as fam
     dom, cod = resolved(t.args[0]), resolved(t.args[1])
     dk, ck = getattr(dom, "kind", ""), getattr(cod, "kind", "")
     if dk == "fin":
@@ -531,7 +528,6 @@ def _function(st, pl, name, t, env, rng, structured, attempt, interp):
 def _clients(n, d, rng, structured) -> list:
     """``n`` quadratic client functions on ``Space d`` sharing their eigenvectors (as the ``fs`` of
     a Fin n family are drawn)."""
-    from ...checkers import families as fam
     k = int(rng.integers(0, 3)) if structured is None else (structured % 3)
     out = []
     for i in range(n):
@@ -555,7 +551,6 @@ def _is_index_draws(cod) -> bool:
 def _index_draws(cod, pl, env, rng, structured, interp):
     """``ℕ → Fin w → Fin b → Fin n`` as data: structured draws give worker k the client
     (k + q + step) mod n; random ones draw every index uniformly."""
-    from ...checkers import families as fam
     cod = resolved(cod)
     inner = resolved(cod.args[1])
     w = interp.dim(resolved(cod.args[0]).args[0], env, None)
@@ -587,7 +582,6 @@ def _element(st, pl, name, t, env, rng, structured, attempt, interp):
 
 
 def rng_rat(rng):
-    from ...checkers import families as fam
     return fam.rand_rat(rng, -3, 3, 4)
 
 
@@ -599,7 +593,6 @@ def _horizon(pl, env) -> int:
 
 
 def _oracle(d, rng, structured):
-    from ...checkers import families as fam
     A = [[Fraction(int(i == j) * (1 + (i % 2))) for j in range(d)] for i in range(d)] if structured is not None else \
         [[fam.rand_rat(rng, -1, 2, 4) if i == j else Fraction(0) for j in range(d)] for i in range(d)]
     b = [fam.rand_rat(rng, -2, 2, 4) for _ in range(d)]
@@ -616,7 +609,6 @@ def _filtration_of(env):
 
 
 def _rv(t, env, rng, interp, measurable_for=None):
-    from ...checkers import families as fam
     space = _space_of(env)
     n = space.n if space else 2
     labels = measurable_for if measurable_for is not None else tuple(range(n))
@@ -631,7 +623,6 @@ def _rv(t, env, rng, interp, measurable_for=None):
 
 
 def _point(t, env, rng, interp):
-    from ...checkers import families as fam
     k = _kind(t)
     if k == "vec":
         d = interp.dim(t.args[0], env, None)
@@ -643,7 +634,6 @@ def _point(t, env, rng, interp):
 
 def _process(st, pl, name, t, env, rng, structured, interp):
     """An adapted process ``ℕ → Ω → X``: index j measurable for the filtration's level j."""
-    from ...checkers import families as fam
     filt = _filtration_of(env)
     L = _horizon(pl, env)
     rvs = [_rv(t, env, rng, interp, measurable_for=filt.at(j) if filt is not None else None) for j in range(L)]
@@ -652,7 +642,6 @@ def _process(st, pl, name, t, env, rng, structured, interp):
 
 def _defined(st, pl, name, env, rng, interp):
     """A name defined by its hypotheses (see the module docstring)."""
-    from ...checkers import families as fam
     t = pl.types[name]
     entries = {}
     for h, mode in pl.defined[name]:
@@ -683,7 +672,6 @@ def _defined(st, pl, name, env, rng, interp):
 
 def _materialize(value, env):
     """A function of the outcome (a term's closure) as an exact random variable of the space."""
-    from ...checkers import families as fam
     space = _space_of(env)
     if isinstance(value, Fun) and getattr(value, "spec", None) is None and space is not None:
         return fam.random_variable([value(w) for w in space.outcomes()])
@@ -757,7 +745,6 @@ def _add(a, b):
 
 
 def _plus_slack(value, rng, interp, env):
-    from ...checkers import families as fam
     slack = Fraction(0) if rng.random() < 0.6 else fam.rand_rat(rng, 0, 1, 4)
     if isinstance(value, Fun):
         space = _space_of(env)
@@ -768,7 +755,6 @@ def _plus_slack(value, rng, interp, env):
 
 
 def _assemble(t, entries, env, pl, interp):
-    from ...checkers import families as fam
     k = _kind(t)
     if k == "fun" and _kind(resolved(t).args[0]) == "nat":
         L = max([key[0] for key in entries if key] + [0]) + 1
@@ -789,7 +775,6 @@ def _assemble(t, entries, env, pl, interp):
 
 
 def _zero_rv(t, env, interp, space):
-    from ...checkers import families as fam
     n = space.n if space else 2
     if _kind(t) == "vec":
         d = interp.dim(t.args[0], env, None)
@@ -802,12 +787,10 @@ def _zero_rv(t, env, interp, space):
 
 def to_spec_env(env) -> dict:
     """The instance as JSON (exact), for witnesses (:func:`pyfed.checkers.families.env_to_spec`)."""
-    from ...checkers import families as fam
     return fam.env_to_spec(env)
 
 
 def from_spec_env(spec) -> dict:
-    from ...checkers import families as fam
     return fam.env_from_spec(spec)
 
 

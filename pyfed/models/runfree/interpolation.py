@@ -28,7 +28,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...checkers import families as fam
+from ...engines.pep.direct import solve_direct
+from ...engines.pep.exact_pep import Form
 from ...problems.interpolation import InterpolatedFunction, NotInterpolable, repair_values
+from .search import decide_lemma_instance, recheck_lemma
 
 __all__ = ["interpolation_witness", "SHRINK"]
 
@@ -54,8 +58,6 @@ def _shrunk(pep, eps):
 
 def _solution(pep):
     """(leaf coordinates (n, r) floats, function values) of the trace-normalised worst case, or None."""
-    from ...engines.pep.direct import solve_direct
-    from ...engines.pep.exact_pep import Form
     work = copy.copy(pep)
     work.metric = Form(dict(pep.metric.gram), dict(pep.metric.fval), Fraction(0))
     work.init = Form({(a, a): Fraction(1) for a in range(len(pep.leaves))})
@@ -95,8 +97,6 @@ def interpolation_witness(st, case) -> tuple:
 
 
 def _attempt(st, case, eps):
-    from ...checkers import families as fam
-    from .search import decide_lemma_instance, recheck_lemma
 
     pep = _shrunk(case.pep, eps)
     sol, why = _solution(pep)

@@ -12,15 +12,19 @@ This model claims every theorem no other model claims, so it comes last in the r
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ...export import counterexample_record, render_values_counterexample
+from ...statements.reader import read_text
 from ..protocol import Model, NoPEPRow, NotProvided
 from .identity import identity_proof
-from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_row
+from .pep import NoLemmaPEP, lemma_pep_applies, lemma_pep_case, lemma_pep_plan, lemma_pep_row
 from .proof import PUBLISHED, closed_proof, proof_form
 from .ranges import certificate_proof
 from .reader import RunFreeStatement, statements_from
 from .search import largest_candidate_steps, lemma_verdict, recheck_lemma, search_lemma
 from .space import evaluate_point, runfree_space
+from .two_sided import TwoSidedProfile
 
 __all__ = ["RunFreeModel", "MODEL"]
 
@@ -106,8 +110,6 @@ class RunFreeModel(Model):
     def two_sided_profile(self, st):
         """The two-sided profile of a function-class lemma (:class:`.two_sided.TwoSidedProfile`);
         :class:`NotProvided` for a lemma the PEP does not encode."""
-        from ...statements.reader import read_text
-        from .two_sided import TwoSidedProfile
 
         why = lemma_pep_applies(st)
         if why is not None:
@@ -122,9 +124,7 @@ class RunFreeModel(Model):
     def certificate_problem(self, st, values):
         """The lemma's PEP at ``values``; a client count not given is 1 and client indices are 0
         (a lemma about each client separately, e.g. ``∀ i``, is one client's)."""
-        from fractions import Fraction
 
-        from .pep import lemma_pep_plan
         try:
             pl = lemma_pep_plan(st)
             vals = {k: Fraction(v) for k, v in values.items()}

@@ -49,14 +49,20 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 
+from ...checkers import families as fam
+from ...engines.pep.certificate import find_certificate
+from ...engines.pep.direct import solve_direct
 from ...engines.pep.exact_pep import ExactPEP, Form, Vec, _q, fvalue, inner, sq
 from ...engines.pep.forms import LinearForms, Norm, as_form
+from ...engines.pep.scaffold import _dyadic, fit_class_quadratic
 from ...evaluation.evaluator import Atoms, Evaluator
 from ...exact import rational_str as _fmt
 from ...lean.terms import Node
 from ...statements.elaboration import resolved
+from ...verdicts import Evidence, Holds, Inconclusive, Violated
 from .interpolation import interpolation_witness
 from .reader import RunFreeStatement
+from .search import LEMMA_WITNESS_SCHEMA, _num, _s, decide_lemma_instance
 
 __all__ = ["NoLemmaPEP", "LemmaPEPCase", "lemma_pep_plan", "lemma_pep_cases", "lemma_pep_case", "lemma_pep_applies", "lemma_pep_row",
            "decide_case", "exact_witness", "scalar_value"]
@@ -615,8 +621,6 @@ def decide_case(case: LemmaPEPCase, *, certify: bool = True) -> dict:
     positive: that sup (or the constant term) is > 0, so by homogeneity the claim fails (no exact
     witness here); unbounded: a function's values enter with a nonzero total weight (adding a
     constant to it moves LHS − RHS without bound); solver: the SDP did not solve."""
-    from ...engines.pep.certificate import find_certificate
-    from ...engines.pep.direct import solve_direct
 
     pep = case.pep
     cert, why = (find_certificate(pep, Fraction(0)) if certify else (None, "certificate search disabled"))
@@ -660,8 +664,6 @@ def exact_witness(st, case: LemmaPEPCase):
     :class:`~pyfed.models.runfree.search.LemmaRecord`, or ``(None, reason)``."""
     import numpy as np
 
-    from ...engines.pep.scaffold import _dyadic, fit_class_quadratic
-    from .search import decide_lemma_instance
 
     if case.problems:
         return None, "witnesses are built for functions Space d → ℝ only, not for a Problem's clients"
@@ -722,7 +724,6 @@ def _zero_witness(st, case):
     """Every point 0 in dimension 1, every function L/2·x² + c_f (gradient 0 at every point, so
     LHS − RHS = its constant term + Σ_f w_f c_f, w_f the total weight of f's values): c_f chosen
     so that this is ≥ 1 (a positive constant term, or one function's shift)."""
-    from .search import decide_lemma_instance
 
     pep = case.pep
     const = pep.metric.const
@@ -748,12 +749,10 @@ def _zero_witness(st, case):
 
 
 def _vec(xs):
-    from ...checkers import families as fam
     return fam.vec(xs)
 
 
 def _quadratic(A, b, name, c=Fraction(0)):
-    from ...checkers import families as fam
     return fam.quadratic(A, b, c, name=name)
 
 
@@ -768,8 +767,6 @@ def lemma_pep_applies(st) -> str | None:
 
 
 def _violated(st, rec, details, row, how="exact quadratic witness"):
-    from ...verdicts import Evidence, Violated
-    from .search import LEMMA_WITNESS_SCHEMA, _num, _s
 
     details = dict(details, instance=f"PEP worst case at {row['parameters']} ({how})",
                    description=rec.description)
@@ -789,7 +786,6 @@ def lemma_pep_row(st, *, quick: bool = False, certify: bool = True, witness: boo
     skips that); Inconclusive for a positive worst case without one, an unbounded one or a
     solver failure. Raises
     :class:`NoLemmaPEP` when the statement has no PEP row. ``details["cases"]`` lists each case."""
-    from ...verdicts import Evidence, Holds, Inconclusive
 
     cases = lemma_pep_cases(st, quick=quick)
     rows = []

@@ -22,6 +22,7 @@ import sympy
 
 from ...engines.proof.proof import Proof, Published, Step
 from ...engines.proof.scalar import AtomFact, NotReadable, Relation, ScalarForm, Structural, divisors_of
+from .search import decide_lemma_instance
 
 __all__ = ["proof_form", "closed_proof", "PUBLISHED", "NotReadable", "Canon"]
 
@@ -245,7 +246,6 @@ def closed_proof(st):
     """The proof of a statement with nothing left to quantify over (no parameter, no hypothesis):
     its conclusion decided exactly (:func:`pyfed.models.runfree.search.decide_lemma_instance`);
     None otherwise or when it does not hold (the search reports the violation)."""
-    from .search import decide_lemma_instance
 
     if st.parameters or st.hypotheses:
         return None

@@ -10,6 +10,8 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ...checkers import families as fam
+from ...lean.terms import Node
 from ...statements.evaluate import (
     EvaluationError,
     Undecided,
@@ -90,7 +92,6 @@ def worst_points(st, pl, env, vecs, interp):
             k = 0
             for nm in vecs:
                 if shapes[nm] is not None:
-                    from ...checkers import families as fam
                     rows = []
                     for d in shapes[nm]:
                         rows.append(Vec(point[k:k + d]))
@@ -135,7 +136,6 @@ def lp_worst(st, pl, env, seqs, interp):
     """The worst sequences for the drawn scalars: maximise ``lhs − rhs`` subject to the hypotheses,
     all linear in the sequences' values (else None); the LP's answer rounded and moved toward a
     strictly feasible point until every hypothesis holds exactly."""
-    from ...checkers import families as fam
     if st.lhs is None or st.rhs is None or st.relation not in ("≤", "<"):
         return None
     L = max(len(getattr(env[n], "values", [])) for n in seqs)
@@ -246,7 +246,6 @@ def _linear_constraints(node, env, interp) -> list:
         bound = env.get("__nat_bound__")
         for b in binders:
             if not any(g.kind == "binop" and g.args[0].kind == "ident" and g.args[0].value == b.name for g in guards):
-                from ...lean.terms import Node
                 guards = guards + [Node("binop", "<", [Node("ident", b.name, [], 0, 0, b.name),
                                                        Node("num", Fraction(bound), [], 0, 0, str(bound))], 0, 0, "")]
         for assignment in _enumerate(binders, guards, env, interp):

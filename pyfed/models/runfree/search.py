@@ -19,12 +19,20 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ...checkers import families as fam
 from ...engines.search.space import bisect
-from ...engines.statement.lean_search import (InstanceRecord, candidate_steps, decide_instance, interpreter_for,
-                                              search_instances, search_verdict)
-from ...errors import InputError
+from ...engines.statement.lean_search import (
+    InstanceRecord,
+    candidate_steps,
+    decide_instance,
+    interpreter_for,
+    search_instances,
+    search_verdict,
+)
 from ...engines.statement.search import SearchResult
+from ...errors import InputError
 from ...exact import rational_str
+from ...statements.elaboration import resolved
 from ...statements.evaluate import EvaluationError, Undecided, to_exact
 from ...statements.interpret import NotFinite, Structural
 from .hypotheses import decide_hypothesis, last_member_roots, tighten
@@ -32,6 +40,8 @@ from .instances import (
     DIM_CAP,
     STRUCTURED,
     Unevaluable,
+    _Retry,
+    _value,
     draw,
     from_spec_env,
     spectral_hints,
@@ -132,7 +142,6 @@ def _solve_last_member(st, pl, env, name, seed, index, interp):
     """``env`` with the last value of the family ``name`` solved exactly from an equation among its
     failing hypotheses (:func:`.lemma_hypotheses.last_member_roots`), when every hypothesis then
     holds; else None (weights that sum to 1 are rarely drawn for n > 1)."""
-    from ...checkers import families as fam
     vals = list(getattr(env.get(name), "values", None) or [])
     for r in last_member_roots(env, name, interp, _failing(st, env, interp)):
         new = dict(env)
@@ -232,7 +241,6 @@ def _redefine(st, pl, env, seed, index, interp):
     """Recompute the names that hypotheses define after a parameter moved."""
     if not pl.defined and not pl.members:
         return env
-    from .instances import _Retry, _value
     rng = np.random.default_rng([int(seed), int(index), 1])
     try:
         for name in pl.order:
@@ -244,7 +252,6 @@ def _redefine(st, pl, env, seed, index, interp):
 
 
 def _is_sequence(t) -> bool:
-    from ...statements.elaboration import resolved
     t = resolved(t)
     return getattr(t, "kind", "") == "fun" and getattr(resolved(t.args[0]), "kind", "") == "nat" and \
         getattr(resolved(t.args[1]), "kind", "") == "real"

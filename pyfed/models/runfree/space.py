@@ -28,14 +28,15 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...checkers import families as fam
 from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, short_rational
 from ...engines.statement.naturals import natural_hypotheses
 from ...exact import as_float
 from ...problems.ridge import RidgeFunction, centred
 from ...statements.elaboration import resolved
 from ...statements.evaluate import EvaluationError, Undecided, to_exact
-from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
-from .instances import SYNC_PERIODS, _Retry, _value, sync_steps
+from ...statements.interpret import FiniteSpace, Fun, Interpreter, NotFinite, Structural, Vec
+from .instances import SYNC_PERIODS, _is_index_draws, _Retry, _value, sync_steps
 from .plan import _kind, _subtypes, plan
 from .refine import worst_points
 from .search import _is_sequence, _passed_to_definition, _repair, decide_lemma_instance
@@ -208,7 +209,6 @@ def _sync_words(period) -> str:
 
 
 def _is_draws(t) -> bool:
-    from .instances import _is_index_draws
     t = resolved(t)
     return _kind(t) == "fun" and _kind(resolved(t.args[0])) == "nat" and _is_index_draws(t.args[1])
 
@@ -297,7 +297,6 @@ def _client_set(n, d, famname, v, seed_offset=0) -> list:
 
 
 def _as_fun(f: RidgeFunction, name: str) -> Fun:
-    from ...checkers import families as fam
     if f.profile == "none":
         fun = fam.quadratic([list(r) for r in f.Q], list(f.b), f.c, name=name)
         fun.props = {"beta": f.smoothness(), "mu": f.strong_convexity(), "convex": True}
@@ -308,7 +307,6 @@ def _as_fun(f: RidgeFunction, name: str) -> Fun:
 def _build(ctx: _Ctx, cfg: Config, values: dict):
     """The instance of a point, or None when it cannot be drawn (a hypothesis on the drawn part fails
     or a draw is impossible)."""
-    from ...checkers import families as fam
     st, pl, interp = ctx.st, ctx.pl, ctx.interp
     data = cfg.data
     rng = np.random.default_rng([ctx.seed, 31, int(data["index"])])
@@ -387,8 +385,6 @@ def _measurable_level(st, name, env, interp):
 def _measurable_vectors(ctx, name, t, env, rng, values):
     """``Fin m → Ω → Space d`` drawn measurable for the level its hypotheses name, entries uniform
     in ±|name| (the axis of the family's size)."""
-    from ...checkers import families as fam
-    from ...statements.interpret import FiniteSpace
     interp = ctx.interp
     t = resolved(t)
     m = int(interp.dim(resolved(t.args[0]).args[0], env, None))
@@ -418,7 +414,6 @@ def _measurable_vectors(ctx, name, t, env, rng, values):
 
 
 def _function(ctx, name, t, env, famname, values):
-    from ...checkers import families as fam
     interp = ctx.interp
     role = _function_role(ctx.st, ctx.pl, name, t)
     t = resolved(t)

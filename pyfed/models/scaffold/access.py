@@ -7,13 +7,16 @@ for Monte Carlo and the PEP)."""
 from __future__ import annotations
 
 from fractions import Fraction
+from fractions import Fraction as Fr
 
 import numpy as np
 import sympy
 
-from ...exact import as_float, to_arb, to_fraction
+from ... import theory
+from ...engines.exact.model import _minimiser, _problem_data
 from ...evaluation.numbers import EvaluationError, Undecided, to_exact
-from ...statements.evaluate import MINIMIZER_KEY, RunRef, Valuation, VecRef, X0_KEY, evaluate
+from ...exact import as_float, to_arb, to_fraction
+from ...statements.evaluate import MINIMIZER_KEY, X0_KEY, RunRef, Valuation, VecRef, evaluate
 from ...theory import (
     effective_step,
     initial_control_error,
@@ -85,7 +88,6 @@ class BallAccess:
     arithmetic = "ball"
 
     def __init__(self, F, inst: RunInstance, res, x0v, c0v):
-        from ...engines.exact.model import _minimiser, _problem_data
         p = inst.problem
         self.problem, self.inst, self.res, self.F = p, inst, res, F
         self.N, self.d = p.N, p.d
@@ -110,7 +112,6 @@ class BallAccess:
                    to_arb(0)) / self.N
 
     def objective(self, x):
-        from fractions import Fraction as Fr
         invN = self.F.scalar(Fr(1, self.N))
         Abar, bbar = self.A.sum(axis=0) * invN, self.b.sum(axis=0) * invN
         v = x.value
@@ -127,7 +128,6 @@ class BallAccess:
         return self.res.grad_sq[r]
 
     def weighted_gap(self, run, xs, mu):
-        from ... import theory
         el, eg, m = to_arb(run.eta_l), to_arb(run.eta_g), to_arb(mu)
         h = theory.effective_step(run.K, el, eg)
         ws, W = theory.weights(run.T, m, h, lean=True), theory.weight_sum(run.T, m, h, lean=True)

@@ -5,10 +5,12 @@ statement's step-size hypothesis is tighter than the instance's step."""
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 from ...errors import check_int
 from ...exact import number_json
+from ...statements.evaluate import evaluate
 from ...suites.scaffold import Instance, exact_engine_applies
 from ...theory import effective_step
 from ...verdicts import Inconclusive, Verdict
@@ -53,7 +55,6 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
             v.details["rhs_exact"] = number_json(rhs)
         elif "rhs_exact" not in v.details:
             try:
-                from ...statements.evaluate import evaluate
                 exact_rhs = evaluate(st.rhs, bind(st, ri, ExactAccess(ri)))
                 if isinstance(exact_rhs, Fraction):
                     v.details["rhs_exact"] = number_json(exact_rhs)
@@ -65,7 +66,6 @@ def run_instance(inst: Instance, *, replicates: int = 256, seed: int = 0, confid
         return v
     bad = [h for h in hyps if not h.holds]
     if bad:
-        from ...statements.evaluate import evaluate
         try:
             rhs = evaluate(st.rhs, bind(st, ri, FloatAccess(ri)))
         except Exception:
@@ -84,7 +84,6 @@ def fit_instance_step(st, inst: Instance) -> tuple:
     hypotheses all involve the step, at most 64 halvings, all hypotheses re-decided each time),
     with the description saying so, and the note ``{"from", "to", "halvings", "h"}`` (exact
     rationals as strings, h = K ηl ηg)."""
-    import dataclasses
 
     fitted, k, _ = fit_step(st, to_run_instance(inst))
     if fitted is None or k == 0:

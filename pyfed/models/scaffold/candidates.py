@@ -22,6 +22,7 @@ bound, with the multiples that reach h β = 1, 2 and 3 derived from it (:func:`s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -35,6 +36,7 @@ from ...engines.statement.naturals import (
     numerals_of,
 )
 from ...exact import rational_str
+from ...problems.quadratic import QuadraticProblem
 from .hypotheses import _admissible, max_eta_l
 from .instance import RunInstance
 from .ours import reference_step_bound
@@ -77,7 +79,6 @@ def _mat(rows):
 
 
 def _problem(A, b, name="candidate"):
-    from ...problems.quadratic import QuadraticProblem
     return QuadraticProblem(np.array([_mat(a) for a in A], dtype=object),
                             np.array([[Fraction(v) for v in bi] for bi in b], dtype=object), name=name)
 
@@ -318,7 +319,6 @@ def _content(obj):
     """A hashable image of a statement's parsed content (dataclasses, Nodes, lists, dicts),
     without source positions (``line``, ``col``, ``location``): two statements read from
     different places with the same text and binders give the same image."""
-    import dataclasses
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         names = [f.name for f in dataclasses.fields(obj)]
         out = (type(obj).__name__,) + tuple((n, _content(getattr(obj, n))) for n in names

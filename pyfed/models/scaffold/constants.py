@@ -6,12 +6,15 @@ inequality, or hypothesis, changes side)."""
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 
 from ...evaluation.numbers import Undecided, decide_sign, to_exact
+from ...statements import model
 from ...statements.evaluate import evaluate
 
 __all__ = ["Literal", "literals", "safe_set", "skipped_numerals"]
@@ -134,7 +137,6 @@ def safe_set(expr, c, strict: bool = False) -> list:
         r = to_exact(r)
         if not any(decide_sign(sympy.sympify(r) - sympy.sympify(x)) == 0 for x, _ in crit):
             crit.append((r, any(decide_sign(sympy.sympify(r) - sympy.sympify(p)) == 0 for p in poles)))
-    import functools
     crit.sort(key=functools.cmp_to_key(lambda a, b: -1 if _lt(a[0], b[0]) else (1 if _lt(b[0], a[0]) else 0)))
 
     def sign_at(x):
@@ -176,7 +178,6 @@ def _compact_expr(expr, c, limit: int = 80) -> str:
     number rounded to 6 significant digits when that fits in ``limit`` characters, else the
     functions it applies (``an expression in c with Max, Min, sqrt``); never a number cut off."""
     try:
-        import re
         text = "~" + re.sub(r"(?<![\d.e])1\.0\*", "", sympy.sstr(expr.evalf(6)).replace(" ", ""))
     except Exception:   # display only
         text = ""
@@ -193,7 +194,6 @@ def literals(st) -> list:
     (``convexRHS``: 9, 12; ``nonconvexRHS``: 14, 70), the file's numerals of the right side
     (other than 0, 1, exponents and natural-number ones), and the numerals of each step-size
     hypothesis (other than 0, 1 and exponents)."""
-    from ...statements import model
     out = []
     seen_models = set()
 

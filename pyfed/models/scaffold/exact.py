@@ -12,9 +12,21 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ... import theory
+from ...engines.exact.arith import ExactField
+from ...engines.exact.model import _controls as mk_controls
+from ...engines.exact.model import _is_rational, _vector
+from ...engines.exact.propagation import MomentResult, _sampled_round_moments
+from ...engines.exact.verdict import _hyp_json as hj
+from ...engines.exact.verdict import (
+    _inequality_verdict,
+    _pick_field,
+    _rhs_terms,
+    _short,  # 8 correct digits at any magnitude (no float overflow)
+)
 from ...errors import InputError
-from ...exact import number_json, to_arb
 from ...evaluation.numbers import EvaluationError, Undecided, arith, compare, to_exact
+from ...exact import _sympy_to_arb, format_number, fraction_of, number_json, precision, to_arb
 from ...statements.evaluate import evaluate
 from ...verdicts import (
     Evidence,
@@ -67,20 +79,17 @@ def _exact_verdict(st, lhs, rhs, details, witness, certificate):
         lv = lhs if isinstance(lhs, Fraction) else mpmath.mpf(str(sympy.N(_sympy(lhs), 50)))
         rv = rhs if isinstance(rhs, Fraction) else mpmath.mpf(str(sympy.N(_sympy(rhs), 50)))
         # an irrational side: its exact expression (above) and a certified enclosure with its digits
-        from ...exact import _sympy_to_arb, precision
         with precision(128):
             for side, val in (("lhs", lhs), ("rhs", rhs)):
                 if not isinstance(val, Fraction):
                     details[f"{side}_certified"] = number_json(_sympy_to_arb(_sympy(val)))
     if holds:
         return Holds(st.name, lv, rv, True, details, evidence=Evidence.EXACT, certificate=certificate)
-    from ...exact import format_number
     details["witness_text"] = violation_wording(st.relation, format_number(lv), format_number(rv), s == 0)
     return Violated(st.name, lv, rv, True, details, evidence=Evidence.EXACT, witness=witness)
 
 
 def _ball_verdict(st, lhs, rhs, details, witness, bits):
-    from ...engines.exact.verdict import _inequality_verdict
     lhs, rhs = to_arb(lhs), to_arb(rhs)       # a side may have come out exact (min of numerals, sqrt of a square)
     v = _inequality_verdict(st.name, lhs, rhs, False, details, witness, None, bits)
     if v.status != "inconclusive":
@@ -140,7 +149,6 @@ def _moment_key(inst, rounds: int, warm: bool):
     """The exact data that determines the seed-000 Run's moments on ``inst`` (problem A_i, b_i,
     σ, S, K, T, ηl, ηg, x0, c0, warm start) as a hashable tuple of Fractions, or None when
     something is not an exact rational (no memo then)."""
-    from ...exact import fraction_of
     p = inst.problem
     flat = [p.N, p.d, inst.S, inst.K, rounds, inst.sigma, inst.eta_l, inst.eta_g]
     flat += list(np.asarray(p.A_exact, dtype=object).ravel()) + list(np.asarray(p.b_exact, dtype=object).ravel())
@@ -161,8 +169,6 @@ def _run_moments(inst, F, x0v, c0v, rounds: int, warm: bool):
     ``inst`` in the field ``F`` (``x0v``, ``c0v``: x0 and c0 in ``F``). Exact-rational runs are
     memoised per process on the instance's exact data (:func:`_moment_key`; the moments are a
     pure function of it) and every call gets its own lists of the (immutable) Fractions."""
-    from ...engines.exact.arith import ExactField
-    from ...engines.exact.propagation import MomentResult, _sampled_round_moments
     key = _moment_key(inst, rounds, warm) if isinstance(F, ExactField) else None
     res = _MOMENTS.pop(key, None) if key is not None else None
     if res is None:
@@ -199,11 +205,6 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
 
     Raises InputError for a problem that is not a rational quadratic.
     """
-    from ...engines.exact.arith import ExactField
-    from ...engines.exact.model import _controls as mk_controls
-    from ...engines.exact.model import _is_rational, _vector
-    from ...engines.exact.verdict import _hyp_json as hj
-    from ...engines.exact.verdict import _pick_field, _rhs_terms
 
     p = inst.problem
     if not is_exact_problem(p):
@@ -240,9 +241,6 @@ def decide_exact(st, inst: RunInstance, *, arithmetic: str = "auto", prec: int |
             details.update(engine="every sample path of the Run, exact rationals (pyfed.models.scaffold.paths)",
                            model=base["model"].replace("virtual paths, then sampling",
                                                        "virtual paths, then sampling; exact gradients"))
-        from ...engines.exact.verdict import (
-            _short,  # 8 correct digits at any magnitude (no float overflow)
-        )
         if "averageGradientSq" in st.statistics and "weightedGap" not in st.statistics:
             details["grad_sq"] = [_short(g) for g in res.grad_sq]
         else:
@@ -300,7 +298,6 @@ def _model_rhs_terms(st, val, lhs, rhs, rhs_terms):
     here: the noise constant is the right side's increase from σ = 0 to σ = 1 over the noise term's
     form h σ²/(K S)(1 + S/ηg²) (times β for nonconvexRHS), the first term's constant its value at
     σ = 0 over its form ((F(x0) − f_low)/(h T) for nonconvexRHS)."""
-    from ... import theory
     head = st.rhs.head_name()
     if head not in ("convexRHS", "nonconvexRHS") or not isinstance(rhs, Fraction):
         return None
@@ -336,9 +333,6 @@ def _rhs_at_sigma(st, val, sigma):
 def sides_exact(st, inst: RunInstance):
     """(lhs, rhs, hypotheses) of ``st`` on a rational quadratic instance, exactly (exact
     rationals only; no verdict): the search and the constant profile use it."""
-    from ...engines.exact.arith import ExactField
-    from ...engines.exact.model import _controls as mk_controls
-    from ...engines.exact.model import _vector
 
     p = inst.problem
     F = ExactField()

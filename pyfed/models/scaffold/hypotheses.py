@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import sympy
 
+from ...engines.exact.verdict import _hyp_json as hj
 from ...engines.search.space import bisect
 from ...errors import InputError
 from ...evaluation.numbers import EvaluationError, Undecided, arith, decide, decide_sign, to_exact
@@ -175,7 +176,6 @@ def _margin(b, a):
 
 
 def _hyp_json(hyps):
-    from ...engines.exact.verdict import _hyp_json as hj
     return hj(hyps)
 
 

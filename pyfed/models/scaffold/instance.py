@@ -13,6 +13,8 @@ import numpy as np
 
 from ...errors import InputError
 from ...exact import fraction_from_text, rational_str
+from ...problems.clients import ClientSet, client_from_json
+from ...problems.quadratic import QuadraticProblem
 from ...theory import effective_step
 
 __all__ = ["RunInstance", "instance_to_json", "instance_from_json", "INSTANCE_SCHEMA", "ORACLE_LAW", "SAMPLING_LAW",
@@ -92,13 +94,11 @@ class RunInstance:
 
 
 def _is_exact_quadratic(problem) -> bool:
-    from ...problems.quadratic import QuadraticProblem
     return isinstance(problem, QuadraticProblem) and getattr(problem, "exact", False)
 
 
 def is_client_set(problem) -> bool:
     """The problem is a :class:`pyfed.problems.clients.ClientSet` (exact clients beyond quadratics)."""
-    from ...problems.clients import ClientSet
     return isinstance(problem, ClientSet)
 
 
@@ -241,7 +241,6 @@ def instance_from_json(data: dict) -> RunInstance:
     malformed rational, a shape that disagrees with N and d, S > N, an unknown schema, or a recorded
     ``derived`` value that differs from the one recomputed from the data.
     """
-    from ...problems.quadratic import QuadraticProblem
     if not isinstance(data, dict):
         raise InputError("instance", "expected a JSON object")
     schema = data.get("schema", INSTANCE_SCHEMA)
@@ -305,7 +304,6 @@ def instance_from_json(data: dict) -> RunInstance:
 def _client_set(data, N, d):
     """The :class:`pyfed.problems.clients.ClientSet` of a record's ``clients`` and ``problem_xstar``;
     its recorded ``beta`` and ``problem_mu`` must be the certified ones."""
-    from ...problems.clients import ClientSet, client_from_json
     clients = [client_from_json(c) for c in _list(data, "clients", N)]
     problem = ClientSet(clients, _vec_json(data["problem_xstar"], "instance.problem_xstar", d),
                         name=data.get("name", "instance"))

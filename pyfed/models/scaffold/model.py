@@ -25,8 +25,8 @@ from .hypotheses import fits
 from .instance import instance_from_json
 from .ours import our_statements, statement_of, theorems_path
 from .pep import NoPEP, find_plan, pep_row
-from .proof import PUBLISHED, proof_form
 from .profile import constant_profile, profile_size
+from .proof import PUBLISHED, proof_form
 from .reader import ScaffoldRunStatement, statements_from
 from .search import scaffold_verdict, search
 from .space import evaluate_point, scaffold_space

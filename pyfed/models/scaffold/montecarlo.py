@@ -7,9 +7,18 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from ...algorithms import scaffold_run
+from ...engines.montecarlo import (
+    Estimate,
+    decide,
+    diverged,
+    estimate_average_gradient_sq,
+    estimate_weighted_gap,
+)
 from ...errors import Diverged, InputError
-from ...exact import as_float, number_json
 from ...evaluation.numbers import EvaluationError, to_exact
+from ...exact import as_float, fraction_of, number_json
+from ...oracles import GaussianOracle
 from ...statements.evaluate import MINIMIZER_KEY, evaluate
 from ...theory import effective_step, weight_sum
 from ...verdicts import Inconclusive, Verdict
@@ -31,14 +40,6 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
     with the reason; so does a run that diverges (:class:`pyfed.errors.Diverged`): "diverged at
     round r", flagged as an anomaly since every hypothesis holds here
     (:func:`pyfed.engines.montecarlo.diverged`)."""
-    from ...algorithms import scaffold_run
-    from ...engines.montecarlo import (
-        Estimate,
-        decide,
-        estimate_average_gradient_sq,
-        estimate_weighted_gap,
-    )
-    from ...oracles import GaussianOracle
 
     why = fits(st, inst)
     if why:
@@ -81,7 +82,6 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
             traj = scaffold_run(inst.problem, oracle, S=inst.S, K=inst.K, T=inst.T, eta_l=inst.eta_l,
                                 eta_g=inst.eta_g, x0=x0, c0=c0, R=replicates, rng=np.random.default_rng(seed))
     except Diverged as exc:  # every hypothesis holds here (checked above): an anomaly worth reporting
-        from ...engines.montecarlo import diverged
         details.update(replicates=replicates, method="montecarlo")
         return diverged(st.name, exc, rhs, inside_hypotheses=True, details=details, witness=witness)
     if single:
@@ -90,7 +90,6 @@ def decide_montecarlo(st, inst: RunInstance, *, replicates: int = 256, seed: int
             mu = evaluate(st.lhs.args[3], val)
             xs = evaluate(st.lhs.args[2], val)
             f_star = None if xs.key == MINIMIZER_KEY else as_float(access.objective(xs))
-            from ...exact import fraction_of
             mu_q = fraction_of(to_exact(mu))           # a float μ at its exact binary value
             if mu_q is not None and weight_sum(inst.T, mu_q, h, lean=True) == 0:
                 # μ h = 2: Lean's weights (1 - μh/2)⁻¹ ^ (r+1) are 0⁻¹ ^ (r+1) = 0, so weightedGap is exactly 0

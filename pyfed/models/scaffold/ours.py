@@ -14,8 +14,8 @@ import numpy as np
 from ...errors import InputError
 from ...lean import terms
 from ...lean.paths import source_lean_dir
-from ...statements.elaborate import read_declarations
 from ...problems.quadratic import QuadraticProblem
+from ...statements.elaborate import read_declarations
 from ...suites.scaffold import CONVEX
 from .hypotheses import max_eta_l
 from .instance import RunInstance

@@ -34,6 +34,10 @@ from types import SimpleNamespace
 import numpy as np
 import sympy
 
+from ...engines.pep.certificate import certify_verdict
+from ...engines.pep.exact_pep import pep_scaffold_exact
+from ...engines.pep.participation import check_tree_size, pep_scaffold_wide_exact
+from ...engines.pep.scaffold import fit_quadratic
 from ...engines.pep.solver import (
     DEFAULT_RATIO_TOL,
     DEFAULT_SOLVER_TOL,
@@ -46,10 +50,25 @@ from ...engines.pep.solver import (
     _new_function,
     _solve,
 )
-from ...exact import as_float
+from ...engines.pep.wide import decide_pep
+from ...errors import InputError
 from ...evaluation.numbers import EvaluationError, to_exact
+from ...exact import as_float
+from ...problems.quadratic import QuadraticProblem
 from ...statements.evaluate import evaluate
+from ...theory import effective_step
 from ...verdicts import Evidence, Holds, Inconclusive, Verdict, Violated
+from .access import ExactAccess, NotLinear, SymbolicAccess, bind, linear_form
+from .exact import decide_exact
+from .hypotheses import (
+    _admissible,
+    _step_relevant,
+    evaluate_hypotheses,
+    fits,
+    hypothesis_mentions,
+    max_eta_l,
+)
+from .instance import RunInstance
 from .pep_witness import interpolated_reverification
 
 __all__ = ["NoPEP", "pep_plan", "pep_row"]
@@ -99,17 +118,6 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
     Returns dict(eta_l, S, N, K, T, beta, mu, eta_g, sigma, gap_coefs {r: Fraction}, grad_coefs,
     alpha, gamma, kappa, rho (None at σ = 0), rounds, hypotheses, note). Raises :class:`NoPEP` with
     the reason."""
-    from ...problems.quadratic import QuadraticProblem
-    from .access import ExactAccess, SymbolicAccess, bind
-    from .hypotheses import (
-        _admissible,
-        _step_relevant,
-        evaluate_hypotheses,
-        fits,
-        hypothesis_mentions,
-        max_eta_l,
-    )
-    from .instance import RunInstance
 
     if st.hypothesis("convexity") is None:
         raise NoPEP("the statement does not assume `Convexity P μ`: the PEP engine ranges over smooth "
@@ -160,7 +168,6 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
             msg += (f" -- a limit of the PEP row's problem size (it is solved at N = {N}, K = {K}, T = {T} only; "
                     f"its SDP grows with N, K and T), not a proof that the hypotheses exclude {regime}")
         raise NoPEP(msg, tried=True)
-    from .access import NotLinear, linear_form
     try:
         const, coefs = linear_form(st, inst, access=ExactAccess(inst), pep=True)
     except (NotLinear, EvaluationError) as exc:
@@ -207,8 +214,6 @@ def pep_plan(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, c
     grad = {r: to_exact(c) for (k, r), c in coefs.items() if k == "gradsq"}
     rounds = max(list(gap) + list(grad) + [0])
     if S < N or sigma > 0:
-        from ...engines.pep.participation import check_tree_size
-        from ...errors import InputError
         try:
             check_tree_size(N, S, K, rounds, noisy=sigma > 0)
         except InputError as exc:
@@ -334,7 +339,6 @@ def pep_row(st, *, N: int = 2, K: int = 2, T: int = 2, beta=1, mu=0, eta_g=1, so
     problem, handles = _build(plan, float(pot_coef))
     dual, primal, status, name, secs, tol_used = _solve(problem, solver, solver_tol, solver_options)
     ratio = dual / as_float(alpha) if dual is not None else None
-    from ...theory import effective_step
     h = effective_step(plan["K"], plan["eta_l"], plan["eta_g"])
     params = {"N": N, "S": N, "K": K, "T": T, "eta_l": _fmt_frac(plan["eta_l"]), "eta_g": _fmt_frac(plan["eta_g"]),
               "beta": _fmt_frac(plan["beta"]), "mu": _fmt_frac(plan["mu"]), "sigma": "0", "h": _fmt_frac(h)}
@@ -379,9 +383,7 @@ def exact_pep_of_plan(plan, *, controls: bool = True):
     method and metric as :func:`_build`, rational coefficients, init = ‖x0 - x⋆‖² + (γ/α) C₀
     (+ (ρ/α) σ² at σ > 0; S < N: the average over subset sequences, :mod:`pyfed.engines.pep.participation`;
     the claim to certify is metric ≤ α·init)."""
-    from ...engines.pep.exact_pep import pep_scaffold_exact
     if plan.get("S", plan["N"]) < plan["N"] or plan.get("sigma", 0) > 0:
-        from ...engines.pep.participation import pep_scaffold_wide_exact
         rho = plan["rho"] / plan["alpha"] if plan["sigma"] > 0 else None
         return pep_scaffold_wide_exact(plan["N"], plan["S"], plan["K"], plan["eta_l"], plan["eta_g"], plan["beta"],
                                        plan["mu"], plan["gap_coefs"], plan["grad_coefs"], plan["gamma"] / plan["alpha"],
@@ -396,8 +398,6 @@ def _wide_row(st, plan, *, solver, solver_tol, ratio_tol, certify, verify=True) 
     σ = 0 when a quadratic fitted to the primal worst case reproduces it exactly (``verify``, by the
     statement's exact engine), otherwise Inconclusive: at σ > 0 a value above α is a relaxation's,
     not a counterexample."""
-    from ...engines.pep.wide import decide_pep
-    from ...theory import effective_step
 
     N, S, K, T, sigma = plan["N"], plan["S"], plan["K"], plan["T"], plan["sigma"]
     pep = exact_pep_of_plan(plan)
@@ -458,9 +458,6 @@ def _free_controls(st, plan, v: Verdict) -> Verdict:
     """
     if plan["gamma"] != 0 or v.status == "violated" or (v.status == "holds" and v.evidence != Evidence.PEP_NUMERICAL):
         return v
-    from ...problems.quadratic import QuadraticProblem
-    from .exact import decide_exact
-    from .instance import RunInstance
 
     N, beta, mu = plan["N"], plan["beta"], plan["mu"]
     why = ("the right side has no C₀ term (γ = 0), so the initial controls are unbounded in the PEP and its "
@@ -502,7 +499,6 @@ def _free_controls(st, plan, v: Verdict) -> Verdict:
 
 def _attach_certificate(v, plan, solver):
     """Try an exact certificate of metric ≤ α·init; on success ``v`` becomes a certified hold."""
-    from ...engines.pep.certificate import certify_verdict
     pep = exact_pep_of_plan(plan)
     cert = certify_verdict(v, pep, plan["alpha"], solver=solver,
                            claim=f"LHS ≤ {_fmt_frac(plan['alpha'])}·(‖x0 - x⋆‖² + (γ/α) C₀) for every β-smooth "
@@ -512,9 +508,6 @@ def _attach_certificate(v, plan, solver):
 
 
 def _reverify(st, plan, handles, res, common):
-    from ...engines.pep.scaffold import fit_quadratic
-    from .exact import decide_exact
-    from .instance import RunInstance
     try:
         qp, _A, _b, x0q, c0q, r = fit_quadratic(handles, plan["beta"], plan["mu"])
         inst = RunInstance(name="pep-worst-case-quadratic", problem=qp, sigma=Fraction(0), S=plan["S"], K=plan["K"],

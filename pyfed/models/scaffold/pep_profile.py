@@ -22,11 +22,19 @@ unchanged at these parameters (the 15 of μh ≤ S/(15N) at μ = 0) is reported 
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 from ...errors import InputError
+from ...evaluation.numbers import Undecided
 from ...exact import rational_str
-from .constants import literals
+from ...lean.paths import source_lean_dir
+from ...statements.evaluate import evaluate
+from ...statements.reader import ReaderError, read_text
+from ...theory import effective_step
+from .access import ExactAccess, SymbolicAccess, bind
+from .constants import literals, safe_set
 from .pep import NoPEP, pep_plan, pep_row
+from .profile import constant_profile, outward_decimal
 
 __all__ = ["certificate_profile", "hypothesis_profile", "constant_pep_profile", "two_sided_profile",
            "plot_certificate_profile", "rhs_dependence", "statement_with", "source_text", "pep_where"]
@@ -62,10 +70,6 @@ def rhs_dependence(st, key: str, *, N: int = 2, K: int = 2, T: int = 2, beta=1, 
     when the statement has no PEP row at these parameters."""
     import sympy
 
-    from ...evaluation.numbers import Undecided
-    from ...statements.evaluate import evaluate
-    from .access import ExactAccess, SymbolicAccess, bind
-    from .constants import safe_set
 
     lit = _rhs_literal(st, key)
     plan = pep_plan(st, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g)
@@ -101,9 +105,7 @@ def source_text(st) -> str:
     """The Lean text ``st`` was read from (its ``location.path``, absolute or relative to the
     working directory, the checkout or :func:`pyfed.lean.paths.source_lean_dir`). Raises
     InputError when no such file is found."""
-    from pathlib import Path
 
-    from ...lean.paths import source_lean_dir
 
     p = Path(st.location.path)
     lean = source_lean_dir()
@@ -118,7 +120,6 @@ def statement_with(st, lit, value, text: str | None = None):
     numeral of the file) replaced by the rational ``value``, re-read from the Lean text (``text``:
     the file's text, default :func:`source_text`) by the same reader. Raises InputError when the
     numeral is not found at its location or the edited text does not read back."""
-    from ...statements.reader import ReaderError, read_text
 
     if lit.node is None:
         raise InputError("key", f"{lit.key} is a model constant, not a numeral of the file")
@@ -307,7 +308,6 @@ def hypothesis_profile(st, key: str, *, text: str | None = None, N: int = 2, K: 
     if lit.node is None:
         return certificate_profile(st, key, N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g, halvings=halvings,
                                    refine=refine, solver=solver, progress=progress)
-    from ...theory import effective_step
 
     text = source_text(st) if text is None else text
     params = dict(N=N, K=K, T=T, beta=beta, mu=mu, eta_g=eta_g)
@@ -403,7 +403,6 @@ def two_sided_profile(st, key: str, *, seed: int = 0, budget: int = 8, search: b
     parameters (``pep``: its keyword arguments). Same seed and budget give the same search side."""
     out = {"statement": st.name, "key": key, "certificate_side": constant_pep_profile(st, key, **pep)}
     if search:
-        from .profile import constant_profile
         prof = constant_profile(st, seed=seed, budget=budget, only=[key])
         (entry,) = [e for e in prof["constants"] if e["key"] == key]
         out["witness_side"] = search_side(entry, seed, budget)
@@ -415,7 +414,6 @@ def search_side(entry, seed, budget) -> dict:
     ``needed`` (exact), ``needed_below`` (a decimal rounded down: violations exist on the search's
     instances at every value below it, direction "at least"; rounded up for "at most"), the
     pinning candidate's index and description, and the profile's sentence."""
-    from .profile import outward_decimal
 
     needed = entry.get("needed")
     at_least = entry["direction"] in ("at least", "between")

@@ -15,8 +15,8 @@ import sympy
 
 from ...engines.statement.search import Record, exact_text
 from ...errors import InputError
-from ...exact import as_float, enclosure, outward_decimal, rational_str
 from ...evaluation.numbers import EvaluationError, Undecided, compare, decide_sign, to_exact
+from ...exact import as_float, enclosure, outward_decimal, rational_str
 from .candidates import structured_count
 from .constants import literals, skipped_numerals
 from .exact import sides_exact

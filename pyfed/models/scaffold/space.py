@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, bisect, short_rational
-from ...engines.statement.naturals import TYPE_NAMES, nearest_naturals, numerals_of
+from ...engines.statement.naturals import TYPE_NAMES, moved_note, natural_hypotheses, nearest_naturals, numerals_of
 from ...errors import InputError
 from ...exact import as_float
 from ...problems.clients import ClientSet
@@ -34,7 +34,7 @@ from ...problems.ridge import RidgeFunction, centred
 from ...statements.evaluate import EvaluationError, Undecided, decide, evaluate, to_exact
 from .access import ExactAccess, bind
 from .candidates import _fill_roles, _movable_naturals
-from .hypotheses import _simplest_between, _step_relevant, max_eta_l
+from .hypotheses import _admissible, _simplest_between, _step_relevant, hypothesis_mentions, max_eta_l
 from .instance import RunInstance
 from .search import decide_record
 
@@ -91,7 +91,6 @@ def _eta_g_range(st):
     if node.kind == "num":
         return None
     probe = _probe(st, 1, 1)
-    from .hypotheses import _admissible, hypothesis_mentions
     own = [h for h in st.hypotheses if hypothesis_mentions(h, {node.text})
            and not hypothesis_mentions(h, {st.run["eta_l"].text})]
 
@@ -233,8 +232,6 @@ def _instance(st, cfg: Config, v: dict) -> tuple:
 def _move_run_naturals(st, inst) -> str | None:
     """Move the run's K and T (names, not numerals) into the statement's natural-only hypotheses;
     "" when nothing moved, None when no values within 1…200 are admissible."""
-    from ...engines.statement.naturals import natural_hypotheses, moved_note
-    from .hypotheses import _admissible
     mov = {k: r for k, r in _movable_naturals(st).items() if r in ("K", "T")}
     if not mov:
         return ""
@@ -260,7 +257,6 @@ def _move_run_naturals(st, inst) -> str | None:
 def _solve_step(st, inst):
     """ηl where a step hypothesis holds with equality (``effectiveStep K ηl ηg = 1 / P.β``): the exact
     rational root of lhs − rhs, bracketed and bisected, when every step hypothesis then holds."""
-    from .hypotheses import _admissible
     hyps = _step_relevant(st)
     eqs = [h for h in hyps if h.op == "="]
     if not eqs:
