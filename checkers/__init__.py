@@ -5,10 +5,7 @@ families the generic search draws from (:mod:`.families`).
 
 What is checked comes from the Lean files through the one reader (:mod:`pyfed.statements`); the
 engines (:mod:`pyfed.engines.statement`) decide it. No statement has a hand-written checker.
+
+The package itself imports nothing: ``pyfed.checkers.families`` is read by the models, which the
+catalogue (through the reader) reads in turn, so an import here would run in a circle.
 """
-
-from __future__ import annotations
-
-from .registry import catalogue, display_name, get, names, qualified_names
-
-__all__ = ["catalogue", "get", "names", "qualified_names", "display_name"]

@@ -35,9 +35,12 @@ def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str
     return ".".join(base + ([name] if name else []))
 
 
-def import_graph() -> dict:
-    """``{module: {imported pyfed modules}}`` over every import statement, wherever it sits."""
-    mods = _modules()
+def import_graph(mods: dict | None = None) -> dict:
+    """``{module: {imported pyfed modules}}`` over every import statement, wherever it sits.
+
+    Importing ``a.b.c`` from outside the package ``a.b`` first runs ``a.b/__init__.py``: that
+    package is an edge too (from inside, Python has already started it, so it is not)."""
+    mods = _modules() if mods is None else mods
     graph = {m: set() for m in mods}
     for m, path in mods.items():
         is_pkg = path.name == "__init__.py"
@@ -53,6 +56,10 @@ def import_graph() -> dict:
                     t = t.rpartition(".")[0]
                 if t and t != m:
                     graph[m].add(t)
+                parent = t.rpartition(".")[0]
+                while parent and parent in mods and not (m == parent or m.startswith(parent + ".")):
+                    graph[m].add(parent)
+                    parent = parent.rpartition(".")[0]
     return graph
 
 
@@ -99,6 +106,22 @@ def _package_of(m: str) -> str:
 def test_no_import_circle_among_modules():
     found = circles(import_graph())
     assert found == [], "import circles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_a_circle_through_a_package_init_is_detected(tmp_path):
+    """models.r imports models.s, which reads checkers.f; checkers/__init__ imports checkers.g,
+    which imports models.r: importing models.r first fails (a partially initialised module)."""
+    files = {"pyfed/models/__init__.py": "", "pyfed/models/r.py": "from . import s\n",
+             "pyfed/models/s.py": "from ..checkers import f\n", "pyfed/checkers/__init__.py": "from .g import x\n",
+             "pyfed/checkers/f.py": "", "pyfed/checkers/g.py": "from ..models.r import y\n", "pyfed/__init__.py": ""}
+    mods = {}
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        parts = rel[:-3].split("/")
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    assert circles(import_graph(mods)) == [["pyfed.checkers", "pyfed.checkers.g", "pyfed.models.r", "pyfed.models.s"]]
 
 
 def test_a_circle_is_detected():
