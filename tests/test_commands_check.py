@@ -388,8 +388,11 @@ def test_the_default_report_counts_inconclusive_rows_as_its_json_and_file_report
     assert code == 0, err
     summary = json.loads(rep.read_text(encoding="utf-8"))["summary"]["verdicts"]
     assert summary["inconclusive"] == 4 and summary["total"] == 5
-    line = next(x for x in out.splitlines() if x.startswith("all verdicts"))
+    line = next(x for x in out.splitlines() if x.startswith("rows "))
     assert re.search(r"1 holds .*, 0 violated, 4 inconclusive$", line), line
+    # the statements, counted as summary.statements counts them: none proven, so 3 inconclusive
+    line = next(x for x in out.splitlines() if x.startswith("statements: "))
+    assert "3 searched, 0 with a counterexample; 0 violated, 0 hold, 3 inconclusive" in line, line
 
 
 @pytest.mark.slow

@@ -7,10 +7,12 @@ verdict is violated. ``-k PATTERN`` selects theorems by name (:func:`theorem_fil
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 from rich.markup import escape
 
 from ..errors import InputError
+from ..report import statement_status
 from ..resources import add_limit_arguments, limits_from_args, refuse_if_over
 from . import COMMAND_HELP, make_console, print_line
 from .display import Stages
@@ -175,19 +177,13 @@ def run(args) -> int:
     print_line(console, f"theorem instances: {summary_counts(verdicts)}")
     found = sum(v.status == "violated" for _, v in statements)
     if statements:
-        print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample")
-        proven = [getattr(v, "proof", None) for _, v in statements]
-        proven = [p for p in proven if p is not None and p.complete]
-        if proven:
-            from ..engines.proof.proof import LABELS
-            kinds: dict = {}
-            for p in proven:
-                kinds[p.kind] = kinds.get(p.kind, 0) + 1
-            how = "; ".join(f"{n} {LABELS[k].removeprefix('holds ').strip('()')}" for k, n in sorted(kinds.items()))
-            print_line(console, f"statements that hold (proven; the JSON report has each proof): {len(proven)} ({how})")
-        # every verdict of the report, the search rows included: the JSON summary's counts, and
-        # counted as a file report counts them (a search without a counterexample is inconclusive)
-        print_line(console, f"all verdicts (theorem instances and statement searches, as in the JSON summary): "
+        # the statements as a file report counts them (the JSON's summary.statements), then every row
+        proofs = [(v, getattr(v, "proof", None)) for _, v in statements]
+        rows = [SimpleNamespace(status=statement_status([v], proof), proof=proof) for v, proof in proofs]
+        print_line(console, f"statements: {len(statements)} searched, {found} with a counterexample; "
+                            f"{statement_counts(rows)} (only a proof makes a statement hold; the JSON report has "
+                            "each proof)")
+        print_line(console, f"rows (theorem instances and statement searches, as in the JSON summary.verdicts): "
                             f"{summary_counts(list(verdicts) + [v for _, v in statements])}")
     print_line(console, "[dim]pyfed checks the Lean statements numerically on instances and by search; it proves "
                         "nothing in Lean (the statements' proofs are not part of pyfed).[/dim]")

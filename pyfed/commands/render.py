@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..engines.proof.proof import LABELS
 from ..engines.search.space import reach_text
 from ..exact import format_estimate, format_estimate_ratio, format_number, format_parameter
 from ..verdicts import Evidence, violation_wording
@@ -148,15 +149,21 @@ def render_statement_verdicts(console, results) -> None:
         held = sf.holds if sf is not None and sf.holds is not None else "-"
         decided = f"{held} ({how})" if v.status != "violated" else "-"
         drawn = "-" if sf is None else (sf.drawn if sf.drawn is not None else sf.candidates)
-        t.add_row(escape(name), escape(str(result)), f"[{style.get(v.status, '')}]{v.label}[/]", _fmt(v.lhs), _fmt(v.rhs),
+        proof = getattr(v, "proof", None)
+        if proof is not None and proof.complete and v.status != "violated":
+            verdict = f"[{style['holds']}]{LABELS[proof.kind]}[/]"      # the statement's, not the search's
+        else:
+            verdict = f"[{style.get(v.status, '')}]{v.label}[/]"
+        t.add_row(escape(name), escape(str(result)), verdict, _fmt(v.lhs), _fmt(v.rhs),
                   _fmt(v.ratio), decided, str(drawn))
     print_table(console, t)
-    print_line(console, "  [dim]A search that finds no counterexample does not prove a statement: such rows are "
-                        "inconclusive by design (unlike the per-instance verdicts above). lhs/rhs = 1: the bound is "
-                        "attained on the tightest instance; '-': no ratio (the right side is 0 or negative, where lhs/rhs says "
-                        "nothing about tightness). drawn = candidates "
-                        "generated (structured edge cases + the budget's random draws + the candidates refined from them); "
-                        "decided = those inside the hypotheses whose inequality was decided.[/dim]")
+    print_line(console, "  [dim]verdict: the statement's. A `holds` verdict is a proof of the whole statement (the JSON "
+                        "report has its steps); otherwise the search's: a search that finds no counterexample proves "
+                        "nothing, so such a statement is inconclusive by design (unlike the per-instance verdicts "
+                        "above). lhs/rhs = 1: the bound is attained on the tightest instance; '-': no ratio (the "
+                        "right side is 0 or negative, where lhs/rhs says nothing about tightness). drawn = candidates "
+                        "generated (structured edge cases + the budget's random draws + the candidates refined from "
+                        "them); decided = those inside the hypotheses whose inequality was decided.[/dim]")
 
 
 def _short(exact: str | None) -> str:
@@ -224,7 +231,6 @@ def statement_counts(reports) -> str:
     ``summary.statements``): "1 violated, 2 hold (1 published, proved; 1 vacuously), 2
     inconclusive". One violated row makes a statement false; only a complete proof makes it hold
     (rows that hold, an instance or a PEP certificate at stated parameters, do not)."""
-    from ..engines.proof.proof import LABELS
     counts = {s: 0 for s in ("violated", "holds", "inconclusive")}
     kinds: dict = {}
     for r in reports:
