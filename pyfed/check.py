@@ -149,6 +149,7 @@ def check_statement(st: Statement, *, quick: bool = False, seed: int = 0, replic
                                engines=applicable_engines(st), vacuous=why_vacuous, outcome=outcome)
     ctx = Context(quick=quick, seed=seed, replicates=replicates if replicates is not None else default_replicates(quick),
                   budget=default_budget(quick) if budget is None else int(budget), profile=profile, pool=pool,
+                  cross_check=outcome.proof is not None and budget is None and not quick,
                   progress=progress, out=out)
     use, skip = engines_for(st)
     verdicts, clocks = [], {}

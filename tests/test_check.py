@@ -161,3 +161,18 @@ def test_quick_replicates_are_as_the_readme_says(quick_check_cli):
     readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "explanation" / "model.md")
                       .read_text(encoding="utf-8").split())
     assert "64 replicates" in readme and "their rows read `R=32, 3 round starts (joint)` with `--quick`" in readme
+
+
+def test_a_proven_statement_is_searched_only_as_a_cross_check_unless_a_budget_is_given():
+    """A statement with a complete proof gets the search by optimisation of --quick (it can only
+    cross-check the proof), and the report says so; --budget asks for the full search."""
+    from pyfed import read_file
+    from pyfed.check import check_statement
+    from pyfed.engines.search.optimise import DEFAULT_DECISIONS, QUICK_DECISIONS
+    (st,) = read_file(Path(__file__).resolve().parent / "data" / "holds" / "true_am_gm.lean")
+    rep = check_statement(st, profile=False)
+    reach = rep.search.verdict.details["reach"]
+    assert rep.status == "holds" and "cross-checks the proof" in reach["cross_check"]
+    assert 0 < reach["points"] <= QUICK_DECISIONS
+    full = check_statement(st, profile=False, budget=24).search.verdict.details["reach"]
+    assert "cross_check" not in full and QUICK_DECISIONS < full["points"] <= DEFAULT_DECISIONS

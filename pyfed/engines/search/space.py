@@ -207,6 +207,8 @@ def reach_text(reach: dict) -> str:
     if "not_searched" in reach:
         return f"no search by optimisation: {reach['not_searched']}"
     parts = [f"search by optimisation: {reach.get('points', 0)} points (a violation only after an exact re-check)"]
+    if reach.get("cross_check"):
+        parts.append(reach["cross_check"])
     if reach.get("configurations"):
         parts.append(f"{reach['configurations']} configurations")
     if reach.get("sizes"):
@@ -216,7 +218,8 @@ def reach_text(reach: dict) -> str:
     if reach.get("ranges"):
         parts.append("; ".join(reach["ranges"]))
     if reach.get("closest"):
-        parts.append(f"closest margin {reach['closest']['margin']:.3g} (at {reach['closest']['instance']})")
+        margin = float(reach["closest"]["margin"]) + 0.0       # + 0.0: a margin rounded to -0 reads 0
+        parts.append(f"closest margin {margin:.3g} (at {reach['closest']['instance']})")
     if reach.get("not_drawn"):
         parts.append("not drawn: " + "; ".join(reach["not_drawn"]))
     return "; ".join(parts)

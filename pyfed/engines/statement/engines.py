@@ -31,7 +31,8 @@ class Context:
     quick : bool (smaller sizes and budgets); seed : int (every random draw derives from it);
     replicates : int (Monte Carlo replicates); budget : int (random draws of the search);
     profile : bool (run the constant profile); pool : a :class:`pyfed.parallel.Pool` or None
-    (serial); progress : callable(label) or None; out : directory for counterexample files or None.
+    (serial); progress : callable(label) or None; out : directory for counterexample files or None;
+    cross_check : bool (the statement is proven: the search only cross-checks the proof).
     """
 
     quick: bool = False
@@ -42,6 +43,9 @@ class Context:
     pool: object = None
     progress: Callable[[str], object] | None = None
     out: str | None = None
+    #: the statement is already proven (a complete proof) and no budget was asked for: the search
+    #: by optimisation only cross-checks the proof, with the budget of ``quick``
+    cross_check: bool = False
 
     def tell(self, label: str) -> None:
         """Report progress (the label of the stage starting), if anyone listens."""
@@ -125,7 +129,12 @@ class AdversarialSearch:
 
     def decide(self, st: Statement, ctx: Context) -> EngineOutcome:
         ctx.tell(f"{st.name}: adversarial search")
-        res = search_statement(st, seed=ctx.seed, budget=ctx.budget, quick=ctx.quick, progress=ctx.tell)
+        res = search_statement(st, seed=ctx.seed, budget=ctx.budget, quick=ctx.quick or ctx.cross_check,
+                               progress=ctx.tell)
+        reach = (res.verdict.details or {}).get("reach")
+        if ctx.cross_check and isinstance(reach, dict) and "not_searched" not in reach:
+            reach["cross_check"] = ("the budget of --quick: the statement is proven, so the search only "
+                                    "cross-checks the proof (--budget N searches in full)")
         return EngineOutcome([res.verdict], tried=res.tried, search=res)
 
 
