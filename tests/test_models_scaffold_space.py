@@ -66,3 +66,16 @@ def test_space_reaches_a_global_step_of_a_thousand_only_where_nothing_bounds_it(
     assert {c.data["N"] for c in seed.configs} == set(range(1, 9))
     assert {(c.data["N"], c.data["S"]) for c in seed.configs} >= {(8, 1), (8, 4), (8, 8), (2, 1)}
     assert {c.data["family"] for c in seed.configs} == {"quadratic", "huber", "relu2"}
+
+
+def test_exact_client_sets_with_partial_participation_keep_their_sample_paths_few():
+    """C(N, S)^T sample paths: the rounds drawn for S < N keep them within PATH_STATES (256)."""
+    from math import comb
+
+    from pyfed.models.scaffold.space import PATH_STATES, _path_rounds
+    assert [_path_rounds(N, S) for N, S in ((2, 1), (3, 1), (4, 2), (5, 2), (6, 3), (8, 1))] == [6, 5, 3, 2, 1, 2]
+    for N in range(2, 9):
+        for S in range(1, N):
+            T = _path_rounds(N, S)
+            assert T == 1 or comb(N, S) ** T <= PATH_STATES
+            assert T == 6 or comb(N, S) ** (T + 1) > PATH_STATES

@@ -137,10 +137,26 @@ def scaffold_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
     return SearchSpace(configs, list(fams), sizes, [], scale=0.5 if quick else 0.7)
 
 
+#: Distinct sample-path states the exact client sets may reach (S < N): every round multiplies the
+#: paths by C(N, S), and every state costs K exact local steps per sampled client.
+PATH_STATES = 256
+
+
+def _path_rounds(N: int, S: int) -> int:
+    """The most rounds (at most 6) whose C(N, S)^T sample paths stay within :data:`PATH_STATES`:
+    6 for N = 2, S = 1; 2 for N = 8, S = 1; 1 for N = 6, S = 3."""
+    per_round = math.comb(N, S)
+    T = 1
+    while T < 6 and per_round ** (T + 1) <= PATH_STATES:
+        T += 1
+    return T
+
+
 def _config(N, S, d, fam, reg, eg, quick) -> Config:
     ridge = fam != "quadratic"
     axes = [Axis("K", 1, 8 if quick else 32, integer=True, why="local steps"),
-            Axis("T", 1, (6 if ridge and S < N else 20 if quick else 200), integer=True, why="rounds"),
+            Axis("T", 1, (_path_rounds(N, S) if ridge and S < N else 20 if quick else 200), integer=True,
+                 why="rounds"),
             Axis("step", 1e-3, 1.0, why="fraction of the largest admissible eta_l (or h beta in [1e-3, 1e2] "
                                         "when no hypothesis bounds the step)"),
             Axis("|x0 - x*|", 1e-3, 1e3, why="far starts"),
