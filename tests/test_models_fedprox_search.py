@@ -83,3 +83,34 @@ def test_the_witness_replays_and_its_lean_file_lists_the_instance(tmp_path):
     code, out, err = run_cli(["check", "--replay", str(files[0])])
     assert code == 1 and "both sides equal the recorded ones exactly" in out
     assert "FedProx procedure evaluated from its Lean body" in out
+
+
+SERVER_STEP_UNBOUNDED = """import Pyfed
+open SCAFFOLD (Space LocalOracle)
+open FedProxProcedure
+
+/-- False: with N = S = K = 1, a = 1, μ = 0, ηl = 1 the local step lands on x⋆, so a round maps
+x₀ - x⋆ to (1 - ηg)(x₀ - x⋆); ηg = 3 doubles the distance (4 > 1 for x₀ - x⋆ = 1). Nothing
+bounds ηg above. -/
+theorem ServerStepUnbounded {d N : ℕ} (S K : ℕ) (ηl ηg μ : ℝ) (a : Fin N → ℝ)
+    (xstar x0 : Space d) (samples : ℕ → Finset (Fin N)) (r : ℕ)
+    (hμ : 0 ≤ μ) (ha : ∀ i, 0 ≤ a i) (hηl : 0 < ηl) (hstep : ∀ i, ηl * (a i + μ) ≤ 1)
+    (hηg : 0 < ηg) (hK : 1 ≤ K) (hS : 0 < S) (hcard : ∀ t, (samples t).card = S) :
+    ‖fedProx S K ηl ηg μ (fun _ i _ y => a i • (y - xstar)) samples x0 r - xstar‖ ^ 2 ≤
+      ‖x0 - xstar‖ ^ 2 := by
+  sorry
+"""
+
+
+def test_a_statement_false_only_for_a_large_server_step_is_violated(tmp_path):
+    """The server step ηg is drawn beyond 2 when no hypothesis bounds it (up to 1000): the
+    statement holds for ηg ≤ 2 (the round is a contraction times 1 - ηg(1 - c) with c in [0, 1])
+    and fails beyond; the witness re-checks exactly."""
+    path = tmp_path / "server_step.lean"
+    path.write_text(SERVER_STEP_UNBOUNDED, encoding="utf-8")
+    (st,) = read_file(path)
+    res = st.model.search(st, seed=0, budget=24)
+    v = res.verdict
+    assert v.status == "violated" and v.exact and Fr(v.details["lhs_exact"]) > Fr(v.details["rhs_exact"])
+    assert Fr(v.witness["instance"]["ηg"]) > 2
+    assert st.model.recheck(st, v.witness).status == "violated"

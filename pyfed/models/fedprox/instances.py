@@ -7,7 +7,8 @@ step index, is an ``index``). Each role is drawn from its own range, all exact r
 
 * dimensions: ``N`` clients (a ``Fin N``) in 1..3, points of ``Space d`` with d in 1..2;
 * ``S`` in 1..N (full participation first), ``K`` local steps in 1..4, round and step indices in 0..3;
-* steps ``ηl`` and ``ηg`` and the proximal weight ``μ ≥ 0`` from short ladders of rationals;
+* steps ``ηl`` and ``ηg`` and the proximal weight ``μ ≥ 0`` from short ladders of rationals (ηg up
+  to 1000 and μ up to 100, for statements whose hypotheses bound neither);
 * ``oracle``: rational quadratic clients ``fᵢ(y) = ½ yᵀAᵢy − bᵢᵀy`` (``Aᵢ = Qᵀ diag(λᵢ) Q`` with a
   rational rotation Q, eigenvalues λ in [0, 2]) and their exact affine oracles ``gᵢ(y) = Aᵢy − bᵢ``,
   in some draws plus a rational offset per call (a noise realization), for one client, one round
@@ -58,8 +59,8 @@ LADDERS = {
     "index": [1, 2, 0, 3],
     "nat": [1, 2, 0, 3, 4],
     "ηl": [Fr(1, 4), Fr(1, 2), Fr(1, 8), Fr(1), Fr(1, 10), Fr(1, 3)],
-    "ηg": [Fr(1), Fr(1, 2), Fr(2), Fr(3, 2)],
-    "μ": [Fr(1), Fr(0), Fr(1, 2), Fr(2), Fr(3), Fr(1, 10)],
+    "ηg": [Fr(1), Fr(1, 2), Fr(2), Fr(3, 2), Fr(3), Fr(10), Fr(1000)],   # large: a server step nothing bounds
+    "μ": [Fr(1), Fr(0), Fr(1, 2), Fr(2), Fr(3), Fr(1, 10), Fr(100)],
     "real": [Fr(1), Fr(1, 2), Fr(0), Fr(2), Fr(1, 4), Fr(3), Fr(-1), Fr(1, 10), Fr(-1, 2)],
     "member": [Fr(1), Fr(1, 2), Fr(2), Fr(0), Fr(3, 2), Fr(1, 4)],
     "eigenvalue": [Fr(1), Fr(1, 2), Fr(2), Fr(0), Fr(3, 2)],
