@@ -309,3 +309,17 @@ def test_a_pep_violation_reverified_exactly_is_not_called_numerical():
     # not reproduced: still the numerical SDP
     d2 = dict(d, reverification={"reproduced": False})
     assert evidence(Inconclusive("S", details=d2)) == "PEP SDP, numerical (tol 1e-06)"
+
+
+def test_a_violated_row_prints_its_sides_apart():
+    """3651.0721049… > 3651.0720564…: six digits print both as 3651.07 and the ratio as 1, so a
+    violated row gets the digits it takes to tell them apart; a row that holds keeps six."""
+    from fractions import Fraction
+
+    from pyfed.commands.render import _apart
+    lhs, rhs = Fraction(36510721049452, 10**10), Fraction(36510720564031, 10**10)
+    assert _apart(lhs, rhs, lhs / rhs, False) == ("3651.07", "3651.07", "1")
+    a, b, r = _apart(lhs, rhs, lhs / rhs, True)
+    # 10 digits part the sides (3651.072105 vs 3651.072056) but the ratio, at 8, still reads 1: 14
+    assert (a, b, r) == ("3651.0721049452", "3651.0720564031", "1.0000000133")
+    assert _apart(Fraction(2), Fraction(1), Fraction(2), True) == ("2", "1", "2")

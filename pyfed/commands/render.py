@@ -23,6 +23,18 @@ __all__ = ["evidence", "summary_counts", "render_verdicts", "render_statement_ve
 _fmt = format_number
 
 
+def _apart(lhs, rhs, ratio, apart: bool) -> tuple[str, str, str]:
+    """The two sides and their ratio for a table row; ``apart`` (a violated row): with as many
+    digits as it takes for the printed sides to differ and the ratio not to read 1 (up to 30;
+    balls print only their certified digits), so a violation never reads "3651.07 > 3651.07"."""
+    digits = 6
+    while True:
+        a, b, r = _fmt(lhs, digits), _fmt(rhs, digits), _fmt(ratio, max(4, digits - 2))
+        if not apart or (a != b and r != "1") or digits >= 30:
+            return a, b, r
+        digits += 4
+
+
 def evidence(v) -> str:
     """What a theorem verdict rests on: exact rationals, a certified ball, a Monte Carlo
     interval (with its level and R: the ± in the left-side column is its half-width) or a
@@ -104,11 +116,12 @@ def render_verdicts(console: Console, verdicts, title: str) -> None:
                 hyp = "all met"
             mc = f.monte_carlo
             balls = getattr(v, "balls", None) or {}
-            lhs = format_estimate(mc.mean, mc.half_width) if mc else _fmt(balls.get("lhs", v.lhs))
-            # the ratio of an estimate: no more significant digits than its printed mean has
-            ratio = (format_estimate_ratio(v.ratio, mc.mean, mc.half_width) if mc
-                     else _fmt(balls.get("ratio", v.ratio), 4))
-            t.add_row(escape(str(f.instance.instance or "-")), hyp, lhs, _fmt(balls.get("rhs", v.rhs)),
+            lhs, rhs, ratio = _apart(balls.get("lhs", v.lhs), balls.get("rhs", v.rhs), balls.get("ratio", v.ratio),
+                                     v.status == "violated")
+            if mc:      # the ratio of an estimate: no more significant digits than its printed mean has
+                lhs, ratio = format_estimate(mc.mean, mc.half_width), format_estimate_ratio(v.ratio, mc.mean,
+                                                                                            mc.half_width)
+            t.add_row(escape(str(f.instance.instance or "-")), hyp, lhs, rhs,
                       ratio, f"[{STYLE.get(v.status, '')}]{v.label}[/]", evidence(v))
         print_table(console, t)
         for v in vs:
@@ -154,8 +167,8 @@ def render_statement_verdicts(console, results) -> None:
             verdict = f"[{style['holds']}]{LABELS[proof.kind]}[/]"      # the statement's, not the search's
         else:
             verdict = f"[{style.get(v.status, '')}]{v.label}[/]"
-        t.add_row(escape(name), escape(str(result)), verdict, _fmt(v.lhs), _fmt(v.rhs),
-                  _fmt(v.ratio), decided, str(drawn))
+        lhs, rhs, ratio = _apart(v.lhs, v.rhs, v.ratio, v.status == "violated")
+        t.add_row(escape(name), escape(str(result)), verdict, lhs, rhs, ratio, decided, str(drawn))
     print_table(console, t)
     print_line(console, "  [dim]verdict: the statement's. A `holds` verdict is a proof of the whole statement (the JSON "
                         "report has its steps); otherwise the search's: a search that finds no counterexample proves "
