@@ -387,7 +387,7 @@ def _generators(ring, t, polys, facts, signs, positive, extra_degree, stage=2) -
             continue
         strict_p = all(facts[i].strict for i in idx)
         for u in p:
-            for w in (targets if idx else support):
+            for w in (targets if idx and stage == 1 else support):
                 m = mono_div(w, u)
                 if m is None or not _nonneg_mono(m, R, signs) or R.degree(p) + mono_degree(m) > dmax:
                     continue
