@@ -18,6 +18,7 @@ from ...export import counterexample_context
 from ..protocol import BuiltinRows, Model, RecheckError
 from . import builtin, export, search
 from .reader import FAMILY, FedProxStatement, claims, statements_from
+from .space import evaluate_point, fedprox_space
 
 __all__ = ["FedProxModel", "MODEL"]
 
@@ -47,6 +48,12 @@ class FedProxModel(Model):
 
     def search(self, st, *, seed=0, budget=24, progress=None, pool=None):
         return search.search(st, seed=seed, budget=budget, progress=progress)
+
+    search_space = staticmethod(fedprox_space)
+    evaluate_point = staticmethod(evaluate_point)
+
+    def search_verdict(self, st, records, *, seed, budget):
+        return search.verdict(st, records, seed=seed, budget=budget)
 
     def recheck(self, st, witness):
         try:

@@ -13,13 +13,18 @@ parameter that a hypothesis bounds moved to the edge of what the hypotheses admi
 from __future__ import annotations
 
 from ...checkers import families as fam
-from ...engines.statement.lean_search import decide_instance, interpreter_for, search_instances
+from ...engines.statement.lean_search import (
+    decide_instance,
+    interpreter_for,
+    search_instances,
+    search_verdict,
+)
 from ...engines.statement.search import SearchResult
 from ...exact import rational_str
 from ..protocol import RecheckError
 from .instances import STRUCTURED, Unsupported, boundary, draw, roles
 
-__all__ = ["search", "recheck", "decide", "describe_hypotheses", "WITNESS_SCHEMA", "DECIDED_BY"]
+__all__ = ["search", "verdict", "recheck", "decide", "describe_hypotheses", "WITNESS_SCHEMA", "DECIDED_BY"]
 
 #: Version tag of a FedProx witness (the instance's values as exact JSON specs,
 #: :func:`pyfed.checkers.families.env_to_spec`).
@@ -77,6 +82,12 @@ def search(st, *, seed: int = 0, budget: int = 24, progress=None) -> SearchResul
                             count=STRUCTURED + int(budget),
                             decide=lambda env, index, how: decide(st, env, interp, index=index, description=how),
                             seed=seed, budget=budget, schema=WITNESS_SCHEMA, progress=progress)
+
+
+def verdict(st, records, *, seed: int, budget: int):
+    """The search's verdict of ``records`` (the model's search and the search by optimisation
+    alike): the first violation, witness the instance's exact JSON, or the tightest instance."""
+    return search_verdict(st, records, seed, budget, schema=WITNESS_SCHEMA)
 
 
 def recheck(st, witness: dict):
