@@ -39,3 +39,21 @@ def test_reach_says_what_was_searched():
     text = reach_text(r)
     assert "17 points" in text and "N 1…2" in text and "huber" in text and "cannot draw" in text
     assert reach_text({"not_searched": "no search space"}).endswith("no search space")
+
+
+def test_point_margin_is_oriented_by_the_relation_and_kept_on_the_side_of_the_exact_status():
+    from fractions import Fraction as F
+
+    from pyfed.engines.search.space import point_margin
+    assert point_margin("holds", F(1), F(3), float) == -0.5            # (1 - 3) / (1 + 3)
+    assert point_margin("violated", F(3), F(1), float) == 0.5
+    assert point_margin("holds", F(3), F(1), float, "≥") == -0.5        # 3 ≥ 1 holds: (1 - 3) / 4
+    assert point_margin("violated", F(1), F(3), float, "≥") == 0.5
+    assert point_margin("violated", F(2), F(1), float, "=") == 1 / 3    # |2 - 1| / 3
+    assert point_margin("holds", F(1), F(1), float, "=") == -1.0
+    # a float that disagrees with the exact status (a tie rounded) never crosses 0
+    assert point_margin("violated", F(1), F(1), float) == 1e-12
+    assert point_margin("holds", F(10**20 + 1), F(10**20), float) == 0.0
+    assert point_margin("undecided", F(1), F(2), float) is None
+    assert point_margin("holds", float("inf"), F(1), float) == -1.0
+    assert point_margin("holds", float("inf"), F(1), float, fallback=False) is None

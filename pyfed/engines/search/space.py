@@ -184,6 +184,31 @@ class SearchSpace:
                 "not_drawn": list(self.notes)}
 
 
+def point_margin(status: str, lhs, rhs, to_float, relation: str = "≤", *, fallback: bool = True) -> float | None:
+    """The margin a model reports for a decided point (:class:`PointOutcome`): (left − right) /
+    (|left| + |right|) oriented by ``relation`` so that positive means violated (``≥``, ``>``
+    flip the sign; ``=``: the relative gap when violated), kept on the side of the exact
+    ``status`` (a violation's margin is positive, a hold's at most 0); ``to_float`` turns a side
+    into a float (it only steers the optimiser). None when ``status`` is neither ``holds`` nor
+    ``violated``; ±1 when a side has no finite float (None with ``fallback`` False)."""
+    if status not in ("holds", "violated"):
+        return None
+    fallback = (1.0 if status == "violated" else -1.0) if fallback else None
+    if lhs is None or rhs is None:
+        return fallback
+    try:
+        a, b = float(to_float(lhs)), float(to_float(rhs))
+    except Exception:        # noqa: BLE001 -- a side without a float: only the exact status steers
+        return fallback
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return fallback
+    scale = abs(a) + abs(b) + 1e-300
+    if relation == "=":
+        return abs(a - b) / scale if status == "violated" else -1.0
+    m = (b - a if relation in ("≥", ">") else a - b) / scale
+    return max(m, 1e-12) if status == "violated" else min(m, 0.0)
+
+
 @dataclass
 class PointOutcome:
     """The exact decision of one point of a search space.

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ...engines.search.space import Axis, Config, PointOutcome, SearchSpace, short_rational
+from ...engines.search.space import Axis, Config, PointOutcome, SearchSpace, point_margin, short_rational
 from ...errors import InputError
 from ...problems.ridge import RidgeFunction, certified_upper, gradient_rational
 from ...statements.evaluate import Undecided
@@ -110,14 +110,10 @@ def _instance(cfg: Config, v: dict) -> dict:
                 weights=[q(w)], delta=q(delta), c=q(c), L=q(max(L, Fraction(1, 1024))), sigma="0", zeta_sq=q(zeta_sq))
 
 
-def _margin(lhs, rhs) -> float | None:
-    try:
-        a, b = float_of(lhs), float_of(rhs)
-    except (ZeroDivisionError, OverflowError, ValueError, TypeError):
-        return None
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return None
-    return (a - b) / (abs(a) + abs(b) + 1e-300)
+def _margin(lhs, rhs, status: str = "holds") -> float | None:
+    """The point's margin (:func:`point_margin`); for the float screen (``status`` "holds"): None
+    when a side has no finite float, so such a run is decided exactly."""
+    return point_margin(status, lhs, rhs, float_of, fallback=status != "holds")
 
 
 def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOutcome:
@@ -146,5 +142,5 @@ def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOut
             return PointOutcome("holds", m, None, desc)
     rec = decide_record(st, index, desc, inst, vals)
     if rec.status in ("holds", "violated"):
-        return PointOutcome(rec.status, _margin(rec.lhs, rec.rhs), rec, desc)
+        return PointOutcome(rec.status, _margin(rec.lhs, rec.rhs, rec.status), rec, desc)
     return PointOutcome(rec.status, None, rec, desc)

@@ -18,7 +18,6 @@ with the axes. Every point is decided exactly by the one interpreter (:func:`.se
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -29,6 +28,7 @@ from ...engines.search.space import (
     NoSearchSpace,
     PointOutcome,
     SearchSpace,
+    point_margin,
     short_rational,
 )
 from ...engines.statement.lean_search import interpreter_for
@@ -179,16 +179,6 @@ def _env(st, cfg: Config, values: dict, interp, rl: dict, dims: dict) -> dict:
     return env
 
 
-def _margin(lhs, rhs) -> float | None:
-    try:
-        a, b = as_float(lhs), as_float(rhs)
-    except (ZeroDivisionError, OverflowError, ValueError, TypeError):
-        return None
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return None
-    return (a - b) / (abs(a) + abs(b) + 1e-300)
-
-
 def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOutcome:
     """Decide the point ``values`` of ``cfg`` exactly (module docstring); the record is the
     model's search record (numbered ``index``)."""
@@ -206,5 +196,5 @@ def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOut
         return PointOutcome("outside", None, None, desc)
     rec = decide(st, env, interp, index=index, description=desc)
     if rec.status in ("holds", "violated"):
-        return PointOutcome(rec.status, _margin(rec.lhs, rec.rhs), rec, desc)
+        return PointOutcome(rec.status, point_margin(rec.status, rec.lhs, rec.rhs, as_float, st.relation), rec, desc)
     return PointOutcome(rec.status, None, rec, desc)

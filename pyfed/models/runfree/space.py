@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...checkers import families as fam
-from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, short_rational
+from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, point_margin, short_rational
 from ...engines.statement.naturals import natural_hypotheses
 from ...exact import as_float
 from ...problems.ridge import RidgeFunction, centred
@@ -445,24 +445,7 @@ def _function(ctx, name, t, env, famname, values):
 # ---------------------------------------------------------------------- deciding a point
 
 def _margin(st, rec) -> float | None:
-    if rec.status not in ("holds", "violated"):
-        return None
-    if rec.lhs is None or rec.rhs is None:
-        return 1.0 if rec.status == "violated" else -1.0
-    try:
-        a, b = as_float(to_exact(rec.lhs)), as_float(to_exact(rec.rhs))
-    except Exception:        # noqa: BLE001 -- a side without a float: only the status steers
-        return 1.0 if rec.status == "violated" else -1.0
-    a, b = float(a), float(b)
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return 1.0 if rec.status == "violated" else -1.0
-    if st.relation == "=":
-        return (abs(a - b) / (abs(a) + abs(b) + 1e-300)) if rec.status == "violated" else -1.0
-    sign = -1.0 if st.relation in ("≥", ">") else 1.0
-    m = sign * (a - b) / (abs(a) + abs(b) + 1e-300)
-    if rec.status == "violated":
-        return max(m, 1e-12)
-    return min(m, 0.0)
+    return point_margin(rec.status, rec.lhs, rec.rhs, lambda v: as_float(to_exact(v)), st.relation)
 
 
 def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOutcome:

@@ -24,7 +24,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...engines.search.space import Axis, Config, NoSearchSpace, PointOutcome, SearchSpace, bisect, short_rational
+from ...engines.search.space import (
+    Axis,
+    Config,
+    NoSearchSpace,
+    PointOutcome,
+    SearchSpace,
+    bisect,
+    point_margin,
+    short_rational,
+)
 from ...engines.statement.naturals import TYPE_NAMES, moved_note, natural_hypotheses, nearest_naturals, numerals_of
 from ...errors import InputError
 from ...exact import as_float
@@ -328,11 +337,5 @@ def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOut
         return PointOutcome("undecided", None, None, f"{desc} ({exc})")
     if rec.status not in ("holds", "violated"):
         return PointOutcome(rec.status, None, rec, desc)
-    try:
-        a, b = float(as_float(to_exact(rec.lhs))), float(as_float(to_exact(rec.rhs)))
-        m = (a - b) / (abs(a) + abs(b) + 1e-300)
-    except (OverflowError, ValueError, TypeError, ZeroDivisionError):
-        m = 1.0 if rec.status == "violated" else -1.0
-    if not math.isfinite(m):
-        m = 1.0 if rec.status == "violated" else -1.0
-    return PointOutcome(rec.status, m, rec, desc)
+    return PointOutcome(rec.status, point_margin(rec.status, rec.lhs, rec.rhs, lambda v: as_float(to_exact(v)),
+                                                 st.relation), rec, desc)
