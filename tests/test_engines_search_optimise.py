@@ -78,3 +78,19 @@ def test_budget_is_respected_and_the_model_may_refuse():
             raise NoSearchSpace("nothing to search")
     with pytest.raises(NoSearchSpace):
         optimise(_st(_None()), seed=0)
+
+
+def test_an_equation_that_held_everywhere_reports_no_closest_margin():
+    """An inequality's reach names its closest point (a margin below 0); an equation that held at
+    every decided point held exactly, so there is no margin to report (it read -1)."""
+    from pathlib import Path
+
+    from pyfed import read_file
+    from pyfed.engines.search.optimise import optimise
+    data = Path(__file__).resolve().parent / "data" / "holds"
+    (eq,) = read_file(data / "true_parallelogram.lean")
+    (ineq,) = read_file(data / "true_am_gm.lean")
+    assert eq.relation == "=" and ineq.relation == "≤"
+    out = optimise(eq, quick=True)
+    assert out.verdict is None and out.evaluations > 0 and "closest" not in out.reach()
+    assert optimise(ineq, quick=True).reach()["closest"]["margin"] < 0

@@ -55,7 +55,8 @@ class Optimised:
     rejected: int = 0
 
     def reach(self) -> dict:
-        """How far the search went (:meth:`SearchSpace.reach`) plus the closest point's margin."""
+        """How far the search went (:meth:`SearchSpace.reach`) plus the closest point's margin
+        (none for an equation that held at every decided point: it held exactly)."""
         out = self.space.reach(self.evaluations) if self.space is not None else {"points": self.evaluations}
         if self.best[0] is not None:
             out["closest"] = {"margin": round(float(self.best[0]), 6), "instance": self.best[1]}
@@ -178,6 +179,8 @@ def optimise(st, *, seed: int = 0, quick: bool = False, start_index: int = 0, bu
         pass
     if run.found is not None:
         run.simplify(tell)
+    if getattr(st, "relation", "≤") == "=" and run.out.verdict is None:
+        run.out.best = (None, "")       # an equation that held everywhere has no closest margin to report
     return run.out
 
 
