@@ -8,7 +8,8 @@ ladders (:data:`.instances.LADDERS`): the local steps K (1…32), the round and 
 (0…12), other naturals (0…20), the steps ``ηl`` and ``ηg`` and the proximal weight ``μ``
 (10⁻³…10³: a server step nothing bounds, a tiny or a large proximal term), the other reals
 (−10…10), and the distance of every point (``x0``, ``xstar``, …) from the origin (10⁻²…10³: far
-starts). A parameter a hypothesis pins (``ηl = 1 / 2``, ``μ = 0``) has no axis: it takes that value.
+starts). A parameter a hypothesis pins (``ηl = 1 / 2``, ``μ = 0``) has no axis: it takes that value; a
+real past a bound the hypotheses set is halved until it is inside.
 The clients (rational quadratics with exact affine oracles), the points' directions and
 the sampled sets are drawn as the model's random candidates draw them (:func:`.instances.draw`),
 from random numbers shared by every point of a configuration, so the margin moves continuously
@@ -179,6 +180,31 @@ def _env(st, cfg: Config, values: dict, interp, rl: dict, dims: dict) -> dict:
     return env
 
 
+def _into_hypotheses(st, env: dict, values: dict, rl: dict, interp, halvings: int = 16) -> None:
+    """Move the reals on the axes that a failing hypothesis mentions into the hypotheses: a
+    negative one a sign hypothesis refuses to its absolute value, then all of them halved until
+    every hypothesis holds (at most ``halvings`` times): a point past a bound such as
+    ``ηl (a + μ) ≤ 1`` lands just inside it, where steps are worst, instead of outside."""
+    flipped = False
+    for _ in range(halvings):
+        bad = set(failing(st, env, interp))
+        if not bad:
+            return
+        named = {n.value for h in st.hypotheses if h.key in bad for n in h.node.walk() if n.kind == "ident"}
+        movable = [p.name for p in st.parameters if p.name in values and p.name in named
+                   and isinstance(env.get(p.name), Fraction) and env[p.name] != 0]
+        if not movable:
+            return
+        if not flipped:         # a negative real a sign hypothesis refuses (0 ≤ m): its absolute value first
+            flipped = True
+            trial = {**env, **{n: -env[n] for n in movable if env[n] < 0}}
+            if len(failing(st, trial, interp)) < len(bad):
+                env.update(trial)
+                continue
+        for name in movable:
+            env[name] = env[name] / 2
+
+
 def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOutcome:
     """Decide the point ``values`` of ``cfg`` exactly (module docstring); the record is the
     model's search record (numbered ``index``)."""
@@ -188,6 +214,7 @@ def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOut
         env = _env(st, cfg, values, interp, rl, dims)
     except Unsupported as exc:
         return PointOutcome("undecided", None, None, f"{cfg.label}: {exc}")
+    _into_hypotheses(st, env, values, rl, interp)
     shown = ", ".join(f"{p.name} = {rational_str(env[p.name]) if isinstance(env[p.name], Fraction) else env[p.name]}"
                       for p in st.parameters if isinstance(env.get(p.name), (int, Fraction))
                       and not isinstance(env.get(p.name), bool))
