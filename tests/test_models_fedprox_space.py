@@ -67,3 +67,23 @@ def test_a_true_statement_is_never_violated_by_the_optimiser():
     out = optimise(st, seed=0, quick=True)
     assert out.verdict is None and out.evaluations > 0
     assert all(r.status != "violated" for r in out.records)
+
+
+def test_a_point_past_the_hypotheses_moves_inside_them():
+    """ηl = 1000 breaks ηl (a i + μ) ≤ 1 and m = -5 breaks 0 ≤ m: m becomes 5, then the reals the
+    failing hypotheses name are halved until every hypothesis holds, so the point is decided."""
+    from pyfed.engines.statement.lean_search import interpreter_for
+    from pyfed.models.fedprox import space
+
+    st = next(s for s in read_file(EXAMPLES / "fedprox_contraction.lean") if s.name == "FedProxContraction")
+    cfg = fedprox_space(st).configs[0]
+    values = {a.name: a.value(0.5) for a in cfg.axes}
+    values.update(ηl=1000.0, m=-5.0, μ=0.5)
+    interp, rl, dims = interpreter_for(st), space.roles(st), space.dimensions(st)
+    env = space._env(st, cfg, values, interp, rl, dims)
+    assert set(space.failing(st, env, interp)) >= {"hm", "hstep"}
+    space._into_hypotheses(st, env, values, rl, interp)
+    assert space.failing(st, env, interp) == []
+    assert 0 <= env["m"] <= 5 and 0 < env["ηl"] < 1000 and env["ηl"] * 2 ** 16 >= 1000
+    out = space.evaluate_point(st, cfg, values)
+    assert out.status == "holds" and out.margin <= 0

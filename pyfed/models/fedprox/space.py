@@ -183,7 +183,8 @@ def _env(st, cfg: Config, values: dict, interp, rl: dict, dims: dict) -> dict:
 def _into_hypotheses(st, env: dict, values: dict, rl: dict, interp, halvings: int = 16) -> None:
     """Move the reals on the axes that a failing hypothesis mentions into the hypotheses: a
     negative one a sign hypothesis refuses to its absolute value, then all of them halved until
-    every hypothesis holds (at most ``halvings`` times): a point past a bound such as
+    every hypothesis holds (at most ``halvings`` times), then one still refused set to 0 where that
+    helps: a point past a bound such as
     ``ηl (a + μ) ≤ 1`` lands just inside it, where steps are worst, instead of outside."""
     flipped = False
     for _ in range(halvings):
@@ -198,11 +199,18 @@ def _into_hypotheses(st, env: dict, values: dict, rl: dict, interp, halvings: in
         if not flipped:         # a negative real a sign hypothesis refuses (0 ≤ m): its absolute value first
             flipped = True
             trial = {**env, **{n: -env[n] for n in movable if env[n] < 0}}
-            if len(failing(st, trial, interp)) < len(bad):
+            if len(failing(st, trial, interp)) <= len(bad):
                 env.update(trial)
                 continue
         for name in movable:
             env[name] = env[name] / 2
+    for name in [p.name for p in st.parameters if p.name in values and isinstance(env.get(p.name), Fraction)]:
+        bad = failing(st, env, interp)
+        if not bad:
+            return
+        trial = {**env, name: Fraction(0)}        # a bound at 0 (m ≤ a i with a i = 0): halving never gets there
+        if len(failing(st, trial, interp)) < len(bad):
+            env.update(trial)
 
 
 def evaluate_point(st, cfg: Config, values: dict, *, index: int = 0) -> PointOutcome:
