@@ -146,12 +146,15 @@ def counterexample_record(st, verdict, *, seed: int, budget: int) -> dict:
         margin = ball_side_json(balls["margin"] if balls.get("margin") is not None else balls["rhs"] - balls["lhs"])
     else:
         lhs, rhs, margin = _side(d.get("lhs_exact")), _side(d.get("rhs_exact")), _side(d.get("margin_exact"))
+    if d.get("lhs_vector") is not None and d.get("rhs_vector") is not None:      # points compared: exact vectors
+        lhs, rhs = dict(lhs, vector=list(d["lhs_vector"])), dict(rhs, vector=list(d["rhs_vector"]))
     return {"schema": WITNESS_SCHEMA, "statement": st.name, "lean_declaration": st.qualified_name,
             "source": st.source,
             "file": {"path": loc.path, "line": loc.line, "col": loc.col, "sha256": file_sha256(loc.path)},
             "statement_text": st.text, "lhs_text": st.lhs.text, "rhs_text": st.rhs.text, "relation": st.relation,
             "init": st.init, "instance": w.get("instance"), "lhs": lhs, "rhs": rhs, "margin": margin,
-            "exact": lhs.get("exact") is not None and rhs.get("exact") is not None,
+            "exact": (lhs.get("exact") is not None and rhs.get("exact") is not None) or
+                     (lhs.get("vector") is not None and rhs.get("vector") is not None),
             "shape": st.shape, "family": st.family,
             "engine": str(d.get("engine", "adversarial search (exact moments, exact rationals)")),
             "seed": seed, "budget": budget, "index": w.get("index"), "relax": list(d.get("relax") or []),
@@ -301,7 +304,10 @@ def write_statement_counterexample(record: dict, out: str, *, statement, verdict
                                         as_read=f["path"]))
     with open(jpath, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(_dumps(record))
-    lean = statement.model.counterexample_lean(statement, verdict, record)
+    try:
+        lean = statement.model.counterexample_lean(statement, verdict, record)
+    except InputError:      # sides that are no numbers (a false identity between points): the JSON records them
+        lean = None
     if lean is None:
         return (jpath,)
     with open(lpath, "w", encoding="utf-8", newline="\n") as fh:

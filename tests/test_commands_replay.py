@@ -146,3 +146,32 @@ def test_special_cases_are_caught_by_default_and_replay(file, theorem, tmp_path,
     for rec in records:
         code, text, _ = run_main(["check", "--replay", str(rec)], capsys)
         assert code == 1 and "both sides equal the recorded ones exactly" in text
+
+
+POINTS = """import Pyfed
+open SCAFFOLD (Space)
+
+/-- False: u + v = v - u only when u = 0; at u = (1, 0), v = 0 the sides are (1, 0) and (-1, 0). -/
+theorem SumIsDifference {d : ℕ} (u v : Space d) : u + v = v - u := by sorry
+"""
+
+
+def test_a_false_identity_between_points_is_written_and_replayed_with_both_vectors(tmp_path, capsys):
+    """Sides that are points, not numbers: --out writes the record (no Lean file: its sides are
+    not rationals) with both exact vectors, exit 1; --replay re-decides it from the record and
+    finds the same vectors."""
+    path = tmp_path / "points.lean"
+    path.write_text(POINTS, encoding="utf-8")
+    out = tmp_path / "out"
+    code, text, err = run_main(["check", str(path), "--quick", "--no-profile", "--out", str(out)], capsys)
+    assert code == 1, err
+    (rec_path,) = out.glob("*.json")
+    assert not list(out.glob("*.lean"))
+    rec = json.loads(rec_path.read_text(encoding="utf-8"))
+    lhs, rhs = rec["lhs"]["vector"], rec["rhs"]["vector"]
+    u = [Fraction(x) for x in rec["instance"]["u"]["vec"]]
+    v = [Fraction(x) for x in rec["instance"]["v"]["vec"]]
+    assert [Fraction(x) for x in lhs] == [a + b for a, b in zip(u, v)] != [Fraction(x) for x in rhs]
+    assert [Fraction(x) for x in rhs] == [b - a for a, b in zip(u, v)] and rec["exact"]
+    code, text, err = run_main(["check", "--replay", str(rec_path)], capsys)
+    assert code == 1 and "both sides equal the recorded ones exactly" in text

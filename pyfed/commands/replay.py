@@ -260,6 +260,15 @@ def run(args) -> int:
             console.print("  both sides equal the recorded ones exactly" if same else
                           "  [yellow]the sides differ from the recorded ones (the record was edited, or the "
                           "statement changed)[/yellow]")
+    elif getattr(v, "vectors", None) is not None:       # points compared: both exact vectors
+        lv, rv = v.vectors
+        console.print(f"  left side  {escape(st.lhs.text)} = ({', '.join(lv)})", soft_wrap=True)
+        console.print(f"  right side {escape(st.rhs.text)} = ({', '.join(rv)})", soft_wrap=True)
+        old = ((rec.get("lhs") or {}).get("vector"), (rec.get("rhs") or {}).get("vector"))
+        if None not in old:
+            console.print("  both sides equal the recorded ones exactly" if old == (list(lv), list(rv)) else
+                          "  [yellow]the sides differ from the recorded ones (the record was edited, or the "
+                          "statement changed)[/yellow]")
     reason = getattr(v, "reason", "")
     if reason:
         console.print(f"  [yellow]{escape(str(reason))}[/yellow]")

@@ -16,11 +16,12 @@ with the tightest one).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 from ...errors import InputError
 from ...evaluation.cost import estimate_steps
-from ...exact import as_float
+from ...exact import as_float, rational_str
 from ...resources import MAX_CANDIDATE_STEPS
 from ...statements.evaluate import EvaluationError, Undecided, arith, compare, to_exact
 from ...statements.interpret import Fun, Interpreter, NotFinite, Structural, Vec
@@ -45,6 +46,8 @@ class InstanceRecord(Record):
 
     reason: str = ""
     in_hypotheses: bool = False
+    #: both sides as exact vectors (``["p/q", …]`` each) when the conclusion compares points
+    vectors: tuple | None = None
 
     def quotient(self) -> float:
         """lhs / rhs as the quotient of the exact sides' floats."""
@@ -103,9 +106,13 @@ def decide_instance(st, env, interp=None, *, encode: Callable, hypothesis: Calla
         holds = interp.holds(st.conclusion, env)
     except UNDECIDED as exc:
         return InstanceRecord(index, "undecided", description, spec, reason=str(exc), in_hypotheses=True)
+    vectors = None
+    if isinstance(lhs, Vec) and isinstance(rhs, Vec) and all(isinstance(x, Fraction) for x in (*lhs, *rhs)):
+        vectors = ([rational_str(x) for x in lhs], [rational_str(x) for x in rhs])
     if isinstance(lhs, Vec) or isinstance(lhs, (Fun, frozenset, str)) or isinstance(lhs, bool):
         lhs = rhs = None
-    return InstanceRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs, in_hypotheses=True)
+    return InstanceRecord(index, "holds" if holds else "violated", description, spec, lhs, rhs, in_hypotheses=True,
+                          vectors=vectors)
 
 
 def search_instances(st, candidates: Callable, *, count: int, decide: Callable, seed: int, budget: int,
@@ -156,6 +163,11 @@ def search_verdict(st, records, seed, budget, *, schema: str):
                            witness_text=violation_wording(st.relation if st.relation in ("≤", "<", "=") else "≤",
                                                           short_side(r.lhs), short_side(r.rhs),
                                                           compare(r.lhs, r.rhs) == 0))
+        elif r.vectors is not None:       # points compared: both exact vectors, in the record too
+            details.update(lhs_vector=r.vectors[0], rhs_vector=r.vectors[1],
+                           witness_text=f"left side ({', '.join(r.vectors[0])}) {'≠' if st.relation == '=' else 'vs'} "
+                                        f"right side ({', '.join(r.vectors[1])}) at candidate {r.index} "
+                                        f"({r.description})")
         else:
             details["witness_text"] = f"the conclusion is false at candidate {r.index} ({r.description})"
         witness = {"schema": schema, "instance": r.instance, "statement": st.name, "source": st.source,

@@ -14,7 +14,6 @@ before the run-free model in the registry, which claims every theorem.
 from __future__ import annotations
 
 from ...errors import InputError
-from ...export import counterexample_context
 from ..protocol import BuiltinRows, Model, RecheckError
 from . import builtin, export, search
 from .reader import FAMILY, FedProxStatement, claims, statements_from
@@ -75,15 +74,6 @@ class FedProxModel(Model):
 
     def witness_fields(self, st, verdict) -> dict:
         return {"decided_by": search.DECIDED_BY}
-
-    def counterexample_lean(self, st, verdict, record, *, relax=()):
-        if relax:
-            return None
-        try:
-            counterexample_context(record)
-        except InputError:      # vector sides (a false identity between points): the JSON records them
-            return None
-        return self.render_counterexample(record)
 
     def render_counterexample(self, record):
         return export.render(record)
