@@ -34,6 +34,10 @@ HUBER = {"family": "ridge", "profile": "huber", "Q": [["0"]], "b": [["0"]], "row
     # two clients x²/2 ∓ x from 0, step 1/100: after k steps client 0 is at 1 - (99/100)^k, the mean at 0
     ("DriftLinearInLocalSteps", {"A": [["1"]], "b": [["1"], ["-1"]], "L": "1", "sigma": "0", "tau": "40", "T": "1",
                                  "eta": "1/100", "x0": ["0"]}, (1 - F(99, 100) ** 40) ** 2, F(18 * 40, 100 ** 2)),
+    # three identical clients x²/2, σ = 1, one step of 1/4: the drift from the mean is (1/4)² (ξᵢ - ξ̄)², of
+    # expectation (1/16)(1 - 1/3) = 1/24, the bound (1/2)(1/4)² = 1/32
+    ("DriftHalfNoiseConstant", {"A": [["1"]], "b": [["0"], ["0"], ["0"]], "L": "1", "sigma": "1", "tau": "1",
+                                "T": "1", "eta": "1/4", "x0": ["0"]}, F(1, 24), F(1, 32)),
 ])
 def test_hand_checked_witnesses(name, inst, lhs, rhs):
     assert lhs > rhs

@@ -69,10 +69,19 @@ def fedavg_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
                     if fam == "huber":
                         axes.append(Axis("huber threshold", 1e-3, 1e2))
                 label = f"M = {M}, d = {d}; {fam} clients"
-                configs.append(Config(label, {"M": M, "d": d, "family": fam}, tuple(axes)))
+                seeds = [_corner(axes)] if fam == "quadratic" else []     # noise lives in the quadratic family
+                configs.append(Config(label, {"M": M, "d": d, "family": fam}, tuple(axes), seeds))
     return SearchSpace(configs, list(fams), {"M": ", ".join(map(str, Ms)), "d": ", ".join(map(str, ds))}, [],
                        scale=0.5 if quick else 0.6)
 
+
+
+def _corner(axes) -> list:
+    """The configuration's first point: one local step, a few rounds, the largest admissible step,
+    weak curvature, clients almost alike and the most noise -- where a constant of a noise or drift
+    term is tightest (the rest of the axes at their middle)."""
+    at = {"tau": 0.0, "T": 0.3, "step fraction": 1.0, "curvature": 0.0, "heterogeneity": 0.0, "sigma": 1.0}
+    return [at.get(a.name, 0.5) for a in axes]
 
 
 def _instance(cfg: Config, v: dict) -> dict:

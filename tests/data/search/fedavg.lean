@@ -81,4 +81,15 @@ theorem FedAvgLossBelowSmoothness :
     ∀ R : FedAvg.Run P μ τ T η,
       (∫ ω, FedAvg.avgLoss R ω ∂μ) ≤ P.L * FedAvg.distance P ^ 2 / 2 := by sorry
 
+/-- False only where noise dominates: Lemma 2 with the noise constant 1/2 in place of 4. Witness:
+M = 3 identical clients x²/2 (ζ = 0), σ = 1, τ = 1, η = 1/4, round t = 0, step k = 1: a client's
+drift from the clients' mean is η² (ξᵢ - ξ̄)², of expectation η² σ² (1 - 1/3) = 1/24 > 1/32 =
+η² σ²/2. Reached only with one local step, clients almost alike and enough noise. -/
+theorem DriftHalfNoiseConstant {d M : ℕ} (P : FedAvg.Problem d M) {Ω : Type*} [MeasurableSpace Ω]
+    [StandardBorelSpace Ω] (μ : Measure Ω) [IsProbabilityMeasure μ] (τ T : ℕ) (η : ℝ)
+    (hτ : 0 < τ) (hT : 0 < T) (hη : 0 < η) (hstep : η ≤ 1 / (4 * P.L))
+    (R : FedAvg.Run P μ τ T η) (t : ℕ) (ht : t < T) (k : ℕ) (hk : k ≤ τ) (i : Fin M) :
+    μ[FedAvg.clientDriftSq R t k i | R.history (t * τ)] ≤ᵐ[μ] fun _ =>
+      18 * (τ : ℝ) ^ 2 * η ^ 2 * P.ζ ^ 2 + (1 / 2) * (τ : ℝ) * η ^ 2 * P.σ ^ 2 := by sorry
+
 end FedAvg.SearchTests
