@@ -61,12 +61,18 @@ STEP_ROLES = ("ηl", "ηg", "μ")
 CLIENTS, DIMENSIONS = (1, 2, 3, 4), (1, 2)
 
 
+def _size_values(what: str, quick: bool) -> tuple:
+    """The values enumerated for a client count (``"N"``) or a dimension (``"d"``)."""
+    if what == "N":
+        return CLIENTS[:3] if quick else CLIENTS
+    return DIMENSIONS[:1] if quick else DIMENSIONS
+
+
 def _sizes(st, dims: dict, rl: dict, quick: bool, interp) -> list:
     """Every assignment ``{name: value}`` of the dimensions and of S (every S ≤ the largest client
     count) that the hypotheses mentioning only these naturals admit (``N = 2``, ``S = N``)."""
     names = sorted(dims)
-    choices = [(CLIENTS[:3] if quick else CLIENTS) if dims[n] == "N" else (DIMENSIONS[:1] if quick else DIMENSIONS)
-               for n in names]
+    choices = [_size_values(dims[n], quick) for n in names]
     size = next((n for n, r in rl.items() if r == "S"), None)
     out = []
     for combo in itertools.product(*choices):
@@ -138,8 +144,7 @@ def fedprox_space(st, *, quick: bool = False, seed: int = 0) -> SearchSpace:
         configs.append(Config(f"{label}; quadratic clients", {"sizes": sizes, "draws": [int(seed), j]}, axes))
     shown = {}
     for n, what in dims.items():
-        shown[n] = ", ".join(map(str, (CLIENTS[:3] if quick else CLIENTS) if what == "N"
-                                 else (DIMENSIONS[:1] if quick else DIMENSIONS)))
+        shown[n] = ", ".join(map(str, _size_values(what, quick)))
     if any(r == "S" for r in rl.values()):
         shown["S"] = "every S <= N"
     return SearchSpace(configs, ["quadratic"], shown, [], scale=0.4 if quick else 0.5)
